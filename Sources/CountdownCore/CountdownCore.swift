@@ -1,0 +1,1 @@
+// CountdownCore: work in progress.

@@ -1,0 +1,1 @@
+// DelayQueue: work in progress.

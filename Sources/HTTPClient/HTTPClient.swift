@@ -1,0 +1,1 @@
+// HTTPClient: work in progress.

@@ -1,0 +1,1 @@
+// JWT: work in progress.

@@ -1,0 +1,1 @@
+// Push: work in progress.

@@ -1,0 +1,1 @@
+// PushPayloads: work in progress.

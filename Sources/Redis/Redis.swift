@@ -1,0 +1,1 @@
+// Redis: work in progress.

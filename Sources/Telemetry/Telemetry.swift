@@ -1,0 +1,1 @@
+// Telemetry: work in progress.
