@@ -1,1 +1,0 @@
-// CountdownCore: work in progress.

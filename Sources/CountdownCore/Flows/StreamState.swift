@@ -1,0 +1,25 @@
+import Foundation
+
+/// What the planner needs to know about one stream, read from PostgreSQL in one query.
+public struct StreamState: Sendable, Equatable {
+    public var id: String
+    public var status: StreamStatus
+    public var plannedStartAt: Date
+    /// The planned start for which the start fan-out completed, if it did.
+    public var startDoneFor: Date?
+    /// The planned start for which the reminder fan-out completed, if it did.
+    public var reminderDoneFor: Date?
+    public var hasActiveReminders: Bool
+    public var hasSessions: Bool
+
+    public init(id: String, status: StreamStatus, plannedStartAt: Date, startDoneFor: Date? = nil, reminderDoneFor: Date? = nil,
+                hasActiveReminders: Bool = false, hasSessions: Bool = false) {
+        self.id = id
+        self.status = status
+        self.plannedStartAt = plannedStartAt
+        self.startDoneFor = startDoneFor
+        self.reminderDoneFor = reminderDoneFor
+        self.hasActiveReminders = hasActiveReminders
+        self.hasSessions = hasSessions
+    }
+}
