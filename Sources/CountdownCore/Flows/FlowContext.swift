@@ -1,0 +1,29 @@
+import Postgres
+import PushPayloads
+import Telemetry
+
+/// What every handler needs: the database, the push gateway, payload builders, settings, metrics and logs.
+public struct FlowContext: Sendable {
+    public let database: PostgresClient
+    public let push: any PushGateway
+    public let payloads: PushPayloadBuilder
+    public let settings: FlowSettings
+    public let transport: CountdownConfig.PushTransportKind
+    public let metrics: WorkerMetrics
+    public let logger: Logger
+
+    public init(database: PostgresClient, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
+                transport: CountdownConfig.PushTransportKind, metrics: WorkerMetrics, logger: Logger) {
+        self.database = database
+        self.push = push
+        self.payloads = payloads
+        self.settings = settings
+        self.transport = transport
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// How early (by PostgreSQL's clock) a job may run before its computed due time; covers clock skew between
+    /// Redis and PostgreSQL.
+    static let earlyTolerance: Double = 5
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Postgres
+import PushPayloads
+
+/// Sends the reminder notification to every user with an `active` reminder for a still-scheduled stream, on
+/// each of their devices with an FCM token, in chunks; a user's reminder becomes `sent` once their devices
+/// took it. Users with `live_stream` off or without a device are skipped and counted.
+struct ReminderFanout: Sendable {
+    let context: FlowContext
+    static let chunkSize = 2000
+
+    private struct Recipient: Sendable {
+        var user: String
+        var device: String?
+        var fcmToken: String?
+        var locale: String?
+        var enabled: Bool
+    }
+
+    func run(stream streamID: String) async throws -> HandlerOutcome {
+        let settings = context.settings
+        var after = ""
+        var sentUsers = 0
+        var retryAfter: Duration?
+        var needsRetry = false
+        var stream: StreamSnapshotRow?
+        while true {
+            let cursor = after
+            let chunk: (StreamSnapshotRow?, [Recipient]) = try await context.database.withConnection { connection in
+                guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
+                let rows = try connection.query("""
+                    SELECT r.user_id, d.device_id, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
+                           coalesce(np.enabled, true) AS enabled
+                    FROM (SELECT user_id FROM stream_reminders
+                          WHERE stream_id = $1 AND status = 'active' AND user_id > $2
+                          ORDER BY user_id LIMIT $3) r
+                    JOIN users u ON u.id = r.user_id
+                    LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
+                    LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
+                    ORDER BY r.user_id
+                    """, [streamID, cursor, Self.chunkSize])
+                return (loaded, try rows.map { row in
+                    Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
+                              locale: try row.decode("locale"), enabled: try row.decode("enabled"))
+                })
+            }
+            guard let current = chunk.0 else { return .skipped(reason: "stream_missing") }
+            if stream == nil {
+                guard current.status == .scheduled else { return .skipped(reason: "stream_\(current.status.rawValue)") }
+                let planned = current.snapshot.plannedStartAt
+                guard current.now < planned else { return .skipped(reason: "too_late") }
+                let due = planned.addingTimeInterval(-Double(settings.reminderLeadSeconds))
+                if current.now.addingTimeInterval(FlowContext.earlyTolerance) < due {
+                    return .reschedule(at: due, reason: "reminder time is later")
+                }
+                stream = current
+            }
+            let recipients = chunk.1
+            guard let last = recipients.last else { break }
+            after = last.user
+            let outcome = try await send(recipients, stream: current)
+            sentUsers += outcome.sentUsers
+            if outcome.needsRetry {
+                needsRetry = true
+                if let wait = outcome.retryAfter { retryAfter = max(retryAfter ?? .zero, wait) }
+            }
+        }
+        if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
+        if let stream {
+            try await context.database.withConnection { connection in
+                try connection.execute("""
+                    INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) VALUES ($1, $2)
+                    ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
+                    """, [streamID, stream.snapshot.plannedStartAt])
+            }
+        }
+        return .done(detail: "reminded \(sentUsers) users")
+    }
+
+    /// Sends one chunk; returns how many users are now `sent` and whether (and after when) to retry the rest.
+    private func send(_ recipients: [Recipient], stream: StreamSnapshotRow) async throws
+        -> (sentUsers: Int, needsRetry: Bool, retryAfter: Duration?) {
+        var pushes: [OutgoingPush] = []
+        var addressed: [Recipient] = []
+        var users = Set<String>()
+        for recipient in recipients {
+            users.insert(recipient.user)
+            guard recipient.enabled else {
+                context.metrics.skip(kind: "reminder", reason: "preference_off")
+                continue
+            }
+            guard let fcm = recipient.fcmToken, !fcm.isEmpty else {
+                context.metrics.skip(kind: "reminder", reason: "no_device")
+                continue
+            }
+            let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: nil)
+            guard let notification = try? context.payloads.reminder(stream.snapshot, language: language, now: stream.now) else { continue }
+            pushes.append(.notification(notification, fcmToken: fcm))
+            addressed.append(recipient)
+        }
+        let deliveries = await context.push.sendAll(pushes, kind: .reminder)
+        var pendingUsers = Set<String>()
+        var delivered = Set<String>()
+        var dead: [(device: String, fcm: String)] = []
+        var needsRetry = false
+        var retryAfter: Duration?
+        for (recipient, delivery) in zip(addressed, deliveries) {
+            switch delivery {
+            case .accepted:
+                delivered.insert(recipient.user)
+            case .deadToken, .rejected(_, true):
+                dead.append((recipient.device ?? "", recipient.fcmToken ?? ""))
+            case .rejected:
+                break
+            case .retry(let after, _):
+                pendingUsers.insert(recipient.user)
+                needsRetry = true
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                pendingUsers.insert(recipient.user)
+                needsRetry = true
+                retryAfter = .seconds(60)
+            }
+        }
+        let sent = delivered.subtracting(pendingUsers)
+        let streamID = stream.snapshot.id
+        try await context.database.withConnection { connection in
+            try TokenHygiene.clearFCMTokens(dead, on: connection)
+            try connection.execute("""
+                UPDATE stream_reminders SET status = 'sent'
+                WHERE stream_id = $1 AND status = 'active' AND user_id = ANY($2::text[])
+                """, [streamID, PostgresTextArray(Array(sent))])
+        }
+        return (sent.count, needsRetry, retryAfter)
+    }
+}

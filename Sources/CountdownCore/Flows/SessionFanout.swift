@@ -1,0 +1,122 @@
+import Foundation
+import Postgres
+import PushPayloads
+
+/// Pushes to runtime sessions: the end push when a stream ended (all sessions, or one late session), and the
+/// update push after a reschedule. A session is deleted once its end push is accepted or its token is dead.
+struct SessionFanout: Sendable {
+    let context: FlowContext
+
+    private struct Session: Sendable {
+        var device: String
+        var activityToken: String
+        var fcmToken: String?
+        var locale: String?
+        var user: String?
+    }
+
+    /// End pushes for every session of an ended stream (or only `device`'s).
+    func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
+        let loaded = try await load(streamID, device: device)
+        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        guard stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else {
+            return .skipped(reason: "stream_not_ended")
+        }
+        if sessions.isEmpty { return .done(detail: "no sessions to end") }
+        let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
+            try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now)
+        } roles: { stream.roles[$0] }
+        let deliveries = await context.push.sendAll(pushes, kind: .end)
+        var remove = unreachable
+        var retryAfter: Duration?
+        var needsRetry = false
+        for (session, delivery) in zip(addressed, deliveries) {
+            switch delivery {
+            case .accepted, .deadToken, .rejected:
+                remove.append(session)
+            case .retry(let after, _):
+                needsRetry = true
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                needsRetry = true
+                retryAfter = .seconds(60)
+            }
+        }
+        let deleted = try await context.database.withConnection { connection in
+            try connection.execute("""
+                DELETE FROM live_activity_sessions s
+                USING unnest($2::text[], $3::text[]) AS t(device_id, token)
+                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
+                """, [streamID, PostgresTextArray(remove.map(\.device)), PostgresTextArray(remove.map(\.activityToken))])
+        }
+        if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
+        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))")
+    }
+
+    /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.
+    func update(stream streamID: String) async throws -> HandlerOutcome {
+        let loaded = try await load(streamID, device: nil)
+        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
+        if sessions.isEmpty { return .done(detail: "no sessions to update") }
+        let (pushes, _, _) = build(sessions) { session, language, role in
+            try context.payloads.update(stream.snapshot, role: role, language: language, now: stream.now)
+        } roles: { stream.roles[$0] }
+        let deliveries = await context.push.sendAll(pushes, kind: .update)
+        if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
+            return .retry(after: after, reason: "push_retry")
+        }
+        return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
+    }
+
+    private func build(
+        _ sessions: [Session], payload: (Session, PayloadLanguage, ParticipantRole?) throws -> LiveActivityPayload,
+        roles: (String) -> ParticipantRole?
+    ) -> (pushes: [OutgoingPush], addressed: [Session], unreachable: [Session]) {
+        var pushes: [OutgoingPush] = []
+        var addressed: [Session] = []
+        var unreachable: [Session] = []
+        for session in sessions {
+            let fcm = session.fcmToken ?? ""
+            if fcm.isEmpty && context.transport != .apns {
+                context.metrics.skip(kind: "end", reason: "no_fcm_token")
+                unreachable.append(session)
+                continue
+            }
+            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: nil)
+            do {
+                let built = try payload(session, language, session.user.flatMap(roles))
+                pushes.append(.liveActivity(built, fcmToken: fcm, activityToken: session.activityToken))
+                addressed.append(session)
+            } catch {
+                context.logger.error("session payload could not be built", ["device": session.device, "error": "\(error)"])
+                unreachable.append(session)
+            }
+        }
+        return (pushes, addressed, unreachable)
+    }
+
+    private func load(_ streamID: String, device: String?) async throws -> (StreamSnapshotRow, [Session])? {
+        try await context.database.withConnection { connection in
+            guard let stream = try StreamSnapshotQuery.load(streamID, on: connection) else { return nil }
+            var sql = """
+                SELECT s.device_id, s.live_activity_token, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
+                       coalesce(s.user_id, d.user_id) AS user_id
+                FROM live_activity_sessions s
+                JOIN devices d ON d.device_id = s.device_id
+                LEFT JOIN users u ON u.id = coalesce(s.user_id, d.user_id)
+                WHERE s.stream_id = $1
+                """
+            var parameters: [any PostgresEncodable] = [streamID]
+            if let device {
+                sql += " AND s.device_id = $2"
+                parameters.append(device)
+            }
+            let sessions = try connection.query(sql, parameters).map { row in
+                Session(device: try row.decode("device_id"), activityToken: try row.decode("live_activity_token"),
+                        fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"), user: try row.decode("user_id"))
+            }
+            return (stream, sessions)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import BlockingIO
+import Foundation
+import Telemetry
+
+/// Starts services together and stops them in reverse order, each within one shared grace period.
+///
+/// Each service gets its own shutdown signal: the group trips them from the last started to the first,
+/// waiting for each to return (or for the grace deadline) before tripping the next, so the dispatcher drains
+/// before the relay and the health server stops last. A service that fails trips the whole group.
+public struct ServiceGroup: Sendable {
+    public let services: [any Service]
+    public let grace: Duration
+    public let logger: Logger
+
+    public init(services: [any Service], grace: Duration, logger: Logger) {
+        self.services = services
+        self.grace = grace
+        self.logger = logger
+    }
+
+    /// Runs every service until `shutdown` trips or one fails; returns `true` when every service stopped cleanly
+    /// in time. Services still running after the grace period are abandoned (the process is about to exit).
+    public func run(shutdown: ShutdownSignal) async -> Bool {
+        let signals = services.map { _ in ShutdownSignal() }
+        let finished = services.map { _ in ShutdownSignal() }
+        let failed = Locked(false)
+        let logger = self.logger
+        for (index, service) in services.enumerated() {
+            let signal = signals[index]
+            let done = finished[index]
+            Task.detached {
+                do {
+                    try await service.run(shutdown: signal)
+                } catch {
+                    logger.error("service failed", ["service": service.name, "error": "\(error)"])
+                    failed.withLock { $0 = true }
+                    shutdown.trigger()
+                }
+                done.trigger()
+            }
+        }
+        await shutdown.wait()
+        let deadline = ContinuousClock.now.advanced(by: grace)
+        var clean = true
+        for (index, service) in services.enumerated().reversed() {
+            signals[index].trigger()
+            let remaining = deadline - ContinuousClock.now
+            if remaining > .zero { await finished[index].sleep(for: remaining) }
+            if finished[index].isTriggered {
+                logger.info("service stopped", ["service": service.name])
+            } else {
+                clean = false
+                logger.warn("service did not stop within the grace period", ["service": service.name])
+            }
+        }
+        return clean && !failed.value
+    }
+}
