@@ -62,6 +62,7 @@ let package = Package(
         .testTarget(name: "DelayQueueTests", dependencies: ["DelayQueue", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "PushTests", dependencies: ["Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "TestSupport"]),

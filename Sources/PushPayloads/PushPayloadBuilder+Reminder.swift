@@ -1,0 +1,16 @@
+import Foundation
+
+extension PushPayloadBuilder {
+    /// The reminder notification: a localized title, "<title> starts in N minutes" (real minutes left,
+    /// rounded up; "starting now" once the planned start has come) with the title capped at
+    /// `maxReminderTitleBytes`, and data `type: stream_reminder`, `streamId`, `deepLink` (the stream).
+    public func reminder(_ stream: StreamSnapshot, language: PayloadLanguage, now: Date) throws(PushPayloadError) -> ReminderNotification {
+        let streamId = try checkedStreamId(stream)
+        let texts = LocalizedTexts.of(language)
+        let title = TextFitting.truncate(displayTitle(stream, texts), toEscapedBytes: Self.maxReminderTitleBytes)
+        return ReminderNotification(
+            title: texts.reminderTitle,
+            body: texts.countdownSentence(title: title, minutesLeft: Self.minutesLeft(until: stream.plannedStartAt, now: now)),
+            data: ["type": "stream_reminder", "streamId": streamId, "deepLink": streamLink(streamId)])
+    }
+}

@@ -1,1 +1,0 @@
-// PushPayloads: work in progress.

@@ -1,0 +1,34 @@
+/// Shortens display text to a byte budget measured as it will stand inside a JSON string, cutting only
+/// between grapheme clusters (Swift `Character`s), so flags, ZWJ emoji sequences and letters with combining
+/// marks are kept whole or dropped whole and the result is always valid UTF-8.
+enum TextFitting {
+    static let ellipsis = "…"
+    private static let ellipsisBytes = JSONStringEscaping.escapedCount(utf8: ellipsis.utf8)
+
+    /// `text` itself when its escaped size fits `maxBytes`; otherwise the longest prefix of whole characters
+    /// (trailing whitespace dropped) followed by "…" that fits; "" when not even the ellipsis fits.
+    static func truncate(_ text: String, toEscapedBytes maxBytes: Int) -> String {
+        if JSONStringEscaping.escapedCount(utf8: text.utf8) <= maxBytes { return text }
+        guard maxBytes >= ellipsisBytes else { return "" }
+        let room = maxBytes - ellipsisBytes
+        var used = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = JSONStringEscaping.escapedCount(utf8: text[index].utf8)
+            if used + size > room { break }
+            used += size
+            end = text.index(after: index)
+        }
+        var prefix = text[..<end]
+        while let last = prefix.last, last.isWhitespace { prefix = prefix.dropLast() }
+        return String(prefix) + ellipsis
+    }
+
+    /// `text` without leading and trailing whitespace and newlines.
+    static func trimmed(_ text: String) -> String {
+        var slice = Substring(text)
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,1 +1,0 @@
-// Telemetry: work in progress.
