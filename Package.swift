@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "PushTests", dependencies: ["Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
+        .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "TestSupport"]),
     ]
 )

@@ -7,8 +7,8 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-/* MHD_start_daemon and the info getters are variadic, which Swift cannot call: these fixed-signature
-   wrappers are the only way the Swift side reaches them. */
+/* MHD_start_daemon and MHD_get_connection_info are variadic, which Swift cannot call: these
+   fixed-signature wrappers are how the Swift side reaches them. */
 
 /* Starts a daemon on an already listening socket. `options` is an MHD_OPTION_END-terminated array of
    integer-valued options (limits, timeouts, pool size); the completion callback is passed separately
@@ -32,12 +32,6 @@ static inline const struct sockaddr *countdown_mhd_client_address(struct MHD_Con
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
-}
-
-/* The listening socket of a daemon, or MHD_INVALID_SOCKET. */
-static inline MHD_socket countdown_mhd_listen_socket(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
-    return info == NULL ? MHD_INVALID_SOCKET : info->listen_fd;
 }
 
 #endif

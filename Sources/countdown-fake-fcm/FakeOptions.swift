@@ -22,7 +22,8 @@ struct FakeOptions: Sendable {
         LOG_LEVEL=debug logs every request. Prints {"event":"listening","port":N,...} on stdout once listening.
         """
 
-    static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> FakeOptions {
+    /// The options, or nil when `--help` was asked for.
+    static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> FakeOptions? {
         var options = FakeOptions()
         var values: [String: String] = [:]
         let environmentNames = [
@@ -40,8 +41,8 @@ struct FakeOptions: Sendable {
                 value = String(flag[flag.index(after: equals)...])
                 flag = String(flag[..<equals])
             }
-            if flag == "--help" || flag == "-h" { throw UsageError(usage) }
-            guard environmentNames[flag] != nil else { throw UsageError("unknown option \(flag)\n\(usage)") }
+            if flag == "--help" || flag == "-h" { return nil }
+            guard environmentNames[flag] != nil else { throw UsageError("unknown option \(flag) (see --help)") }
             if value == nil {
                 index += 1
                 guard index < arguments.count else { throw UsageError("\(flag) needs a value") }

@@ -14,13 +14,16 @@ func fail(_ message: String, code: Int32) -> Never {
 let options: FakeOptions
 let fake: FakeFCM
 do throws(UsageError) {
-    options = try FakeOptions.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    guard let parsed = try FakeOptions.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) else {
+        print(FakeOptions.usage)
+        exit(0)
+    }
+    options = parsed
     let log = FakeLog(minimum: options.logLevel)
     let account = try ServiceAccount.load(path: options.serviceAccountPath ?? "")
     let recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
     fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
 } catch {
-    if error.description == FakeOptions.usage { print(FakeOptions.usage); exit(0) }
     fail(error.description, code: 2)
 }
 
