@@ -1,7 +1,14 @@
 import Foundation
 import HTTPServer
 
-/// The fake's routes: the OAuth token endpoint, FCM v1 `messages:send`, and the `/fake/...` control endpoints.
+/// The fake's routes:
+/// - `POST /token` (and the path of the account's `token_uri`): JWT-bearer grant → `{"access_token", "expires_in", "token_type"}`
+///   or a Google OAuth error (`invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `invalid_request`), 400;
+/// - `POST /v1/projects/{project}/messages:send`: bearer, project and message checks → `{"name"}` or an FCM v1 error;
+/// - `GET /fake/messages[?since=<seq>&limit=<n>&token=<t>]`, `DELETE /fake/messages`: accepted messages, reset;
+/// - `GET /fake/stats`: counts by event, HTTP status and error code, drops, token grants;
+/// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends only);
+/// - `GET /healthz`.
 struct FakeFCM: Sendable {
     let account: ServiceAccount
     let assertions: AssertionChecker

@@ -35,7 +35,8 @@ sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 let server = HTTPServer(
-    configuration: .init(address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60)),
+    configuration: .init(
+        address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192),
     asyncHandler: { [fake] request in await fake.respond(to: request) })
 do {
     try server.start()

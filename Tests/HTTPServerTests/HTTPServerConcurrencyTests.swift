@@ -88,4 +88,25 @@ import Testing
         #expect(elapsed >= .milliseconds(500))
         #expect(elapsed < .seconds(6), "took \(elapsed)")
     }
+
+    @Test func perIPLimitTurnsAwayExtraConnections() async throws {
+        let server = HTTPServer(
+            configuration: .init(address: "127.0.0.1:0", threads: 1, perIPConnectionLimit: 2), handler: { _ in .text("ok") })
+        try server.start()
+        let port = try #require(server.boundPort)
+        let held = try (0..<2).map { _ in try RawSocket(port: port) }
+        for socket in held { try socket.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n") }
+        for socket in held { #expect(socket.readStatus() == 200) }
+        let extra = try RawSocket(port: port)
+        try? extra.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(extra.readStatus() == nil)
+        held.forEach { $0.close() }
+        // Once the server has noticed the closes, a new connection is served again.
+        var answer = ""
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while answer != "ok" && ContinuousClock.now < deadline {
+            answer = (try? RawSocket(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) ?? ""
+        }
+        #expect(answer == "ok")
+    }
 }

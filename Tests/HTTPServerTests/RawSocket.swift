@@ -5,7 +5,7 @@ import Glibc
 
 /// A blocking TCP client socket for tests that need byte-level control (slow clients, chunked bodies).
 final class RawSocket {
-    let fd: Int32
+    private(set) var fd: Int32
 
     init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 5) throws {
         var hints = addrinfo()
@@ -19,12 +19,17 @@ final class RawSocket {
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw RawSocketError(what: "connect")
         }
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     func send(_ text: String) throws { try send(Data(text.utf8)) }
 
