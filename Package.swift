@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "PushTests", dependencies: ["Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
+        .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "TestSupport"]),
     ]
 )

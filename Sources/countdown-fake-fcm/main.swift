@@ -1,1 +1,64 @@
-print("not yet implemented")
+import Foundation
+import HTTPServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.usage).
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("countdown-fake-fcm: \(message)\n".utf8))
+    exit(code)
+}
+
+let options: FakeOptions
+let fake: FakeFCM
+do throws(UsageError) {
+    guard let parsed = try FakeOptions.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) else {
+        print(FakeOptions.usage)
+        exit(0)
+    }
+    options = parsed
+    let log = FakeLog(minimum: options.logLevel)
+    let account = try ServiceAccount.load(path: options.serviceAccountPath ?? "")
+    let recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
+    fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
+} catch {
+    fail(error.description, code: 2)
+}
+
+// SIGINT / SIGTERM are taken by sigwait below; block them before the server's threads start so they inherit it.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+let server = HTTPServer(
+    configuration: .init(
+        address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192),
+    asyncHandler: { [fake] request in await fake.respond(to: request) })
+do {
+    try server.start()
+} catch {
+    fail("\(error)", code: 1)
+}
+
+let port = server.boundPort ?? 0
+let listening: [String: Any] = [
+    "event": "listening", "port": port, "address": server.boundAddress ?? "", "project": fake.account.projectID,
+    "tokenPaths": fake.tokenPaths.sorted(),
+]
+if let line = try? JSONSerialization.data(withJSONObject: listening, options: [.sortedKeys, .withoutEscapingSlashes]) {
+    FileHandle.standardOutput.write(line + Data("\n".utf8))
+}
+fake.log.info("listening", [
+    "address": server.boundAddress ?? "", "project": fake.account.projectID, "tokenTTL": String(options.tokenLifetime),
+    "record": options.recordPath ?? "",
+])
+
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
+fake.log.info("stopping", ["signal": String(received)])
+server.stop()
+exit(0)

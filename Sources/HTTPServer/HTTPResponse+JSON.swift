@@ -1,0 +1,34 @@
+import Foundation
+
+extension HTTPResponse {
+    /// A JSON response from an `Encodable` value (keys sorted, so bodies are stable).
+    public static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder = HTTPResponse.jsonEncoder) -> HTTPResponse {
+        do {
+            return jsonBody(try encoder.encode(value), status: status)
+        } catch {
+            return .text("cannot encode response: \(error)\n", status: 500)
+        }
+    }
+
+    /// A JSON response from a `JSONSerialization` tree (dictionaries, arrays, strings, numbers, booleans, `NSNull`).
+    public static func json(object: Any, status: Int = 200) -> HTTPResponse {
+        guard JSONSerialization.isValidJSONObject(object),
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
+            return .text("cannot encode response\n", status: 500)
+        }
+        return jsonBody(data, status: status)
+    }
+
+    /// A response whose body is already JSON.
+    public static func jsonBody(_ data: Data, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
+    }
+
+    /// The encoder `json(_:)` uses by default: sorted keys, no escaped slashes.
+    public static var jsonEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

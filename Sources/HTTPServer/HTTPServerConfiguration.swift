@@ -1,0 +1,46 @@
+/// How an `HTTPServer` listens and what it tolerates.
+public struct HTTPServerConfiguration: Sendable {
+    /// `host:port` to listen on (see `HTTPServerAddress`); port 0 picks a free one, read back with `boundPort`.
+    public var address: String
+    /// Threads of the server's own pool; each runs an event loop over its share of connections.
+    public var threads: Int
+    /// Largest accepted request body; a larger one is answered `413` without being read.
+    public var maxBodyBytes: Int
+    /// An idle or slow connection is closed after this long without progress (whole seconds, at least 1).
+    public var connectionTimeout: Duration
+    /// Most simultaneous connections in total (nil: the library default).
+    public var connectionLimit: Int?
+    /// Most simultaneous connections from one IP address (nil: unlimited).
+    public var perIPConnectionLimit: Int?
+    /// Pending connections the kernel queues before they are accepted.
+    public var listenBacklog: Int
+
+    public init(
+        address: String, threads: Int = 4, maxBodyBytes: Int = 1 << 20, connectionTimeout: Duration = .seconds(30),
+        connectionLimit: Int? = nil, perIPConnectionLimit: Int? = nil, listenBacklog: Int = 1024
+    ) {
+        self.address = address
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeout = connectionTimeout
+        self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
+        self.listenBacklog = listenBacklog
+    }
+
+    /// The connection timeout in whole seconds, rounded up.
+    var connectionTimeoutSeconds: Int {
+        let (seconds, attoseconds) = connectionTimeout.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+
+    func validate() throws {
+        func invalid(_ what: String, _ reason: String) -> HTTPServerError { HTTPServerError(.invalidConfiguration, what: what, reason: reason) }
+        guard (1...256).contains(threads) else { throw invalid("threads", "must be 1...256, got \(threads)") }
+        guard maxBodyBytes >= 0 else { throw invalid("maxBodyBytes", "must not be negative") }
+        guard connectionTimeoutSeconds >= 1 else { throw invalid("connectionTimeout", "must be at least one second") }
+        if let connectionLimit, connectionLimit < 1 { throw invalid("connectionLimit", "must be positive") }
+        if let perIPConnectionLimit, perIPConnectionLimit < 1 { throw invalid("perIPConnectionLimit", "must be positive") }
+        guard listenBacklog >= 1 else { throw invalid("listenBacklog", "must be positive") }
+    }
+}

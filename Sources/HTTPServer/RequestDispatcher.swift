@@ -1,0 +1,161 @@
+import CMicroHTTPD
+import Foundation
+
+/// What the daemon's callbacks reach: the handler, the body limit, and the connections suspended while
+/// an async handler runs.
+///
+/// Async handlers use suspend/resume: the daemon thread suspends the connection and returns at once, the
+/// handler runs as a task, and its reply resumes the connection, whose thread then sends it. No daemon thread
+/// waits for a handler, so slow handlers (added latency, awaited I/O) never hold up other connections.
+final class RequestDispatcher: @unchecked Sendable {
+    enum Handler: Sendable {
+        case immediate(@Sendable (HTTPRequest) -> HTTPResponse)
+        case suspending(@Sendable (HTTPRequest) async -> HTTPResponse)
+    }
+
+    let handler: Handler
+    let maxBodyBytes: Int
+    private let condition = NSCondition()
+    private var stopping = false  // guarded by condition
+    private var parked: [ObjectIdentifier: RequestContext] = [:]  // suspended or resumed but not re-entered
+
+    init(handler: Handler, maxBodyBytes: Int) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// One call of the access handler; see `MHD_AccessHandlerCallback`.
+    func handle(
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let stored = slot.pointee else {
+            let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
+            slot.pointee = Unmanaged.passRetained(context).toOpaque()
+            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let declared = Int(String(cString: length)), declared > maxBodyBytes {
+                context.answeredEarly = true
+                return Self.queue(Self.payloadTooLarge(maxBodyBytes), on: connection)
+            }
+            return .YES
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+        if let reply = takeReply(context) {
+            return Self.queue(reply, on: connection)
+        }
+        if uploadDataSize.pointee > 0 {
+            let count = uploadDataSize.pointee
+            uploadDataSize.pointee = 0
+            if context.answeredEarly { return .YES }
+            if context.bodyTooLarge {
+                // A chunked body has no declared length: the daemon only lets the 413 out once the request has
+                // been read, so the rest is discarded, and a sender that goes on much longer is cut off.
+                context.discarded += count
+                return context.discarded > maxBodyBytes + Self.discardAllowance ? .NO : .YES
+            }
+            guard context.body.count + count <= maxBodyBytes else {
+                context.bodyTooLarge = true
+                context.discarded = context.body.count + count
+                context.body = Data()
+                return .YES
+            }
+            if let uploadData { context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count) }
+            return .YES
+        }
+        if context.answeredEarly { return .YES }
+        if context.bodyTooLarge { return Self.queue(Self.payloadTooLarge(maxBodyBytes), on: connection) }
+        switch handler {
+        case .immediate(let respond):
+            return Self.queue(respond(context.makeRequest()), on: connection)
+        case .suspending(let respond):
+            return suspend(context, running: respond)
+        }
+    }
+
+    /// The daemon finished with a request (answered, failed or shut down).
+    func completed(_ context: RequestContext) {
+        condition.lock()
+        if parked.removeValue(forKey: ObjectIdentifier(context)) != nil { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Refuses new async work, answers every suspended request `503`, and waits (bounded) until the daemon
+    /// has taken them all back, so it can be stopped with no connection left suspended.
+    func drain(timeout: Duration) {
+        condition.lock()
+        stopping = true
+        var toResume: [OpaquePointer] = []
+        for context in parked.values where context.phase == .suspended {
+            context.phase = .resumed
+            context.reply = .text("server is stopping\n", status: 503)
+            toResume.append(context.connection)
+        }
+        condition.unlock()
+        for connection in toResume { MHD_resume_connection(connection) }
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        condition.lock()
+        while !parked.isEmpty && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    private func suspend(_ context: RequestContext, running respond: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) -> MHD_Result {
+        let request = context.makeRequest()
+        MHD_suspend_connection(context.connection)
+        condition.lock()
+        let refused = stopping
+        context.phase = .suspended
+        parked[ObjectIdentifier(context)] = context
+        condition.unlock()
+        if refused {
+            finish(context, with: .text("server is stopping\n", status: 503))
+            return .YES
+        }
+        Task { [self] in finish(context, with: await respond(request)) }
+        return .YES
+    }
+
+    /// Hands a reply to a suspended request and resumes it, unless a drain already answered it.
+    private func finish(_ context: RequestContext, with reply: HTTPResponse) {
+        condition.lock()
+        let resume = context.phase == .suspended
+        if resume {
+            context.phase = .resumed
+            context.reply = reply
+        }
+        condition.unlock()
+        if resume { MHD_resume_connection(context.connection) }
+    }
+
+    private func takeReply(_ context: RequestContext) -> HTTPResponse? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard context.phase == .resumed, let reply = context.reply else { return nil }
+        context.reply = nil
+        context.phase = .receiving
+        if parked.removeValue(forKey: ObjectIdentifier(context)) != nil { condition.broadcast() }
+        return reply
+    }
+
+    /// Bytes past the limit read (and dropped) from a chunked body before the connection is closed.
+    static let discardAllowance = 1 << 20
+
+    static func payloadTooLarge(_ limit: Int) -> HTTPResponse {
+        var response = HTTPResponse.text("request body larger than \(limit) bytes\n", status: 413)
+        response.headers["Connection"] = "close"
+        return response
+    }
+
+    /// Queues `response` on the connection; a dropped-connection reply (or any failure) closes it instead.
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if response.dropsConnection { return .NO }
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        for field in response.headers {
+            _ = MHD_add_response_header(created, field.name, field.value)
+        }
+        return MHD_queue_response(connection, UInt32(clamping: response.status), created)
+    }
+}

@@ -1,0 +1,40 @@
+/// Everything that can go wrong while loading keys, signing, parsing or verifying a JWT.
+public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Equatable {
+        /// The token is not three base64url parts, or a part is not the JSON object it should be.
+        case malformedToken
+        /// The header names an algorithm this module does not implement (including `none`).
+        case unsupportedAlgorithm
+        /// The algorithm is implemented but the verifier was not given a key for it.
+        case algorithmNotAllowed
+        /// The signature does not match the signing input.
+        case badSignature
+        /// A key could not be read, has the wrong type, or is too weak.
+        case invalidKey
+        /// `exp` has passed (beyond the leeway).
+        case expired
+        /// `nbf` is still in the future (beyond the leeway).
+        case notYetValid
+        /// A claim is present but has the wrong type, or a required claim is missing.
+        case invalidClaims
+        /// OpenSSL failed for a reason other than a bad signature or key.
+        case cryptoFailure
+    }
+
+    public let code: Code
+    /// What went wrong, in words (OpenSSL's error text appended when there is any).
+    public let problem: String
+    /// Where the key or token came from (a file path, "service account private_key", ...), when known.
+    public let source: String?
+
+    public init(_ code: Code, _ problem: String, source: String? = nil) {
+        self.code = code
+        self.problem = problem
+        self.source = source
+    }
+
+    public var description: String {
+        if let source { return "\(code.rawValue) (\(source)): \(problem)" }
+        return "\(code.rawValue): \(problem)"
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import HTTPServer
+
+/// The fake's routes:
+/// - `POST /token` (and the path of the account's `token_uri`): JWT-bearer grant → `{"access_token", "expires_in", "token_type"}`
+///   or a Google OAuth error (`invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `invalid_request`), 400;
+/// - `POST /v1/projects/{project}/messages:send`: bearer, project and message checks → `{"name"}` or an FCM v1 error;
+/// - `GET /fake/messages[?since=<seq>&limit=<n>&token=<t>]`, `DELETE /fake/messages`: accepted messages, reset;
+/// - `GET /fake/stats`: counts by event, HTTP status and error code, drops, token grants;
+/// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends only);
+/// - `GET /healthz`.
+struct FakeFCM: Sendable {
+    let account: ServiceAccount
+    let assertions: AssertionChecker
+    let tokens: AccessTokenStore
+    let faults: FaultInjector
+    let messages: MessageLog
+    let log: FakeLog
+
+    init(account: ServiceAccount, tokenLifetime: Int, keep: Int, recordFile: RecordFile?, log: FakeLog,
+         now: @escaping @Sendable () -> Date = { Date() }) throws(UsageError) {
+        self.account = account
+        assertions = try AssertionChecker(account: account, now: now)
+        tokens = AccessTokenStore(lifetime: tokenLifetime, now: now)
+        faults = FaultInjector(now: now)
+        messages = MessageLog(capacity: keep, recordFile: recordFile, now: now)
+        self.log = log
+    }
+
+    /// Paths answered by the token endpoint: `/token` and the path of the account's `token_uri`.
+    var tokenPaths: Set<String> { ["/token", account.tokenPath] }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let project = Self.sendProject(in: request.path) {
+            guard request.method == "POST" else { return .methodNotAllowed(allowed: ["POST"]) }
+            return await send(request, project: project)
+        }
+        if tokenPaths.contains(request.path) {
+            guard request.method == "POST" else { return .methodNotAllowed(allowed: ["POST"]) }
+            return issueToken(request)
+        }
+        switch (request.method, request.path) {
+        case ("GET", "/healthz"): return .text("ok\n")
+        case ("GET", "/fake/messages"): return listMessages(request)
+        case ("DELETE", "/fake/messages"):
+            messages.reset()
+            log.info("messages and stats reset")
+            return .empty()
+        case ("GET", "/fake/stats"): return Self.json(messages.stats)
+        case ("GET", "/fake/faults"): return Self.json(faults.snapshot)
+        case ("POST", "/fake/faults"): return addFaults(request)
+        case ("DELETE", "/fake/faults"):
+            faults.clear()
+            log.info("faults cleared")
+            return .empty()
+        case (_, "/healthz"), (_, "/fake/stats"): return .methodNotAllowed(allowed: ["GET"])
+        case (_, "/fake/messages"), (_, "/fake/faults"): return .methodNotAllowed(allowed: ["GET", "POST", "DELETE"])
+        default: return .json(object: ["error": "no route for \(request.method) \(request.path)"], status: 404)
+        }
+    }
+
+    /// `{project}` of `/v1/projects/{project}/messages:send`.
+    static func sendProject(in path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects", !parts[3].isEmpty, parts[4] == "messages:send" else {
+            return nil
+        }
+        return String(parts[3])
+    }
+
+    private func issueToken(_ request: HTTPRequest) -> HTTPResponse {
+        let form = request.formFields()
+        let field = { (name: String) in form.first { $0.name == name }?.value }
+        do throws(AssertionChecker.Refusal) {
+            try assertions.check(grantType: field("grant_type"), assertion: field("assertion"))
+        } catch {
+            messages.countToken(issued: false)
+            log.info("token request refused", ["error": error.error, "reason": error.description])
+            return GoogleErrorBody.oauth(error.error, error.description)
+        }
+        messages.countToken(issued: true)
+        log.debug("access token issued", ["expiresIn": String(tokens.lifetime)])
+        var response = HTTPResponse.json(object: ["access_token": tokens.issue(), "expires_in": tokens.lifetime, "token_type": "Bearer"])
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    private func send(_ request: HTTPRequest, project: String) async -> HTTPResponse {
+        let latency = faults.latencyMilliseconds
+        if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
+        if faults.takeDrop() {
+            messages.countDropped()
+            log.debug("send dropped by fault")
+            return .dropConnection
+        }
+        if let refusal = authenticate(request) { return reject(refusal, status: 401, errorCode: nil) }
+        guard project == account.projectID else {
+            return reject(
+                "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
+                status: 403, errorCode: nil)
+        }
+        let message: ValidatedMessage
+        do throws(GoogleErrorBody.FieldViolation) {
+            message = try MessageValidator.validate(request.body)
+        } catch {
+            messages.reject(status: 400, errorCode: "INVALID_ARGUMENT")
+            log.debug("send refused: invalid message", ["field": error.field, "reason": error.description])
+            return GoogleErrorBody.invalidArgument(error)
+        }
+        let tokens = [message.token] + (message.liveActivityToken.map { [$0] } ?? [])
+        if let failure = faults.failure(tokens: tokens) {
+            messages.reject(status: failure.status, errorCode: failure.errorCode)
+            log.debug("send failed by fault", ["status": String(failure.status), "token": FakeLog.redact(message.token)])
+            return GoogleErrorBody.fcm(status: failure.status, errorCode: failure.errorCode, message: failure.message, retryAfter: failure.retryAfter)
+        }
+        if message.validateOnly {
+            messages.countValidatedOnly()
+            return .json(object: ["name": "projects/\(project)/messages/fake_message_id"])
+        }
+        let name = messages.accept(message, body: request.body, project: project)
+        log.debug("message accepted", ["event": message.event, "token": FakeLog.redact(message.token), "name": name])
+        return .jsonBody(Data("{\"name\":\(JSONText.quote(name))}".utf8))
+    }
+
+    /// nil when the request carries a live access token, else the 401 message.
+    private func authenticate(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "), header.count > 7 else {
+            return "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        }
+        guard tokens.isValid(String(header.dropFirst(7))) else {
+            return GoogleErrorBody.defaultMessage(status: 401, errorCode: nil)
+        }
+        return nil
+    }
+
+    private func reject(_ message: String, status: Int, errorCode: String?) -> HTTPResponse {
+        messages.reject(status: status, errorCode: errorCode)
+        log.debug("send refused", ["status": String(status), "reason": message])
+        return GoogleErrorBody.fcm(status: status, errorCode: errorCode, message: message)
+    }
+
+    private func listMessages(_ request: HTTPRequest) -> HTTPResponse {
+        var since = 0
+        var limit = Int.max
+        for (name, text) in [("since", request.queryValue("since")), ("limit", request.queryValue("limit"))] {
+            guard let text else { continue }
+            guard let value = Int(text), value >= 0 else {
+                return .json(object: ["error": "\(name) must be a non-negative integer"], status: 400)
+            }
+            if name == "since" { since = value } else { limit = value }
+        }
+        return Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token")))
+    }
+
+    private func addFaults(_ request: HTTPRequest) -> HTTPResponse {
+        let decoder = JSONDecoder()
+        let rules: [FaultRule]
+        if let many = try? decoder.decode([FaultRule].self, from: request.body) {
+            rules = many
+        } else if let one = try? decoder.decode(FaultRule.self, from: request.body) {
+            rules = [one]
+        } else {
+            return .json(object: ["error": "expected a fault rule object or an array of them"], status: 400)
+        }
+        do throws(FaultRuleError) {
+            try faults.apply(rules)
+        } catch {
+            return .json(object: ["error": error.reason], status: 400)
+        }
+        let snapshot = faults.snapshot
+        log.info("faults added", [
+            "rules": String(rules.count), "latencyMs": String(snapshot.latencyMs), "dropConnections": String(snapshot.dropConnections),
+            "failures": String(snapshot.failures.count),
+        ])
+        return Self.json(snapshot)
+    }
+
+    private static func json<T: Encodable>(_ value: T) -> HTTPResponse {
+        let encoder = HTTPResponse.jsonEncoder
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return .json(value, encoder: encoder)
+    }
+}

@@ -1,0 +1,82 @@
+import HTTPServer
+
+/// Flags and environment of `countdown-fake-fcm`; a flag wins over its variable.
+struct FakeOptions: Sendable {
+    var address = "127.0.0.1:0"
+    var serviceAccountPath: String?
+    var recordPath: String?
+    var tokenLifetime = 3600
+    var threads = 8
+    var keep = 100_000
+    var logLevel = FakeLog.Level.info
+
+    static let usage = """
+        usage: countdown-fake-fcm --service-account <file.json> [options]
+
+          --addr <host:port>           listen address (FAKE_FCM_ADDR, default 127.0.0.1:0 = a free port)
+          --service-account <file>     the account whose key verifies assertions (GOOGLE_APPLICATION_CREDENTIALS)
+          --record <file.jsonl>        append every accepted message as a JSON line (FAKE_FCM_RECORD)
+          --token-ttl <seconds>        access token lifetime (FAKE_FCM_TOKEN_TTL, default 3600)
+          --threads <n>                server threads (FAKE_FCM_THREADS, default 8)
+          --keep <n>                   accepted messages kept in memory (FAKE_FCM_KEEP, default 100000)
+        LOG_LEVEL=debug logs every request. Prints {"event":"listening","port":N,...} on stdout once listening.
+        """
+
+    /// The options, or nil when `--help` was asked for.
+    static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> FakeOptions? {
+        var options = FakeOptions()
+        var values: [String: String] = [:]
+        let environmentNames = [
+            "--addr": "FAKE_FCM_ADDR", "--service-account": "GOOGLE_APPLICATION_CREDENTIALS", "--record": "FAKE_FCM_RECORD",
+            "--token-ttl": "FAKE_FCM_TOKEN_TTL", "--threads": "FAKE_FCM_THREADS", "--keep": "FAKE_FCM_KEEP",
+        ]
+        for (flag, variable) in environmentNames {
+            if let value = environment[variable], !value.isEmpty { values[flag] = value }
+        }
+        var index = 0
+        while index < arguments.count {
+            var flag = arguments[index]
+            var value: String?
+            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
+                value = String(flag[flag.index(after: equals)...])
+                flag = String(flag[..<equals])
+            }
+            if flag == "--help" || flag == "-h" { return nil }
+            guard environmentNames[flag] != nil else { throw UsageError("unknown option \(flag) (see --help)") }
+            if value == nil {
+                index += 1
+                guard index < arguments.count else { throw UsageError("\(flag) needs a value") }
+                value = arguments[index]
+            }
+            values[flag] = value
+            index += 1
+        }
+
+        if let address = values["--addr"] {
+            do {
+                _ = try HTTPServerAddress(parsing: address)
+            } catch {
+                throw UsageError("--addr / FAKE_FCM_ADDR: \(error)")
+            }
+            options.address = address
+        }
+        guard let account = values["--service-account"] else {
+            throw UsageError("--service-account (or GOOGLE_APPLICATION_CREDENTIALS) is required")
+        }
+        options.serviceAccountPath = account
+        options.recordPath = values["--record"]
+        options.tokenLifetime = try integer(values["--token-ttl"], flag: "--token-ttl", range: 1...86_400) ?? options.tokenLifetime
+        options.threads = try integer(values["--threads"], flag: "--threads", range: 1...256) ?? options.threads
+        options.keep = try integer(values["--keep"], flag: "--keep", range: 0...10_000_000) ?? options.keep
+        options.logLevel = try FakeLog.parseLevel(environment["LOG_LEVEL"])
+        return options
+    }
+
+    private static func integer(_ text: String?, flag: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// The faults in force and the decision for each send. Decisions are made under a lock and never wait in it.
+final class FaultInjector: Sendable {
+    private struct State: Sendable {
+        var latencyMilliseconds = 0
+        var dropsLeft = 0
+        var failures: [InjectedFailure] = []
+    }
+
+    private let state = Mutex(State())
+    private let now: @Sendable () -> Date
+
+    init(now: @escaping @Sendable () -> Date) { self.now = now }
+
+    /// Applies rules in order; nothing is applied when any of them is invalid.
+    func apply(_ rules: [FaultRule]) throws(FaultRuleError) {
+        let at = now()
+        var kinds: [FaultRule.Kind] = []
+        for (index, rule) in rules.enumerated() {
+            do {
+                kinds.append(try rule.kind(now: at))
+            } catch {
+                throw FaultRuleError(rules.count > 1 ? "rule \(index): \(error.reason)" : error.reason)
+            }
+        }
+        state.withLock { state in
+            for kind in kinds {
+                switch kind {
+                case .latency(let milliseconds): state.latencyMilliseconds = milliseconds
+                case .drop(let count): state.dropsLeft += count
+                case .failure(let failure):
+                    // A new rule for a token replaces the old one; token rules are checked before general ones.
+                    if let token = failure.token { state.failures.removeAll { $0.token == token } }
+                    state.failures.append(failure)
+                    state.failures.sort { ($0.token != nil ? 0 : 1) < ($1.token != nil ? 0 : 1) }
+                }
+            }
+        }
+    }
+
+    func clear() { state.withLock { $0 = State() } }
+
+    /// Added latency for every send, in milliseconds.
+    var latencyMilliseconds: Int { state.withLock { $0.latencyMilliseconds } }
+
+    /// Whether the next send loses its connection (counted down).
+    func takeDrop() -> Bool {
+        state.withLock { state in
+            guard state.dropsLeft > 0 else { return false }
+            state.dropsLeft -= 1
+            return true
+        }
+    }
+
+    /// The failure to inject for a valid send with these tokens, counting it against its rule.
+    func failure(tokens: [String]) -> InjectedFailure? {
+        let at = now()
+        return state.withLock { state in
+            state.failures.removeAll { $0.isSpent(now: at) }
+            guard let index = state.failures.firstIndex(where: { $0.matches(tokens: tokens, now: at) }) else { return nil }
+            let failure = state.failures[index]
+            if let remaining = failure.remaining { state.failures[index].remaining = remaining - 1 }
+            return failure
+        }
+    }
+
+    /// The faults in force, as `GET /fake/faults` shows them.
+    struct Snapshot: Encodable, Sendable {
+        let latencyMs: Int
+        let dropConnections: Int
+        let failures: [InjectedFailure]
+    }
+
+    var snapshot: Snapshot {
+        let at = now()
+        return state.withLock { state in
+            Snapshot(latencyMs: state.latencyMilliseconds, dropConnections: state.dropsLeft, failures: state.failures.filter { !$0.isSpent(now: at) })
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import TestSupport
+
+/// A `countdown-fake-fcm` child process with a fresh service account, stopped on `deinit`.
+final class FakeFCMProcess: @unchecked Sendable {
+    let process = Process()
+    let directory: String
+    let accountPath: String
+    let account: [String: String]
+    let port: Int
+    let listening: [String: Any]
+    let stderrPath: String
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var project: String { account["project_id"]! }
+
+    /// - Parameters:
+    ///   - tokenURI: written into the account; the fake serves its path and checks assertions' `aud` against it.
+    ///   - arguments: extra flags (`--token-ttl 1`, `--record <file>`).
+    init(tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", arguments: [String] = []) throws {
+        directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        accountPath = try Self.sharedAccounts.withLock { accounts in
+            if let path = accounts[tokenURI] { return path }
+            let path = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("account") + ".json")
+            try runCommand("/bin/bash", [Self.repositoryRoot.appendingPathComponent("scripts/gen-service-account").path, path, tokenURI])
+            accounts[tokenURI] = path
+            return path
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: accountPath))) as! [String: Any]
+        account = json.compactMapValues { $0 as? String }
+
+        stderrPath = "\(directory)/stderr.log"
+        guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw FakeStartFailed(output: "cannot create \(stderrPath)") }
+        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm")
+        process.arguments = ["--service-account", accountPath, "--addr", "127.0.0.1:0"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "LOG_LEVEL")
+        process.environment = environment
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+
+        // The first stdout line announces the port; EOF instead means the process failed to start.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let announcement = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            announcement["event"] as? String == "listening", let port = announcement["port"] as? Int
+        else {
+            process.waitUntilExit()
+            let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            throw FakeStartFailed(output: String(decoding: line, as: UTF8.self) + log)
+        }
+        self.port = port
+        listening = announcement
+    }
+
+    deinit { stop() }
+
+    /// Sends SIGTERM and waits for the exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// What the fake logged so far.
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// One generated account per token URI for the whole run (RSA key generation is the slow part).
+    private static let sharedAccounts = Mutex<[String: String]>([:])
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+struct FakeStartFailed: Error, CustomStringConvertible {
+    let output: String
+    var description: String { "countdown-fake-fcm did not start: \(output)" }
+}

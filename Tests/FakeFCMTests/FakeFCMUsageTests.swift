@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct FakeFCMUsageTests {
+    /// Runs the fake expecting it to exit at once; returns its exit status and stderr.
+    func runExpectingExit(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm")
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "GOOGLE_APPLICATION_CREDENTIALS")
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func badUsageExitsTwoWithOneClearLine() throws {
+        let missing = try runExpectingExit([])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--service-account"))
+
+        let unreadable = try runExpectingExit(["--service-account", "/nonexistent/sa.json"])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.stderr.contains("/nonexistent/sa.json"))
+
+        let fake = try FakeFCMProcess()
+        let badAddress = try runExpectingExit(["--service-account", fake.accountPath, "--addr", "localhost"])
+        #expect(badAddress.status == 2)
+        #expect(badAddress.stderr.contains("--addr"))
+
+        let badTTL = try runExpectingExit(["--token-ttl", "0"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": fake.accountPath])
+        #expect(badTTL.status == 2)
+        #expect(badTTL.stderr.contains("--token-ttl"))
+
+        let taken = try runExpectingExit(["--service-account", fake.accountPath, "--addr", "127.0.0.1:\(fake.port)"])
+        #expect(taken.status == 1)
+        #expect(taken.stderr.contains("127.0.0.1:\(fake.port)"))
+    }
+
+    @Test func stopsCleanlyOnSIGTERM() throws {
+        let fake = try FakeFCMProcess()
+        fake.stop()
+        #expect(fake.process.terminationStatus == 0)
+        #expect(fake.stderr.contains("\"msg\":\"stopping\""))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking TCP client socket for tests that need byte-level control (slow clients, chunked bodies).
+final class RawSocket {
+    private(set) var fd: Int32
+
+    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 5) throws {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else { throw RawSocketError(what: "getaddrinfo") }
+        defer { freeaddrinfo(info) }
+        fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, 0)
+        guard fd >= 0 else { throw RawSocketError(what: "socket") }
+        var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            Glibc.close(fd)
+            throw RawSocketError(what: "connect")
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    func send(_ text: String) throws { try send(Data(text.utf8)) }
+
+    func send(_ data: Data) throws {
+        let sent = data.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == data.count else { throw RawSocketError(what: "send") }
+    }
+
+    /// Everything the peer sends until it closes the connection or the receive timeout passes.
+    func readUntilClosed() -> (data: Data, closed: Bool) {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { return (data, true) }
+            if count < 0 { return (data, errno == ECONNRESET) }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// The body of a complete `Connection: close` exchange.
+    func exchange(_ request: String) throws -> String {
+        try send(request)
+        let text = String(decoding: readUntilClosed().data, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { return "" }
+        return String(text[split.upperBound...])
+    }
+
+    /// The status code of the first response line the peer sends (nil if it closes without one).
+    func readStatus() -> Int? {
+        var data = Data()
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) == 1 {
+            data.append(byte)
+            if byte == UInt8(ascii: "\n") { break }
+        }
+        let line = String(decoding: data, as: UTF8.self).split(separator: " ")
+        return line.count >= 2 ? Int(line[1]) : nil
+    }
+}
+
+struct RawSocketError: Error { let what: String }

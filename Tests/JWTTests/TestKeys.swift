@@ -1,0 +1,57 @@
+import Foundation
+
+/// Throwaway keys generated once per test run with the `openssl` command line tool.
+enum TestKeys {
+    static let directory: String = {
+        let path = NSTemporaryDirectory() + "jwt-test-keys-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let commands: [[String]] = [
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(path)/rsa.pem"],
+            ["pkey", "-in", "\(path)/rsa.pem", "-pubout", "-out", "\(path)/rsa.pub"],
+            ["genrsa", "-traditional", "-out", "\(path)/rsa-pkcs1.pem", "2048"],
+            ["genrsa", "-out", "\(path)/rsa-1024.pem", "1024"],
+            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(path)/ec.p8"],
+            ["pkey", "-in", "\(path)/ec.p8", "-pubout", "-out", "\(path)/ec.pub"],
+            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "\(path)/ec-384.p8"],
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-aes256", "-pass", "pass:secret",
+             "-out", "\(path)/rsa-encrypted.pem"],
+        ]
+        for arguments in commands { try! openssl(arguments) }
+        return path
+    }()
+
+    static func path(_ name: String) -> String { directory + "/" + name }
+
+    static func pem(_ name: String) -> String {
+        try! String(contentsOfFile: path(name), encoding: .utf8)
+    }
+
+    /// Runs the openssl tool, returning its standard output.
+    @discardableResult
+    static func openssl(_ arguments: [String], input: [UInt8]? = nil) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let output = Pipe()
+        let inputPipe = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        if input != nil { process.standardInput = inputPipe }
+        try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input))
+            try inputPipe.fileHandleForWriting.close()
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw OpenSSLToolFailed(arguments: arguments, status: process.terminationStatus)
+        }
+        return Array(data)
+    }
+}
+
+struct OpenSSLToolFailed: Error {
+    let arguments: [String]
+    let status: Int32
+}
