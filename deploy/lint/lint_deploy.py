@@ -12,6 +12,8 @@ import image_checks
 import kube_checks
 import kustomize
 import observability_checks
+import runtime_libraries
+from dockerfile import Dockerfile, apt_installed
 from metrics_catalog import Catalog
 from package_manifest import Manifest
 from report import Report
@@ -52,6 +54,8 @@ def main():
             lambda: image_checks.check_dockerfile(REPO, manifest, tools, report) or
             f"image holds {', '.join(executables)}")
     section(report, ".dockerignore", lambda: image_checks.check_dockerignore(REPO, report))
+    section(report, "shared libraries of the built executables against the runtime stage",
+            lambda: runtime_libraries.check(REPO, executables, _runtime_packages(), report))
     section(report, "health check script", lambda: image_checks.check_healthcheck_script(REPO, report))
     section(report, "YAML syntax (yamllint)", lambda: _yamllint(tools, report))
     section(report, "compose specification (check-jsonschema)",
@@ -95,6 +99,11 @@ def section(report, title, run):
     report.end(detail if isinstance(detail, str) else "")
 
 
+def _runtime_packages():
+    runtime = Dockerfile((REPO / "Dockerfile").read_text()).stage(image_checks.RUNTIME_STAGE)
+    return apt_installed(runtime) if runtime else []
+
+
 def _self_test(report):
     suite = unittest.defaultTestLoader.loadTestsFromName("test_kustomize")
     result = unittest.TextTestRunner(stream=open("/dev/null", "w"), verbosity=0).run(suite)
@@ -119,8 +128,13 @@ def _catalog(scrape, tools, report):
     listed = Catalog.from_list(REPO / "deploy/metrics.txt")
     catalog = listed
     if scrape:
-        catalog = Catalog.from_scrape(scrape)
-        observability_checks.check_scrape_format(scrape, tools, report)
+        try:
+            observability_checks.check_scrape_format(scrape, tools, report)
+            catalog = Catalog.from_scrape(scrape)
+        except (OSError, ValueError) as error:
+            report.error(str(scrape), f"{error} (checking against {listed.source} instead)")
+            report.end()
+            return listed
         for name in sorted(set(listed.metrics) - set(catalog.metrics)):
             report.warn("deploy/metrics.txt", f"{name} is listed but not in the scrape {scrape}")
         for name in sorted(set(catalog.metrics) - set(listed.metrics)):

@@ -145,7 +145,10 @@ def check_adapter(repo, catalog, report):
 
 def check_scrape_format(path, tools, report):
     """promtool's lint of a worker scrape (naming conventions are warnings, format errors fail)."""
-    result = subprocess.run([tools.promtool, "check", "metrics"], stdin=path.open(), capture_output=True, text=True)
+    with path.open() as scrape:
+        result = subprocess.run([tools.promtool, "check", "metrics"], stdin=scrape, capture_output=True, text=True)
     for line in (result.stdout + result.stderr).splitlines():
-        if line.strip():
+        if "error while linting" in line:
+            report.error(str(path), f"promtool check metrics: {line.strip()}")
+        elif line.strip():
             report.warn(str(path), f"promtool check metrics: {line.strip()}")

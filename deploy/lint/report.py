@@ -29,6 +29,9 @@ class Report:
         print(f"  error: {where}: {message}")
 
     def warn(self, where, message):
+        """Printed once per message, at the first place it applies to."""
+        if any(w.endswith(f": {message}") for w in self.warnings):
+            return
         self.warnings.append(f"{where}: {message}")
         print(f"  warning: {where}: {message}")
 
