@@ -15,7 +15,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 # ---------------------------------------------------------------------------------------------------------
 FROM ${SWIFT_IMAGE} AS build
-SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
 
 # The -dev packages of the .systemLibrary targets in Package.swift; jq reads the product list.
 RUN apt-get update \
@@ -43,8 +43,8 @@ RUN --mount=type=cache,target=/src/.build,id=countdown-swiftpm-build \
       | jq -r '.products[] | select(.type | has("executable")) | .name' > /out/executables \
  && while read -r exe; do \
       case " ${EXCLUDED_EXECUTABLES} " in *" ${exe} "*) continue ;; esac; \
-      swift build -c release --static-swift-stdlib --product "${exe}"; \
-      install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/${exe}" /out/bin/; \
+      swift build -c release --static-swift-stdlib --product "${exe}" < /dev/null; \
+      install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path < /dev/null)/${exe}" /out/bin/; \
     done < /out/executables \
  && install -m 0755 /usr/libexec/swift/linux/swift-backtrace-static /out/libexec/ \
  && ls -l /out/bin

@@ -12,6 +12,7 @@ import image_checks
 import kube_checks
 import kustomize
 import observability_checks
+import native_build
 import runtime_libraries
 from dockerfile import Dockerfile, apt_installed
 from metrics_catalog import Catalog
@@ -34,6 +35,8 @@ def main():
     parser.add_argument("--metrics", type=Path, help="a Prometheus text scrape of a real worker to check "
                                                      "queries against (default: deploy/metrics.txt)")
     parser.add_argument("--render", metavar="DIR", help="print the rendered kustomization in DIR and exit")
+    parser.add_argument("--build", action="store_true", help="also run the Dockerfile's build stage natively "
+                                                              "(release builds: minutes)")
     parser.add_argument("--tools", nargs=4, metavar=("HADOLINT", "CHECK_JSONSCHEMA", "YAMLLINT", "PROMTOOL"),
                         required=True)
     args = parser.parse_args()
@@ -56,6 +59,8 @@ def main():
     section(report, ".dockerignore", lambda: image_checks.check_dockerignore(REPO, report))
     section(report, "shared libraries of the built executables against the runtime stage",
             lambda: runtime_libraries.check(REPO, executables, _runtime_packages(), report))
+    if args.build:
+        section(report, "Dockerfile build stage run natively", lambda: native_build.check(REPO, executables, report))
     section(report, "health check script", lambda: image_checks.check_healthcheck_script(REPO, report))
     section(report, "YAML syntax (yamllint)", lambda: _yamllint(tools, report))
     section(report, "compose specification (check-jsonschema)",

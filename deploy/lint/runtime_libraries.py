@@ -16,17 +16,21 @@ def check(repo, executables, runtime_packages, report):
         report.note("no build of the executables under .build: shared libraries not checked "
                     "(scripts/test builds before it runs lint-deploy)")
         return "no build"
-    allowed = _dependency_closure(set(runtime_packages)) | BASE_IMAGE_PACKAGES
+    allowed = allowed_packages(runtime_packages)
     owners = {}
     for executable in built:
-        for library in _system_libraries(executable):
-            package = owners.setdefault(library, _owner(library))
+        for library in system_libraries(executable):
+            package = owners.setdefault(library, owner(library))
             if package is None:
                 report.warn(str(executable.relative_to(repo)), f"loads {library}, which no Debian package owns")
             elif package not in allowed:
                 report.error(str(executable.relative_to(repo)),
                              f"loads {library} from {package}, which the runtime stage does not install")
     return f"{len(built)} executables under {built[0].parent.relative_to(repo)}"
+
+
+def allowed_packages(runtime_packages):
+    return _dependency_closure(set(runtime_packages)) | BASE_IMAGE_PACKAGES
 
 
 def _built_executables(repo, executables):
@@ -47,7 +51,7 @@ def _resolved(executable):
     return dict(re.findall(r"^\s*(\S+) => (/\S+)", result.stdout, re.M))
 
 
-def _system_libraries(executable):
+def system_libraries(executable):
     """Paths of the system libraries reached from the executable through toolchain (Swift) libraries."""
     resolved = _resolved(executable)
     toolchain = {name for name, path in resolved.items() if "/swift/" in path or "/usr/lib/swift" in path}
@@ -66,7 +70,7 @@ def _system_libraries(executable):
     return sorted(found)
 
 
-def _owner(library):
+def owner(library):
     for candidate in {library, str(Path(library).resolve()), library.replace("/lib/", "/usr/lib/", 1)}:
         result = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
         if result.returncode == 0:
