@@ -62,7 +62,7 @@ def check_semantics(repo, image_executables, report):
         services = model.get("services", {})
         _check_scaling(name, services, report)
         _check_order(name, services, report)
-        _check_app_services(name, model, services, image_executables, report)
+        _check_app_services(name, services, image_executables, report)
         _check_references(repo, name, model, services, report)
     model = interpolate(load(repo, BASE), {}, set())
     services = model["services"]
@@ -127,7 +127,7 @@ def _check_order(name, services, report):
         report.error(f"{name} services.migrate", "must wait for postgres: condition: service_healthy")
 
 
-def _check_app_services(name, model, services, image_executables, report):
+def _check_app_services(name, services, image_executables, report):
     images = {}
     for service_name, service in services.items():
         command = service.get("command")

@@ -18,7 +18,7 @@ SECRET_FILE = re.compile(r"(\.p8|\.pem|\.key|service-account[^/]*\.json|\.env)$"
 SECRET_NAME = re.compile(r"(PASSWORD|SECRET|TOKEN|PRIVATE|CREDENTIAL|_KEY$)", re.I)
 
 
-def image_executables(repo, manifest, report):
+def image_executables(repo, manifest):
     """Executables the image holds: every executable product minus EXCLUDED_EXECUTABLES (the build stage
     installs the products `swift package describe` lists)."""
     dockerfile = Dockerfile((repo / "Dockerfile").read_text())
@@ -137,7 +137,7 @@ def _check_runtime(repo, dockerfile, runtime, manifest, report):
         if not found or found[-1].exec_form() is None:
             report.error("Dockerfile", f"{keyword} must be in exec form (a JSON array) so signals reach the process")
     cmd = runtime.all("CMD")
-    image = image_executables(repo, manifest, report)
+    image = image_executables(repo, manifest)
     if cmd and cmd[-1].exec_form() and cmd[-1].exec_form()[0] not in image:
         report.error("Dockerfile", f"CMD runs {cmd[-1].exec_form()[0]}, which is not in the image ({image})")
 

@@ -1,6 +1,5 @@
 """Kubernetes manifests: every file and every kustomization's output against the API schemas, and the
 rules of this deployment (probes, drain time, security context, references, network policy)."""
-from pathlib import Path
 
 import yaml
 

@@ -50,7 +50,7 @@ def main():
     tools = Tools(*args.tools)
     report = Report()
     manifest = Manifest((REPO / "Package.swift").read_text())
-    executables = image_checks.image_executables(REPO, manifest, report)
+    executables = image_checks.image_executables(REPO, manifest)
 
     section(report, "kustomize renderer self-test", lambda: _self_test(report))
     section(report, "Dockerfile (hadolint, Package.swift packages and products)",
