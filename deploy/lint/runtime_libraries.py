@@ -34,11 +34,13 @@ def allowed_packages(runtime_packages):
 
 
 def _built_executables(repo, executables):
+    """The executables of the most recent complete build (debug or release)."""
+    builds = []
     for configuration in ("release", "debug"):
         paths = [repo / ".build" / configuration / name for name in executables]
         if all(p.is_file() for p in paths):
-            return paths
-    return []
+            builds.append((min(p.stat().st_mtime for p in paths), paths))
+    return max(builds)[1] if builds else []
 
 
 def _needed(path):
