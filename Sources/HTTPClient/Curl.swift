@@ -20,8 +20,8 @@ enum Curl {
         }
     }
 
-    /// Classifies a failed transfer. `osErrno` and `connected` tell a refused connection from other connect
-    /// failures and a connect timeout from a transfer timeout.
+    /// Classifies a failed transfer. `osErrno` tells a refused connection from other connect failures; `connected`
+    /// (whether any request bytes went out) tells a connect timeout from a transfer timeout.
     static func error(_ code: CURLcode, message: String, url: String? = nil, osErrno: Int = 0, connected: Bool = true) -> HTTPClientError {
         let kind: HTTPClientError.Code
         switch code {

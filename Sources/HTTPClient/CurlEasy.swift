@@ -34,11 +34,6 @@ final class CurlEasy {
         return countdown_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : 0
     }
 
-    func offset(_ info: CURLINFO) -> Int64 {
-        var value: curl_off_t = 0
-        return countdown_curl_easy_getinfo_off(handle, info, &value) == CURLE_OK ? Int64(value) : 0
-    }
-
     /// Clears every option so the handle can serve another request (open connections stay in the multi's cache).
     func reset() { curl_easy_reset(handle) }
 }

@@ -163,7 +163,7 @@ final class TransferEngine: @unchecked Sendable {
         let message = transfer.curlMessage(fallback: String(cString: curl_easy_strerror(code)))
         return .failure(Curl.error(
             code, message: message, url: url, osErrno: easy.long(CURLINFO_OS_ERRNO),
-            connected: easy.offset(CURLINFO_CONNECT_TIME_T) > 0))
+            connected: easy.long(CURLINFO_REQUEST_SIZE) > 0))
     }
 
     private func recycle(_ transfer: Transfer) {

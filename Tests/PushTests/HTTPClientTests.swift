@@ -90,11 +90,22 @@ import TestSupport
         let client = try Self.client()
         let started = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.send(HTTPRequest(url: server.baseURL + "/sleep/3000", timeout: .milliseconds(200)))
+            try await client.send(HTTPRequest(url: server.baseURL + "/sleep/10000", timeout: .milliseconds(200)))
         }
         #expect(error?.code == .timeout)
         #expect(error?.requestWasNotSent == false)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func timeoutOnAReusedConnectionIsATransferTimeout() async throws {
+        let server = try await StubServer.start()
+        let client = try Self.client()
+        _ = try await client.send(HTTPRequest(url: server.baseURL + "/status/200"))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/sleep/3000", timeout: .milliseconds(200)))
+        }
+        #expect(error?.code == .timeout)
+        #expect(client.connectionsOpened == 1)
     }
 
     @Test func connectTimeoutIsTyped() async throws {

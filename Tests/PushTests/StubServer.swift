@@ -26,7 +26,10 @@ final class StubServer: @unchecked Sendable {
 
     /// Starts a server; `latencyMilliseconds` delays every messages:send answer.
     static func start(latencyMilliseconds: Int = 0) async throws -> StubServer {
-        let server = try StubServer()
+        // Starting python blocks on its first line of output: do that off the cooperative pool.
+        let server = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try StubServer() }) }
+        }
         if latencyMilliseconds > 0 { try await server.configure(["latency_ms": latencyMilliseconds]) }
         return server
     }

@@ -19,6 +19,7 @@ class State:
         self.token_lifetime = 3600
         self.token_status = 200
         self.token_delay = 0.0
+        self.reject_auth = False
         self.serial = 0
         self.valid = set()
         self.token_requests = 0
@@ -69,7 +70,7 @@ async def send(req, project):
     if S.latency:
         await asyncio.sleep(S.latency)
     auth = req["headers"].get("authorization", "")
-    if not auth.startswith("Bearer ") or auth[7:] not in S.valid:
+    if S.reject_auth or not auth.startswith("Bearer ") or auth[7:] not in S.valid:
         return respond(401, fcm_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."))
     try:
         message = json.loads(req["body"])["message"]
@@ -120,6 +121,7 @@ async def control(req, action):
         S.token_lifetime = cfg.get("token_lifetime", S.token_lifetime)
         S.token_status = cfg.get("token_status", S.token_status)
         S.token_delay = cfg.get("token_delay_ms", S.token_delay * 1000) / 1000
+        S.reject_auth = bool(cfg.get("reject_auth", S.reject_auth))
         return respond(200, {})
     return respond(404, {})
 
