@@ -58,6 +58,14 @@ public final class PostgresConnection {
         try run(sql, parameters).affectedRows
     }
 
+    /// Runs a script of several statements without parameters (schema migrations), in the simple query
+    /// protocol; the first failing statement's error is thrown.
+    public func executeScript(_ sql: String) throws {
+        let what = Self.describe(sql)
+        let handle = try openHandle(what: what)
+        _ = try check(PQexec(handle, sql), what: what)
+    }
+
     /// Quotes `name` as an SQL identifier (for names that cannot be parameters, such as LISTEN channels).
     public func quoteIdentifier(_ name: String) throws -> String {
         let handle = try openHandle(what: "quote an identifier")

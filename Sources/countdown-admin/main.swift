@@ -1,1 +1,31 @@
-print("not yet implemented")
+import CountdownCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("countdown-admin: \(message)\n".utf8))
+    exit(code)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first, command != "--help", command != "-h", command != "help" else {
+    print(AdminUsage.summary)
+    exit(arguments.isEmpty ? 2 : 0)
+}
+let rest = Array(arguments.dropFirst())
+
+do {
+    try await AdminCommands.run(command, rest)
+    exit(0)
+} catch let error as UsageError {
+    fail("\(error)\n\(AdminUsage.details[command] ?? AdminUsage.summary)", code: 2)
+} catch let error as ConfigProblems {
+    fail(error.problems.map(\.description).joined(separator: "\ncountdown-admin: "), code: 2)
+} catch let error as StreamCommands.Failure {
+    fail(error.detail, code: 1)
+} catch {
+    fail("\(error)", code: 1)
+}

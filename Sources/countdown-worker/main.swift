@@ -1,1 +1,36 @@
-print("not yet implemented")
+import CountdownCore
+import Foundation
+import Telemetry
+
+// countdown-worker: configuration is validated before anything connects; every problem is one line on stderr.
+if CommandLine.arguments.count > 1 {
+    let flag = CommandLine.arguments[1]
+    if flag == "--help" || flag == "-h" {
+        print("usage: countdown-worker\nConfigured by the environment (see README: DATABASE_URL, REDIS_URL, PUSH_TRANSPORT, ...). Stops on SIGTERM.")
+        exit(0)
+    }
+    FileHandle.standardError.write(Data("countdown-worker: unexpected argument \(flag); it is configured by the environment\n".utf8))
+    exit(2)
+}
+
+let environment = Environment()
+let config: CountdownConfig
+let logger: Logger
+do {
+    config = try CountdownConfig.load(from: environment)
+    logger = try Logger(environment: environment.values).with(["service": "countdown-worker"])
+} catch let problems as ConfigProblems {
+    for problem in problems.problems { FileHandle.standardError.write(Data("countdown-worker: \(problem)\n".utf8)) }
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))
+    exit(2)
+}
+
+do {
+    let worker = try WorkerProcess(config: config, logger: logger)
+    exit(await worker.run())
+} catch {
+    FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))
+    exit(1)
+}

@@ -67,7 +67,7 @@ struct ReminderFanout: Sendable {
         }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         if let stream {
-            try await context.database.withConnection { connection in
+            _ = try await context.database.withConnection { connection in
                 try connection.execute("""
                     INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) VALUES ($1, $2)
                     ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
@@ -124,8 +124,9 @@ struct ReminderFanout: Sendable {
         }
         let sent = delivered.subtracting(pendingUsers)
         let streamID = stream.snapshot.id
+        let deadTokens = dead
         try await context.database.withConnection { connection in
-            try TokenHygiene.clearFCMTokens(dead, on: connection)
+            try TokenHygiene.clearFCMTokens(deadTokens, on: connection)
             try connection.execute("""
                 UPDATE stream_reminders SET status = 'sent'
                 WHERE stream_id = $1 AND status = 'active' AND user_id = ANY($2::text[])

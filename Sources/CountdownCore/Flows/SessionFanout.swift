@@ -42,12 +42,13 @@ struct SessionFanout: Sendable {
                 retryAfter = .seconds(60)
             }
         }
+        let finished = remove
         let deleted = try await context.database.withConnection { connection in
             try connection.execute("""
                 DELETE FROM live_activity_sessions s
                 USING unnest($2::text[], $3::text[]) AS t(device_id, token)
                 WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                """, [streamID, PostgresTextArray(remove.map(\.device)), PostgresTextArray(remove.map(\.activityToken))])
+                """, [streamID, PostgresTextArray(finished.map(\.device)), PostgresTextArray(finished.map(\.activityToken))])
         }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))")
@@ -89,7 +90,7 @@ struct SessionFanout: Sendable {
                 pushes.append(.liveActivity(built, fcmToken: fcm, activityToken: session.activityToken))
                 addressed.append(session)
             } catch {
-                context.logger.error("session payload could not be built", ["device": session.device, "error": "\(error)"])
+                context.logger.error("session payload could not be built", ["device": .string(session.device), "error": .error(error)])
                 unreachable.append(session)
             }
         }

@@ -84,7 +84,7 @@ struct StartFanout: Sendable {
                 sentKeys.append((user, device, pts, fcm))
             } catch {
                 settlements.append(LedgerSettlement(user: user, device: device, status: "failed", reason: "payload_error", name: nil))
-                context.logger.error("start payload could not be built", ["stream": plan.stream.snapshot.id, "error": "\(error)"])
+                context.logger.error("start payload could not be built", ["stream": .string(plan.stream.snapshot.id), "error": .error(error)])
             }
         }
         let deliveries = await context.push.sendAll(pushes, kind: .start)
@@ -115,9 +115,11 @@ struct StartFanout: Sendable {
         let streamID = plan.stream.snapshot.id
         let planned = plan.stream.snapshot.plannedStartAt
         let transport = context.transport
+        let settled = settlements
+        let dead = deadTokens
         let finished = try await context.database.transaction { connection -> Bool in
-            try LedgerSettlement.apply(settlements, stream: streamID, on: connection)
-            try TokenHygiene.clearStartTokens(deadTokens, transport: transport, on: connection)
+            try LedgerSettlement.apply(settled, stream: streamID, on: connection)
+            try TokenHygiene.clearStartTokens(dead, transport: transport, on: connection)
             guard scope == .stream else { return true }
             let open = try connection.query("""
                 SELECT count(*) AS open FROM countdown_start_ledger WHERE stream_id = $1 AND status IN ('pending', 'sending')

@@ -36,7 +36,7 @@ public struct Migrator: Sendable {
             for migration in migrations.sorted(by: { $0.version < $1.version }) where !done.contains(migration.version) {
                 progress(migration)
                 try connection.transaction { connection in
-                    try connection.execute(migration.sql)
+                    try connection.executeScript(migration.sql)
                     try connection.execute("INSERT INTO countdown_schema_migrations (version, name) VALUES ($1, $2)",
                                            [migration.version, migration.name])
                 }

@@ -176,7 +176,7 @@ public final class Dispatcher: Service {
 
     static func isTransient(_ error: any Error) -> Bool {
         if let error = error as? PostgresError { return error.isConnectionLoss || error.code == .connectionFailed }
-        if let error = error as? RedisError { return error.isConnectionProblem }
+        if let error = error as? RedisError { return error.breaksConnection }
         return false
     }
 }

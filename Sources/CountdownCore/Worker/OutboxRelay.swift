@@ -10,7 +10,7 @@ import Telemetry
 /// rows come again and the (idempotent) operations repeat.
 public final class OutboxRelay: Service {
     public let name = "outbox-relay"
-    private let session: PostgresClient
+    private let session: PostgresSession
     private let listenerConfiguration: PostgresConfiguration
     private let queue: any DelayQueue
     private let planner: JobPlanner
@@ -23,7 +23,7 @@ public final class OutboxRelay: Service {
     ///   own listener.
     public init(configuration: PostgresConfiguration, queue: any DelayQueue, planner: JobPlanner, metrics: WorkerMetrics, logger: Logger,
                 batchSize: Int = 500, pollInterval: Duration = .seconds(1)) {
-        session = PostgresClient(configuration: configuration, maxConnections: 1)
+        session = PostgresSession(configuration: configuration, name: "outbox-relay")
         listenerConfiguration = configuration
         self.queue = queue
         self.planner = planner
@@ -67,7 +67,7 @@ public final class OutboxRelay: Service {
     public func relayOnce() async throws -> Int {
         let limit = batchSize
         let planner = self.planner
-        let claimed: (rows: [OutboxRow], states: [String: StreamState], now: Date, backend: Int32) = try await session.withConnection { connection in
+        let claimed: (rows: [OutboxRow], states: [String: StreamState], now: Date, backend: Int32) = try await session.run { connection in
             try connection.execute("BEGIN")
             do {
                 let rows = try connection.query("""
@@ -83,12 +83,12 @@ public final class OutboxRelay: Service {
                 let states = try StreamStateQuery.load(streamIDs, on: connection)
                 return (rows, states, try StreamStateQuery.now(on: connection), connection.backendProcessID)
             } catch {
-                try? connection.execute("ROLLBACK")
+                _ = try? connection.execute("ROLLBACK")
                 throw error
             }
         }
         guard !claimed.rows.isEmpty else {
-            try await session.withConnection { try $0.execute("COMMIT") }
+            _ = try await session.run { try $0.execute("COMMIT") }
             metrics.outboxLag.set(0)
             return 0
         }
@@ -96,11 +96,11 @@ public final class OutboxRelay: Service {
             let operations = claimed.rows.flatMap { $0.plan(with: planner, states: claimed.states, now: claimed.now) }
             try await QueueOperation.apply(operations, to: queue, now: claimed.now)
         } catch {
-            try? await session.withConnection { try $0.execute("ROLLBACK") }
+            _ = try? await session.run { try $0.execute("ROLLBACK") }
             throw error
         }
         let ids = claimed.rows.map { String($0.id) }
-        try await session.withConnection { connection in
+        try await session.run { connection in
             guard connection.backendProcessID == claimed.backend else {
                 // The connection was replaced mid-batch: the lock is gone; the rows are still there and come again.
                 throw RelayInterrupted()

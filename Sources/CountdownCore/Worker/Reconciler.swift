@@ -17,13 +17,13 @@ public struct Reconciler: Sendable {
         public var totalChanges: Int { added.values.reduce(0, +) + corrected.values.reduce(0, +) + removed.values.reduce(0, +) }
     }
 
-    let session: PostgresClient
+    let session: PostgresSession
     let queue: any DelayQueue
     let planner: JobPlanner
     let batchSize: Int
 
-    /// - Parameter session: a client with a single connection (each batch is one transaction across the queue calls).
-    public init(session: PostgresClient, queue: any DelayQueue, planner: JobPlanner, batchSize: Int = 500) {
+    /// - Parameter session: a dedicated connection (each batch is one transaction across the queue calls).
+    public init(session: PostgresSession, queue: any DelayQueue, planner: JobPlanner, batchSize: Int = 500) {
         self.session = session
         self.queue = queue
         self.planner = planner
@@ -34,7 +34,7 @@ public struct Reconciler: Sendable {
     public func run(dryRun: Bool = false, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Report {
         var report = Report(dryRun: dryRun)
         let expireAfter = planner.settings.expireAfterSeconds
-        let total = try await session.withConnection { connection in
+        let total = try await session.run { connection in
             try connection.query("""
                 SELECT count(*) AS n FROM streams s
                 WHERE (s.status = 'scheduled' AND s.planned_start_at + make_interval(secs => $1) > now() - interval '1 day')
@@ -45,7 +45,7 @@ public struct Reconciler: Sendable {
         while true {
             let after = cursor
             let limit = batchSize
-            let batch: (ids: [String], states: [String: StreamState], now: Date) = try await session.withConnection { connection in
+            let batch: (ids: [String], states: [String: StreamState], now: Date) = try await session.run { connection in
                 try connection.execute("BEGIN")
                 do {
                     let ids = try connection.query("""
@@ -58,15 +58,15 @@ public struct Reconciler: Sendable {
                     try StreamStateQuery.lockStreams(ids, on: connection)
                     return (ids, try StreamStateQuery.load(ids, on: connection), try StreamStateQuery.now(on: connection))
                 } catch {
-                    try? connection.execute("ROLLBACK")
+                    _ = try? connection.execute("ROLLBACK")
                     throw error
                 }
             }
             do {
                 try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
-                try await session.withConnection { try $0.execute("COMMIT") }
+                _ = try await session.run { try $0.execute("COMMIT") }
             } catch {
-                try? await session.withConnection { try $0.execute("ROLLBACK") }
+                _ = try? await session.run { try $0.execute("ROLLBACK") }
                 throw error
             }
             report.streamsChecked += batch.ids.count
@@ -114,7 +114,7 @@ public struct Reconciler: Sendable {
                 streamOf[id] = stream
             }
             let streams = Array(Set(streamOf.values))
-            let scheduled: Set<String> = try await session.withConnection { connection in
+            let scheduled: Set<String> = try await session.run { connection in
                 Set(try connection.query("SELECT id FROM streams WHERE id = ANY($1::text[]) AND status = 'scheduled'",
                                          [PostgresTextArray(streams)]).map { try $0.decode("id", as: String.self) })
             }

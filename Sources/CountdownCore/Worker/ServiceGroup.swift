@@ -32,7 +32,7 @@ public struct ServiceGroup: Sendable {
                 do {
                     try await service.run(shutdown: signal)
                 } catch {
-                    logger.error("service failed", ["service": service.name, "error": "\(error)"])
+                    logger.error("service failed", ["service": .string(service.name), "error": .error(error)])
                     failed.withLock { $0 = true }
                     shutdown.trigger()
                 }
@@ -47,10 +47,10 @@ public struct ServiceGroup: Sendable {
             let remaining = deadline - ContinuousClock.now
             if remaining > .zero { await finished[index].sleep(for: remaining) }
             if finished[index].isTriggered {
-                logger.info("service stopped", ["service": service.name])
+                logger.info("service stopped", ["service": .string(service.name)])
             } else {
                 clean = false
-                logger.warn("service did not stop within the grace period", ["service": service.name])
+                logger.warn("service did not stop within the grace period", ["service": .string(service.name)])
             }
         }
         return clean && !failed.value

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Routes SIGTERM and SIGINT to a `ShutdownSignal` instead of killing the process.
-public final class SignalTrap: Sendable {
+public final class SignalTrap: @unchecked Sendable {  // `sources` is never mutated after init
     private let sources: [any DispatchSourceSignal]
 
     public init(signals: [Int32] = [SIGTERM, SIGINT], onSignal: @escaping @Sendable (Int32) -> Void) {

@@ -45,7 +45,12 @@ public final class WorkerMetrics: Sendable {
     }
 
     public func push(kind: PushKind, delivery: Delivery) {
-        pushes.increment(labels: kind.rawValue, delivery.result, delivery.reason)
+        pushes.increment(labels: kind.rawValue, delivery.result, Self.boundedLabel(delivery.reason))
+    }
+
+    /// Keeps label values to short codes (`UNREGISTERED`, `timeout`); anything else becomes `other`.
+    static func boundedLabel(_ value: String) -> String {
+        value.count <= 40 && value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) ? value : "other"
     }
 }
 

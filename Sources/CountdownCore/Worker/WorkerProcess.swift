@@ -1,0 +1,107 @@
+import DelayQueue
+import Foundation
+import HTTPClient
+import Postgres
+import Push
+import PushPayloads
+import Redis
+import Telemetry
+
+/// Everything one `countdown-worker` process runs, built from the validated configuration.
+public struct WorkerProcess: Sendable {
+    public let config: CountdownConfig
+    public let logger: Logger
+    public let metrics: WorkerMetrics
+    public let services: [any Service]
+    private let closers: [@Sendable () -> Void]
+
+    /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
+    /// health server, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
+    public init(config: CountdownConfig, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        let metrics = WorkerMetrics()
+        self.metrics = metrics
+        let postgresConfiguration = try PostgresConfiguration(url: config.databaseURL)
+        let database = PostgresClient(configuration: postgresConfiguration, maxConnections: max(4, min(32, config.workerConcurrency / 2)))
+        let redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 8)
+        let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
+        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics)
+        let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
+                                           concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
+        let payloads = try PushPayloadBuilder(settings: PayloadSettings(
+            attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
+            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+        let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
+                                  transport: config.pushTransport, metrics: metrics, logger: logger)
+        let planner = JobPlanner(settings: config.flow)
+        let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
+        let readiness: @Sendable () async -> [String: String] = {
+            var problems: [String: String] = [:]
+            do { _ = try await database.query("SELECT 1") } catch { problems["postgres"] = "\(error)" }
+            do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = "\(error)" }
+            metrics.ready.set(problems.isEmpty ? 1 : 0)
+            return problems
+        }
+        let grace = Duration.seconds(config.shutdownGraceSeconds)
+        services = [
+            HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
+            QueueStatsPoller(queue: queue, database: database, metrics: metrics),
+            ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
+                              namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
+            OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
+            Dispatcher(queue: queue, handler: JobHandler(context: context), concurrency: config.workerConcurrency,
+                       drain: grace * 0.8, metrics: metrics, logger: logger),
+        ]
+        closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
+    }
+
+    /// Runs until SIGTERM/SIGINT (or a service fails); returns the exit code.
+    public func run() async -> Int32 {
+        let shutdown = ShutdownSignal()
+        let trap = SignalTrap { number in
+            self.logger.info("shutting down", ["signal": .int(Int(number))])
+            shutdown.trigger()
+        }
+        logger.info("worker starting", [
+            "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
+            "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
+        ])
+        let clean = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
+        for close in closers { close() }
+        withExtendedLifetime(trap) {}
+        logger.info("worker stopped", ["clean": .bool(clean)])
+        return clean ? 0 : 1
+    }
+
+    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics) throws -> any PushTransport {
+        let http = { (name: String) throws -> HTTPClient in
+            try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
+                                                                  maxConnections: max(8, min(512, config.pushConcurrency))))
+        }
+        let base: any PushTransport
+        switch config.pushTransport {
+        case .log:
+            return LogTransport()
+        case .fcm:
+            guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
+            let account = try ServiceAccount.load(file: fcm.credentialsFile)
+            let client = try http("fcm")
+            let tokens = try FCMAccessTokenProvider(account: account, http: client, onRefresh: { succeeded in
+                metrics.tokenRefreshes.increment(labels: "fcm", succeeded ? "ok" : "error")
+            })
+            base = FCMTransport(projectID: fcm.projectID ?? account.projectID, baseURL: fcm.baseURL, tokens: tokens, http: client)
+        case .apns:
+            guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
+            let tokens = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, onRefresh: {
+                metrics.tokenRefreshes.increment(labels: "apns", "ok")
+            })
+            let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
+                                                  environment: apns.environment == .production ? .production : .development,
+                                                  baseURLOverride: apns.baseURL)
+            base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+        }
+        let limiter = TokenBucketRateLimiter(perMinute: config.pushRateLimitPerMinute)
+        return RateLimitedTransport(base, limiter: limiter)
+    }
+}

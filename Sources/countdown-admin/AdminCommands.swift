@@ -1,0 +1,211 @@
+import CountdownCore
+import DelayQueue
+import Foundation
+import Postgres
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Each subcommand: arguments validated first, then the work, then a text or JSON answer.
+enum AdminCommands {
+    static func run(_ command: String, _ arguments: [String]) async throws {
+        switch command {
+        case "migrate": try await migrate(arguments)
+        case "cancel": try await cancel(arguments)
+        case "set-status": try await setStatus(arguments)
+        case "reschedule": try await reschedule(arguments)
+        case "show": try await show(arguments)
+        case "stats": try await stats(arguments)
+        case "dead": try await dead(arguments)
+        case "reconcile": try await reconcile(arguments)
+        case "seed-demo": try await seedDemo(arguments)
+        default: throw UsageError("unknown command \"\(command)\"")
+        }
+    }
+
+    private static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
+                              positionals: [String]) throws -> ParsedArguments {
+        let parsed = try ParsedArguments(arguments, booleanFlags: flags, valueFlags: values)
+        if parsed.has("help") {
+            print(AdminUsage.details[command] ?? AdminUsage.summary)
+            exit(0)
+        }
+        try parsed.expectPositionals(positionals)
+        return parsed
+    }
+
+    static func migrate(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "migrate", positionals: [])
+        let url = try Environment().url("DATABASE_URL", schemes: ["postgres", "postgresql"])
+        let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
+        defer { database.close() }
+        let json = parsed.has("json")
+        let report = try await Migrator().migrate(database) { migration in
+            if !json { print("applying \(migration.version): \(migration.name)") }
+        }
+        struct Output: Encodable { var applied: [Int]; var version: Int }
+        AdminOutput(json: json).emit(Output(applied: report.applied, version: report.currentVersion)) {
+            report.applied.isEmpty ? "schema is up to date (version \(report.currentVersion)); nothing to do"
+                : "applied \(report.applied.count) migration(s); schema is at version \(report.currentVersion)"
+        }
+    }
+
+    static func cancel(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "cancel", flags: ["json", "yes"], positionals: ["streamId"])
+        let streamID = parsed.positionals[0]
+        try IdentifierRule.validate(streamID, what: "stream id")
+        if !parsed.has("yes") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
+            print("Cancel stream \(streamID)? Its Live Activities end and its reminders are cancelled. [y/N] ", terminator: "")
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                print("nothing changed")
+                return
+            }
+        }
+        try await end(streamID, as: .cancelled, json: parsed.has("json"))
+    }
+
+    static func setStatus(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "set-status", positionals: ["streamId", "status"])
+        let streamID = parsed.positionals[0]
+        try IdentifierRule.validate(streamID, what: "stream id")
+        guard let status = StreamStatus(rawValue: parsed.positionals[1]), status.isTerminal, status != .cancelled else {
+            throw UsageError("status must be ready, started or expired (use cancel to cancel), got \"\(parsed.positionals[1])\"")
+        }
+        try await end(streamID, as: status, json: parsed.has("json"))
+    }
+
+    private static func end(_ streamID: String, as status: StreamStatus, json: Bool) async throws {
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let report = try await StreamCommands(database: connections.database, queue: connections.queue).end(streamID, as: status)
+        AdminOutput(json: json).emit(report) {
+            guard report.changed else {
+                return "stream \(streamID) is already \(report.status); nothing changed"
+                    + (report.sessionsToEnd > 0 ? " (\(report.sessionsToEnd) session(s) still waiting for their end push)" : "")
+            }
+            return """
+                stream \(streamID): \(report.previousStatus) → \(report.status)
+                  pre-start jobs removed:  \(report.jobsRemoved)
+                  reminders cancelled:     \(report.remindersCancelled)
+                  sessions to end:         \(report.sessionsToEnd) (end pushes queued with reason \(report.status))
+                """
+        }
+    }
+
+    static func reschedule(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "reschedule", positionals: ["streamId", "time"])
+        let streamID = parsed.positionals[0]
+        try IdentifierRule.validate(streamID, what: "stream id")
+        let time = try TimeArgument.parse(parsed.positionals[1])
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let report = try await StreamCommands(database: connections.database, queue: connections.queue).reschedule(streamID, to: time)
+        AdminOutput(json: parsed.has("json")).emit(report) {
+            "stream \(streamID) now starts at \(AdminOutput.time(report.plannedStartAt)); its jobs follow, running activities get an update push"
+        }
+    }
+
+    static func show(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "show", positionals: ["streamId"])
+        let streamID = parsed.positionals[0]
+        try IdentifierRule.validate(streamID, what: "stream id")
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        guard let report = try await StreamReport.load(streamID, database: connections.database, queue: connections.queue,
+                                                       settings: connections.config.flow, transport: connections.config.pushTransport) else {
+            throw AdminFailure("stream \(streamID) does not exist")
+        }
+        AdminOutput(json: parsed.has("json")).emit(report) { AdminText.stream(report) }
+    }
+
+    static func stats(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "stats", positionals: [])
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let stats = try await SystemStats.load(database: connections.database, queue: connections.queue)
+        AdminOutput(json: parsed.has("json")).emit(stats) { AdminText.stats(stats) }
+    }
+
+    static func dead(_ arguments: [String]) async throws {
+        guard let action = arguments.first else { throw UsageError("missing action: list, retry or drop") }
+        let rest = Array(arguments.dropFirst())
+        switch action {
+        case "list":
+            let parsed = try parse(rest, "dead", values: ["limit"], positionals: [])
+            guard let limit = Int(parsed.flags["limit"] ?? "100"), (1...100_000).contains(limit) else {
+                throw UsageError("--limit must be a number from 1 to 100000")
+            }
+            let connections = try AdminConnections()
+            defer { connections.close() }
+            let letters = try await connections.queue.deadLetters(limit: limit)
+            struct Letter: Encodable { var id: String; var kind: String?; var attempts: Int; var lastError: String; var deadAt: Date }
+            AdminOutput(json: parsed.has("json")).emit(letters.map { Letter(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, deadAt: $0.deadAt) }) {
+                "dead letters (\(letters.count)):\n" + AdminOutput.table(["JOB", "ATTEMPTS", "SINCE", "LAST ERROR"], letters.map {
+                    [$0.id, String($0.attempts), AdminOutput.time($0.deadAt), String($0.lastError.prefix(100))]
+                })
+            }
+        case "retry":
+            let parsed = try parse(rest, "dead", flags: ["json", "all"], positionals: [])
+            guard parsed.has("all") != (parsed.positionals.count == 1), parsed.positionals.count <= 1 else {
+                throw UsageError("give one job id or --all")
+            }
+            let connections = try AdminConnections()
+            defer { connections.close() }
+            let ids = parsed.has("all") ? try await connections.queue.deadLetters(limit: 1_000_000).map(\.id) : parsed.positionals
+            let moved = try await connections.queue.redrive(ids)
+            if !parsed.has("all") && moved == 0 {
+                throw AdminFailure("no dead letter \(ids[0])")
+            }
+            struct Moved: Encodable { var retried: Int }
+            AdminOutput(json: parsed.has("json")).emit(Moved(retried: moved)) { "\(moved) job(s) back on the queue, due now" }
+        case "drop":
+            let parsed = try parse(rest, "dead", positionals: ["jobId"])
+            let connections = try AdminConnections()
+            defer { connections.close() }
+            let dropped = try await connections.queue.dropDeadLetters(parsed.positionals)
+            guard dropped > 0 else {
+                throw AdminFailure("no dead letter \(parsed.positionals[0])")
+            }
+            struct Dropped: Encodable { var dropped: Int }
+            AdminOutput(json: parsed.has("json")).emit(Dropped(dropped: dropped)) { "dropped \(parsed.positionals[0])" }
+        default:
+            throw UsageError("unknown action \"\(action)\": use list, retry or drop")
+        }
+    }
+
+    static func reconcile(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "reconcile", flags: ["json", "dry-run"], positionals: [])
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let progress = ProgressLine(enabled: !parsed.has("json"))
+        let session = PostgresSession(configuration: try PostgresConfiguration(url: connections.config.databaseURL))
+        defer { session.close() }
+        let reconciler = Reconciler(session: session, queue: connections.queue, planner: connections.planner)
+        let report = try await reconciler.run(dryRun: parsed.has("dry-run")) { done, total in progress.update(done, total) }
+        progress.finish()
+        AdminOutput(json: parsed.has("json")).emit(report) { AdminText.reconcile(report) }
+    }
+
+    static func seedDemo(_ arguments: [String]) async throws {
+        let parsed = try parse(arguments, "seed-demo", values: ["t60-in"], positionals: [])
+        guard let seconds = Int(parsed.flags["t60-in"] ?? "8"), (1...3600).contains(seconds) else {
+            throw UsageError("--t60-in must be seconds from 1 to 3600")
+        }
+        let environment = Environment()
+        let config = try CountdownConfig.load(from: environment, requirePush: false)
+        let database = PostgresClient(configuration: try PostgresConfiguration(url: config.databaseURL), maxConnections: 1)
+        defer { database.close() }
+        let summary = try await DemoSeed.seed(database, settings: config.flow, secondsUntilT60: seconds)
+        AdminOutput(json: parsed.has("json")).emit(summary) {
+            "seeded \(summary.users) users, \(summary.devices) devices, \(summary.reminders) reminders and streams:\n"
+                + summary.streams.sorted { $0.value < $1.value }.map { "  \($0.key) starts at \(AdminOutput.time($0.value))" }.joined(separator: "\n")
+        }
+    }
+}
+
+/// A command that ran but could not do what was asked (unknown id, …); exit code 1.
+struct AdminFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
