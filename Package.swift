@@ -67,5 +67,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "TestSupport"]),
+        // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
+        .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import JWT
 
 /// Service-account JWT assertions, valid or broken on purpose.

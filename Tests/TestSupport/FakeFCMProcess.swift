@@ -1,24 +1,24 @@
 import Foundation
 import Synchronization
-import TestSupport
 
 /// A `countdown-fake-fcm` child process with a fresh service account, stopped on `deinit`.
-final class FakeFCMProcess: @unchecked Sendable {
-    let process = Process()
-    let directory: String
-    let accountPath: String
-    let account: [String: String]
-    let port: Int
-    let listening: [String: Any]
-    let stderrPath: String
+public final class FakeFCMProcess: @unchecked Sendable {
+    public let process = Process()
+    public let directory: String
+    public let accountPath: String
+    public let account: [String: String]
+    public let port: Int
+    public let listening: [String: Any]
+    public let stderrPath: String
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var project: String { account["project_id"]! }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var project: String { account["project_id"]! }
 
     /// - Parameters:
     ///   - tokenURI: written into the account; the fake serves its path and checks assertions' `aud` against it.
+    ///   - address: where the fake listens (`127.0.0.1:0` picks a port).
     ///   - arguments: extra flags (`--token-ttl 1`, `--record <file>`).
-    init(tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", arguments: [String] = []) throws {
+    public init(tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = []) throws {
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         accountPath = try Self.sharedAccounts.withLock { accounts in
@@ -34,7 +34,7 @@ final class FakeFCMProcess: @unchecked Sendable {
         stderrPath = "\(directory)/stderr.log"
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw FakeStartFailed(output: "cannot create \(stderrPath)") }
         process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm")
-        process.arguments = ["--service-account", accountPath, "--addr", "127.0.0.1:0"] + arguments
+        process.arguments = ["--service-account", accountPath, "--addr", address] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOG_LEVEL")
         process.environment = environment
@@ -61,27 +61,33 @@ final class FakeFCMProcess: @unchecked Sendable {
         listening = announcement
     }
 
+    /// A fake whose account's `token_uri` points at the fake itself, so a real FCM client can use it end to end.
+    public static func reachable(arguments: [String] = []) throws -> FakeFCMProcess {
+        let port = freeLoopbackPort()
+        return try FakeFCMProcess(tokenURI: "http://127.0.0.1:\(port)/token", address: "127.0.0.1:\(port)", arguments: arguments)
+    }
+
     deinit { stop() }
 
     /// Sends SIGTERM and waits for the exit.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
 
     /// What the fake logged so far.
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// One generated account per token URI for the whole run (RSA key generation is the slow part).
     private static let sharedAccounts = Mutex<[String: String]>([:])
 
-    static var repositoryRoot: URL {
+    public static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 }
 
-struct FakeStartFailed: Error, CustomStringConvertible {
-    let output: String
-    var description: String { "countdown-fake-fcm did not start: \(output)" }
+public struct FakeStartFailed: Error, CustomStringConvertible {
+    public let output: String
+    public var description: String { "countdown-fake-fcm did not start: \(output)" }
 }
