@@ -1,1 +1,49 @@
-// DelayQueue: work in progress.
+/// A delayed job queue: jobs with ids, kinds, payload bytes and due times, claimed under leases.
+///
+/// Semantics shared by `RedisDelayQueue` and `InMemoryDelayQueue`:
+/// - `enqueue` is idempotent per id; enqueuing an existing id replaces its kind, payload and due time and resets its
+///   attempts (a leased copy's lease becomes stale, a dead letter comes back to life).
+/// - `claim` atomically takes up to `max` due jobs (due by the queue's clock: Redis `TIME`), leases them and counts
+///   the attempt. Expired leases go back to waiting (or to the dead letters once attempts are used up).
+/// - `ack`, `retry`, `fail` and `extend` act only while the lease token is current; a stale one is a harmless no-op.
+/// - A job whose stored data is missing or unreadable is dead-lettered by `claim` and returned as `.corrupt`.
+public protocol DelayQueue: Sendable {
+    /// Adds or replaces jobs (one round trip per few hundred jobs).
+    func enqueue(_ jobs: [NewJob]) async throws
+    /// Removes jobs wherever they are (waiting, leased, dead); returns how many existed.
+    @discardableResult func cancel(_ ids: [String]) async throws -> Int
+    /// Takes up to `max` due jobs under a lease of `lease`.
+    func claim(max: Int, lease: Duration) async throws -> ClaimBatch
+    /// Finishes jobs; returns how many leases were still current.
+    @discardableResult func ack(_ leases: [JobLease]) async throws -> Int
+    /// Puts a leased job back to run again after `delay` (e.g. `Retry-After`); never dead-letters.
+    @discardableResult func retry(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool
+    /// Records a failure: backoff with jitter, or the dead letters once the policy's attempts are used up.
+    @discardableResult func fail(_ lease: JobLease, error: String) async throws -> FailOutcome
+    /// Extends a current lease to `duration` from now; `false` when the lease is stale.
+    @discardableResult func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool
+    /// Sleeps until woken by newly due work or `timeout` passes, without polling.
+    func waitForWork(timeout: Duration) async throws
+    /// The oldest dead letters first.
+    func deadLetters(limit: Int) async throws -> [DeadLetter]
+    /// Moves dead letters back to waiting, due now, with fresh attempts; returns how many moved.
+    @discardableResult func redrive(_ ids: [String]) async throws -> Int
+    /// Deletes dead letters and their data; returns how many existed.
+    @discardableResult func dropDeadLetters(_ ids: [String]) async throws -> Int
+    /// Counts and the lateness of the oldest due job.
+    func stats() async throws -> QueueStats
+    /// What the queue holds for each of `ids` (absent ids are missing from the result).
+    func jobs(ids: [String]) async throws -> [String: JobInfo]
+    /// Ids of all jobs whose id starts with `prefix` (and whose kind is `kind`, when given).
+    func jobIDs(prefix: String, kind: String?) async throws -> [String]
+}
+
+extension DelayQueue {
+    public func enqueue(_ job: NewJob) async throws { try await enqueue([job]) }
+
+    @discardableResult
+    public func cancel(_ id: String) async throws -> Bool { try await cancel([id]) > 0 }
+
+    @discardableResult
+    public func ack(_ lease: JobLease) async throws -> Bool { try await ack([lease]) > 0 }
+}

@@ -1,0 +1,41 @@
+import Redis
+
+/// The Redis keys of one namespace. All share the hash tag `{namespace}` so scripts work on Redis Cluster.
+struct QueueKeys: Sendable {
+    /// Layout version; bump it together with the scripts when the stored format changes.
+    static let layout = "q1"
+
+    let namespace: String
+    /// Sorted set: waiting job ids by due time (epoch ms).
+    let due: RedisArgument
+    /// Hash: job id → kind, NUL, payload.
+    let data: RedisArgument
+    /// Sorted set: leased job ids by lease expiry (epoch ms).
+    let leased: RedisArgument
+    /// Hash: job id → `attempts|leaseToken|lastError` (only for jobs that ran at least once).
+    let state: RedisArgument
+    /// Sorted set: dead job ids by when they died (epoch ms).
+    let dead: RedisArgument
+    /// Hash: dead job id → `attempts|deadAtMs|reason`.
+    let deadInfo: RedisArgument
+    /// String: counter that mints lease tokens.
+    let sequence: RedisArgument
+    /// Pub/sub channel: published when a job becomes due earlier than anything waiting.
+    let wakeChannel: RedisArgument
+
+    init(namespace: String) {
+        self.namespace = namespace
+        let prefix = "{\(namespace)}:\(Self.layout)"
+        due = RedisArgument("\(prefix):due")
+        data = RedisArgument("\(prefix):data")
+        leased = RedisArgument("\(prefix):leased")
+        state = RedisArgument("\(prefix):state")
+        dead = RedisArgument("\(prefix):dead")
+        deadInfo = RedisArgument("\(prefix):deadinfo")
+        sequence = RedisArgument("\(prefix):seq")
+        wakeChannel = RedisArgument("\(prefix):wake")
+    }
+
+    /// Every key, in the order the scripts expect them as `KEYS[1…7]`.
+    var all: [RedisArgument] { [due, data, leased, state, dead, deadInfo, sequence] }
+}

@@ -1,0 +1,268 @@
+import Redis
+
+/// The Lua scripts of the queue. `KEYS` are always `QueueKeys.all`: 1 due, 2 data, 3 leased, 4 state, 5 dead,
+/// 6 deadinfo, 7 seq. Times are epoch milliseconds from Redis `TIME`. Renaming a script's version forces a reload.
+enum QueueScripts {
+    static let version = "v1"
+
+    private static let prelude = """
+        -- countdown delay queue \(version)
+        local function now_ms()
+          local t = redis.call('TIME')
+          return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        end
+        local function chunked(command, key, list)
+          local n = #list
+          local i = 1
+          while i <= n do
+            local j = math.min(i + 999, n)
+            redis.call(command, key, unpack(list, i, j))
+            i = j + 1
+          end
+        end
+        local function parse_state(s)
+          if not s then return 0, '', '' end
+          local a, t, e = string.match(s, '^(%d+)|([^|]*)|(.*)$')
+          if not a then return 0, '', '' end
+          return tonumber(a), t, e
+        end
+        local function head_score(key)
+          local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+          if head[2] then return tonumber(head[2]) end
+          return nil
+        end
+        local function bury(id, attempts, now, reason)
+          redis.call('ZREM', KEYS[3], id)
+          redis.call('ZADD', KEYS[5], now, id)
+          redis.call('HSET', KEYS[6], id, attempts .. '|' .. now .. '|' .. reason)
+          redis.call('HDEL', KEYS[4], id)
+        end
+
+        """
+
+    /// ARGV: wake channel, then (id, 'a'|'r', absolute-or-relative ms, data) per job. Returns the count.
+    static let enqueue = script("enqueue", """
+        local now = now_ms()
+        local head = head_score(KEYS[1])
+        local scored, fields, ids = {}, {}, {}
+        local earliest = nil
+        for i = 2, #ARGV, 4 do
+          local id = ARGV[i]
+          local due = tonumber(ARGV[i + 2])
+          if ARGV[i + 1] == 'r' then due = now + due end
+          scored[#scored + 1] = due
+          scored[#scored + 1] = id
+          fields[#fields + 1] = id
+          fields[#fields + 1] = ARGV[i + 3]
+          ids[#ids + 1] = id
+          if not earliest or due < earliest then earliest = due end
+        end
+        chunked('ZADD', KEYS[1], scored)
+        chunked('HSET', KEYS[2], fields)
+        chunked('ZREM', KEYS[3], ids)
+        chunked('HDEL', KEYS[4], ids)
+        chunked('ZREM', KEYS[5], ids)
+        chunked('HDEL', KEYS[6], ids)
+        if earliest and (not head or earliest < head) then redis.call('PUBLISH', ARGV[1], earliest) end
+        return #ids
+        """)
+
+    /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, 'j'|'c', attempt, due,
+    /// data-or-reason) per item}.
+    static let claim = script("claim", """
+        local now = now_ms()
+        local max = tonumber(ARGV[1])
+        local lease_ms = tonumber(ARGV[2])
+        local max_attempts = tonumber(ARGV[3])
+        local expired = redis.call('ZRANGE', KEYS[3], '-inf', now, 'BYSCORE', 'LIMIT', 0, 1000)
+        if #expired > 0 then
+          redis.call('ZREMRANGEBYRANK', KEYS[3], 0, #expired - 1)
+          local states = redis.call('HMGET', KEYS[4], unpack(expired))
+          for i, id in ipairs(expired) do
+            local a, _, e = parse_state(states[i])
+            if a >= max_attempts then
+              bury(id, a, now, 'lease expired on the last attempt' .. (e ~= '' and (' (last error: ' .. e .. ')') or ''))
+            else
+              redis.call('ZADD', KEYS[1], now, id)
+              redis.call('HSET', KEYS[4], id, a .. '||lease expired')
+            end
+          end
+        end
+        local out = {now, -1, ''}
+        local taken = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, max, 'WITHSCORES')
+        local n = #taken / 2
+        if n > 0 then
+          redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - 1)
+          local token = tostring(redis.call('INCR', KEYS[7]))
+          out[3] = token
+          local ids = {}
+          for i = 1, n do ids[i] = taken[2 * i - 1] end
+          local blobs = redis.call('HMGET', KEYS[2], unpack(ids))
+          local states = redis.call('HMGET', KEYS[4], unpack(ids))
+          local expiry = now + lease_ms
+          local leases, fields = {}, {}
+          for i = 1, n do
+            local id = ids[i]
+            local blob = blobs[i]
+            local a, _, e = parse_state(states[i])
+            a = a + 1
+            local due = tonumber(taken[2 * i])
+            local k = #out
+            if blob and string.find(blob, '\\0', 1, true) then
+              leases[#leases + 1] = expiry
+              leases[#leases + 1] = id
+              fields[#fields + 1] = id
+              fields[#fields + 1] = a .. '|' .. token .. '|' .. e
+              out[k + 1] = id; out[k + 2] = 'j'; out[k + 3] = a; out[k + 4] = due; out[k + 5] = blob
+            else
+              local reason = blob and 'stored data is not in the queue format' or 'stored data is missing'
+              bury(id, a, now, reason)
+              out[k + 1] = id; out[k + 2] = 'c'; out[k + 3] = a; out[k + 4] = due; out[k + 5] = reason
+            end
+          end
+          if #leases > 0 then
+            redis.call('ZADD', KEYS[3], unpack(leases))
+            redis.call('HSET', KEYS[4], unpack(fields))
+          end
+        end
+        local next_due = head_score(KEYS[1])
+        local next_lease = head_score(KEYS[3])
+        local wake = next_due
+        if next_lease and (not wake or next_lease < wake) then wake = next_lease end
+        if wake then out[2] = wake end
+        return out
+        """)
+
+    /// ARGV: (id, token) pairs. Returns how many leases were current.
+    static let ack = script("ack", """
+        local ids = {}
+        for i = 1, #ARGV, 2 do ids[#ids + 1] = ARGV[i] end
+        local states = redis.call('HMGET', KEYS[4], unpack(ids))
+        local done = {}
+        for i, id in ipairs(ids) do
+          local _, t = parse_state(states[i])
+          if t ~= '' and t == ARGV[2 * i] then done[#done + 1] = id end
+        end
+        if #done > 0 then
+          redis.call('ZREM', KEYS[3], unpack(done))
+          redis.call('HDEL', KEYS[2], unpack(done))
+          redis.call('HDEL', KEYS[4], unpack(done))
+        end
+        return #done
+        """)
+
+    /// ARGV: id, token, 'retry'|'dead', delay ms, error, wake channel. Returns 0 stale, 1 retrying, 2 dead.
+    static let release = script("release", """
+        local id, token = ARGV[1], ARGV[2]
+        local s = redis.call('HGET', KEYS[4], id)
+        local a, t = parse_state(s)
+        if not s or t == '' or t ~= token then return 0 end
+        local now = now_ms()
+        if ARGV[3] == 'dead' then
+          bury(id, a, now, ARGV[5])
+          return 2
+        end
+        local due = now + tonumber(ARGV[4])
+        local head = head_score(KEYS[1])
+        redis.call('ZREM', KEYS[3], id)
+        redis.call('ZADD', KEYS[1], due, id)
+        redis.call('HSET', KEYS[4], id, a .. '||' .. ARGV[5])
+        if not head or due < head then redis.call('PUBLISH', ARGV[6], due) end
+        return 1
+        """)
+
+    /// ARGV: id, token, lease ms. Returns the new expiry, or 0 when the lease is stale.
+    static let extend = script("extend", """
+        local s = redis.call('HGET', KEYS[4], ARGV[1])
+        local _, t = parse_state(s)
+        if not s or t == '' or t ~= ARGV[2] then return 0 end
+        local expiry = now_ms() + tonumber(ARGV[3])
+        redis.call('ZADD', KEYS[3], 'XX', expiry, ARGV[1])
+        return expiry
+        """)
+
+    /// ARGV: ids. Removes them everywhere; returns how many existed.
+    static let cancel = script("cancel", """
+        local removed = redis.call('ZREM', KEYS[1], unpack(ARGV)) + redis.call('ZREM', KEYS[3], unpack(ARGV))
+          + redis.call('ZREM', KEYS[5], unpack(ARGV))
+        redis.call('HDEL', KEYS[2], unpack(ARGV))
+        redis.call('HDEL', KEYS[4], unpack(ARGV))
+        redis.call('HDEL', KEYS[6], unpack(ARGV))
+        return removed
+        """)
+
+    /// ARGV: wake channel, then ids. Dead letters back to waiting, due now, attempts reset; returns how many.
+    static let redrive = script("redrive", """
+        local now = now_ms()
+        local moved = 0
+        for i = 2, #ARGV do
+          local id = ARGV[i]
+          if redis.call('ZREM', KEYS[5], id) == 1 then
+            redis.call('HDEL', KEYS[6], id)
+            redis.call('HDEL', KEYS[4], id)
+            redis.call('ZADD', KEYS[1], now, id)
+            moved = moved + 1
+          end
+        end
+        if moved > 0 then redis.call('PUBLISH', ARGV[1], now) end
+        return moved
+        """)
+
+    /// ARGV: ids. Deletes dead letters with their data; returns how many.
+    static let drop = script("drop", """
+        local dropped = 0
+        for _, id in ipairs(ARGV) do
+          if redis.call('ZREM', KEYS[5], id) == 1 then
+            redis.call('HDEL', KEYS[6], id)
+            redis.call('HDEL', KEYS[2], id)
+            redis.call('HDEL', KEYS[4], id)
+            dropped = dropped + 1
+          end
+        end
+        return dropped
+        """)
+
+    /// ARGV: limit. Returns (id, deadinfo, data) per dead letter, oldest first.
+    static let deadLetters = script("dead", """
+        local ids = redis.call('ZRANGE', KEYS[5], 0, tonumber(ARGV[1]) - 1)
+        if #ids == 0 then return {} end
+        local infos = redis.call('HMGET', KEYS[6], unpack(ids))
+        local blobs = redis.call('HMGET', KEYS[2], unpack(ids))
+        local out = {}
+        for i, id in ipairs(ids) do
+          out[#out + 1] = id; out[#out + 1] = infos[i] or ''; out[#out + 1] = blobs[i] or false
+        end
+        return out
+        """)
+
+    /// Returns {now, delayed, due now, leased, dead, oldest due ms or -1}.
+    static let stats = script("stats", """
+        local now = now_ms()
+        local due_now = redis.call('ZCOUNT', KEYS[1], '-inf', now)
+        local delayed = redis.call('ZCARD', KEYS[1]) - due_now
+        local head = head_score(KEYS[1])
+        local oldest = -1
+        if head and head <= now then oldest = head end
+        return {now, delayed, due_now, redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[5]), oldest}
+        """)
+
+    /// ARGV: ids. Returns per id: {due or false, lease expiry or false, dead-at or false, data, state, deadinfo}.
+    static let inspect = script("inspect", """
+        local due = redis.call('ZMSCORE', KEYS[1], unpack(ARGV))
+        local leased = redis.call('ZMSCORE', KEYS[3], unpack(ARGV))
+        local dead = redis.call('ZMSCORE', KEYS[5], unpack(ARGV))
+        local blobs = redis.call('HMGET', KEYS[2], unpack(ARGV))
+        local states = redis.call('HMGET', KEYS[4], unpack(ARGV))
+        local infos = redis.call('HMGET', KEYS[6], unpack(ARGV))
+        local out = {}
+        for i = 1, #ARGV do
+          out[#out + 1] = due[i] or false; out[#out + 1] = leased[i] or false; out[#out + 1] = dead[i] or false
+          out[#out + 1] = blobs[i] or false; out[#out + 1] = states[i] or false; out[#out + 1] = infos[i] or false
+        end
+        return out
+        """)
+
+    private static func script(_ name: String, _ body: String) -> RedisScript {
+        RedisScript(name: "delayqueue.\(name).\(version)", source: prelude + body)
+    }
+}

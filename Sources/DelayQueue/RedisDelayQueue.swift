@@ -1,0 +1,206 @@
+import BlockingIO
+import Foundation
+import Redis
+
+/// The delay queue on Redis: a sorted set of ids by due time, payloads in a hash, leases in a second sorted set,
+/// all changed by Lua scripts (atomic, one round trip per batch) and timed by Redis `TIME`.
+public final class RedisDelayQueue: DelayQueue {
+    public let namespace: String
+    public let policy: RetryPolicy
+    private let client: RedisClient
+    private let keys: QueueKeys
+    private let waiters: WakeListeners
+
+    /// Jobs per script call when enqueuing, claiming, acking (keeps Lua's argument stack and server latency small).
+    static let batchLimit = 500
+
+    /// - Parameters:
+    ///   - namespace: the `COUNTDOWN_NAMESPACE`; every key is `{namespace}:…`.
+    ///   - policy: attempts and backoff for `fail` (and for leases that expire on the last attempt).
+    public init(client: RedisClient, namespace: String, policy: RetryPolicy = RetryPolicy()) {
+        self.client = client
+        self.namespace = namespace
+        self.policy = policy
+        keys = QueueKeys(namespace: namespace)
+        waiters = WakeListeners(configuration: client.configuration, channel: keys.wakeChannel)
+    }
+
+    public func enqueue(_ jobs: [NewJob]) async throws {
+        guard !jobs.isEmpty else { return }
+        var calls: [(keys: [RedisArgument], args: [RedisArgument])] = []
+        var start = 0
+        while start < jobs.count {
+            let chunk = jobs[start..<min(start + Self.batchLimit, jobs.count)]
+            var args: [RedisArgument] = [keys.wakeChannel]
+            args.reserveCapacity(1 + chunk.count * 4)
+            for job in chunk {
+                try job.validate()
+                args.append(RedisArgument(job.id))
+                switch job.due {
+                case .now: args.append("r"); args.append("0")
+                case .after(let delay): args.append("r"); args.append(RedisArgument(max(delay.milliseconds, 0)))
+                case .at(let date): args.append("a"); args.append(RedisArgument(Self.milliseconds(date)))
+                }
+                args.append(RedisArgument(bytes: JobData.encode(kind: job.kind, payload: job.payload)))
+            }
+            calls.append((keys.all, args))
+            start += Self.batchLimit
+        }
+        let replies = try await client.runPipelined(script: QueueScripts.enqueue, calls: calls, retry: .onceOnBrokenConnection)
+        for reply in replies { try reply.throwIfError(context: QueueScripts.enqueue.name) }
+    }
+
+    @discardableResult
+    public func cancel(_ ids: [String]) async throws -> Int {
+        try await sum(QueueScripts.cancel, ids: ids, retry: .onceOnBrokenConnection)
+    }
+
+    public func claim(max: Int, lease: Duration) async throws -> ClaimBatch {
+        guard max > 0 else { throw DelayQueueError(.invalidArgument, "claim size must be positive (got \(max))") }
+        guard lease > .zero else { throw DelayQueueError(.invalidArgument, "lease must be positive") }
+        let reply = try await client.run(
+            script: QueueScripts.claim, keys: keys.all,
+            args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)])
+        let (batch, unreadable) = try ClaimDecoder.decode(reply)
+        for (lease, reason) in unreadable { _ = try await release(lease, dead: true, delay: .zero, error: reason) }
+        return batch
+    }
+
+    @discardableResult
+    public func ack(_ leases: [JobLease]) async throws -> Int {
+        guard !leases.isEmpty else { return 0 }
+        let calls = stride(from: 0, to: leases.count, by: Self.batchLimit).map { start in
+            (keys: keys.all, args: leases[start..<Swift.min(start + Self.batchLimit, leases.count)].flatMap {
+                [RedisArgument($0.id), RedisArgument($0.token)]
+            })
+        }
+        let replies = try await client.runPipelined(script: QueueScripts.ack, calls: calls, retry: .onceOnBrokenConnection)
+        return try replies.reduce(0) { $0 + Int(try Self.integer($1, QueueScripts.ack.name)) }
+    }
+
+    @discardableResult
+    public func retry(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool {
+        try await release(lease, dead: false, delay: delay, error: error ?? "") == 1
+    }
+
+    @discardableResult
+    public func fail(_ lease: JobLease, error: String) async throws -> FailOutcome {
+        if lease.attempt >= policy.maxAttempts {
+            return try await release(lease, dead: true, delay: .zero, error: error) == 0 ? .stale : .deadLettered
+        }
+        var random = SystemRandomNumberGenerator()
+        let delay = policy.delay(afterAttempt: lease.attempt, using: &random)
+        return try await release(lease, dead: false, delay: delay, error: error) == 0 ? .stale : .retrying(after: delay)
+    }
+
+    @discardableResult
+    public func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool {
+        let reply = try await client.run(
+            script: QueueScripts.extend, keys: keys.all,
+            args: [RedisArgument(lease.id), RedisArgument(lease.token), RedisArgument(duration.milliseconds)],
+            retry: .onceOnBrokenConnection)
+        return try Self.integer(reply, QueueScripts.extend.name) > 0
+    }
+
+    public func waitForWork(timeout: Duration) async throws {
+        try await waiters.wait(timeout: timeout)
+    }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        guard limit > 0 else { return [] }
+        let reply = try await client.run(script: QueueScripts.deadLetters, keys: keys.all, args: [RedisArgument(limit)])
+        return try ClaimDecoder.deadLetters(reply)
+    }
+
+    @discardableResult
+    public func redrive(_ ids: [String]) async throws -> Int {
+        try await sum(QueueScripts.redrive, ids: ids, leading: [keys.wakeChannel], retry: .never)
+    }
+
+    @discardableResult
+    public func dropDeadLetters(_ ids: [String]) async throws -> Int {
+        try await sum(QueueScripts.drop, ids: ids, retry: .onceOnBrokenConnection)
+    }
+
+    public func stats() async throws -> QueueStats {
+        let reply = try await client.run(script: QueueScripts.stats, keys: keys.all, retry: .onceOnBrokenConnection)
+        guard let values = reply.array?.compactMap(\.integer), values.count == 6 else {
+            throw DelayQueueError(.unexpectedReply, "stats answered \(reply)")
+        }
+        return QueueStats(
+            delayed: Int(values[1]), dueNow: Int(values[2]), leased: Int(values[3]), dead: Int(values[4]),
+            oldestDueLateness: values[5] < 0 ? .zero : .milliseconds(values[0] - values[5]))
+    }
+
+    public func jobs(ids: [String]) async throws -> [String: JobInfo] {
+        var found: [String: JobInfo] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.batchLimit) {
+            let chunk = Array(ids[start..<Swift.min(start + Self.batchLimit, ids.count)])
+            let reply = try await client.run(
+                script: QueueScripts.inspect, keys: keys.all, args: chunk.map { RedisArgument($0) }, retry: .onceOnBrokenConnection)
+            for info in try ClaimDecoder.jobInfos(reply, ids: chunk) { found[info.id] = info }
+        }
+        return found
+    }
+
+    public func jobIDs(prefix: String, kind: String?) async throws -> [String] {
+        var cursor = "0"
+        var ids = Set<String>()
+        let pattern = RedisArgument(Self.globEscaped(prefix) + "*")
+        repeat {
+            let reply = try await client.command(["HSCAN", keys.data, RedisArgument(cursor), "MATCH", pattern, "COUNT", "1000"], retry: .onceOnBrokenConnection)
+            guard let parts = reply.array, parts.count == 2, let next = parts[0].string, let entries = parts[1].array else {
+                throw DelayQueueError(.unexpectedReply, "HSCAN answered \(reply)")
+            }
+            for index in stride(from: 0, to: entries.count - 1, by: 2) {
+                guard let id = entries[index].string else { continue }
+                if let kind, JobData.decode(entries[index + 1].bytes ?? [])?.kind != kind { continue }
+                ids.insert(id)
+            }
+            cursor = next
+        } while cursor != "0"
+        return ids.sorted()
+    }
+
+    /// Stops the wake-up listeners (the client stays open: it belongs to the caller).
+    public func close() { waiters.close() }
+
+    // MARK: - Helpers
+
+    private func release(_ lease: JobLease, dead: Bool, delay: Duration, error: String) async throws -> Int64 {
+        let reply = try await client.run(
+            script: QueueScripts.release, keys: keys.all,
+            args: [
+                RedisArgument(lease.id), RedisArgument(lease.token), dead ? "dead" : "retry",
+                RedisArgument(max(delay.milliseconds, 0)), RedisArgument(String(error.prefix(2000))), keys.wakeChannel,
+            ],
+            retry: .onceOnBrokenConnection)
+        return try Self.integer(reply, QueueScripts.release.name)
+    }
+
+    private func sum(_ script: RedisScript, ids: [String], leading: [RedisArgument] = [], retry: RedisRetry) async throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let calls = stride(from: 0, to: ids.count, by: Self.batchLimit).map { start in
+            (keys: keys.all, args: leading + ids[start..<Swift.min(start + Self.batchLimit, ids.count)].map { RedisArgument($0) })
+        }
+        let replies = try await client.runPipelined(script: script, calls: calls, retry: retry)
+        return try replies.reduce(0) { $0 + Int(try Self.integer($1, script.name)) }
+    }
+
+    private static func integer(_ reply: RedisReply, _ context: String) throws -> Int64 {
+        try reply.throwIfError(context: context)
+        guard let value = reply.integer else { throw DelayQueueError(.unexpectedReply, "\(context) answered \(reply)") }
+        return value
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    private static func globEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "*?[]\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}
