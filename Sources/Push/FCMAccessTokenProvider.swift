@@ -42,6 +42,9 @@ public actor FCMAccessTokenProvider: AccessTokenProviding {
     private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
     private var cached: CachedToken?
     private var refreshing: Task<CachedToken, any Error>?
+    private var earlyRefreshRetryAt: Date?
+    /// How long a failed early refresh waits before the next attempt while the old token is still valid.
+    static let earlyRefreshRetryInterval: TimeInterval = 10
 
     /// - Parameters:
     ///   - now: the wall clock (assertion times and token expiry); tests inject their own.
@@ -67,11 +70,17 @@ public actor FCMAccessTokenProvider: AccessTokenProviding {
     public func accessToken() async throws -> String {
         let current = now()
         if let cached, current < cached.refreshAt { return cached.token }
+        // After a failed early refresh, keep using the still valid token for a while before trying again.
+        if let cached, let retryAt = earlyRefreshRetryAt, current < retryAt, current < cached.expiresAt { return cached.token }
         do {
-            return try await refresh().token
+            let token = try await refresh().token
+            earlyRefreshRetryAt = nil
+            return token
         } catch {
-            // A failed early refresh still leaves a usable token until it really expires.
-            if let cached, now() < cached.expiresAt { return cached.token }
+            if let cached, now() < cached.expiresAt {
+                earlyRefreshRetryAt = now().addingTimeInterval(Self.earlyRefreshRetryInterval)
+                return cached.token
+            }
             throw error
         }
     }

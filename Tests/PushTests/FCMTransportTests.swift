@@ -166,3 +166,39 @@ struct FixedToken: AccessTokenProviding {
     func accessToken() async throws -> String { "fixed" }
     func invalidate(_ token: String) async {}
 }
+
+@Suite struct FCMAccessTokenProviderTests {
+    static let tokenAnswer = #"{"access_token":"ya29.a","expires_in":3600,"token_type":"Bearer"}"#
+
+    @Test func failedEarlyRefreshKeepsTheValidTokenAndBacksOff() async throws {
+        let clock = ManualClock()
+        let http = ScriptedHTTP { _, index in
+            index == 0 ? ScriptedHTTP.response(200, Self.tokenAnswer) : ScriptedHTTP.response(503, #"{"error":"backendError"}"#)
+        }
+        let account = try ServiceAccount.load(file: PushTestKeys.serviceAccountFile(tokenURI: "https://oauth.example/token"))
+        let provider = try FCMAccessTokenProvider(account: account, http: http, now: clock.function)
+        #expect(try await provider.accessToken() == "ya29.a")
+        clock.advance(by: 3400)  // past the refresh point, before expiry
+        #expect(try await provider.accessToken() == "ya29.a")
+        #expect(try await provider.accessToken() == "ya29.a")
+        #expect(http.requests.value.count == 2, "one failed refresh, then a pause")
+        clock.advance(by: 11)
+        #expect(try await provider.accessToken() == "ya29.a")
+        #expect(http.requests.value.count == 3)
+        clock.advance(by: 200)  // expired: the outage is now the caller's problem
+        let error = await #expect(throws: PushError.self) { try await provider.accessToken() }
+        #expect(error?.code == .tokenEndpointUnavailable)
+    }
+
+    @Test func exchangeRequestIsFormEncoded() async throws {
+        let http = ScriptedHTTP { _, _ in ScriptedHTTP.response(200, Self.tokenAnswer) }
+        let account = try ServiceAccount.load(file: PushTestKeys.serviceAccountFile(tokenURI: "https://oauth.example/token"))
+        let provider = try FCMAccessTokenProvider(account: account, http: http)
+        _ = try await provider.accessToken()
+        let request = try #require(http.requests.value.first)
+        #expect(request.url == "https://oauth.example/token")
+        #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
+        let form = String(decoding: request.body, as: UTF8.self)
+        #expect(form.hasPrefix("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=ey"))
+    }
+}

@@ -36,17 +36,19 @@ import Testing
         let url = server.baseURL + "/ok"
         _ = try await Self.post(5_000, concurrency: 64, client: client, url: url)  // warm up: connections, handle pool
         let before = Self.residentBytes()
+        let cpuBefore = FCMThroughputTests.processCPUSeconds()
         let started = ContinuousClock.now
         let total = 30_000
         let ok = try await Self.post(total, concurrency: 64, client: client, url: url)
         let elapsed = ContinuousClock.now - started
         let growth = Self.residentBytes() - before
+        let cpuPerRequest = Int((FCMThroughputTests.processCPUSeconds() - cpuBefore) * 1e6 / Double(total))
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("HTTPClient: \(total) POSTs in \(seconds) s = \(Int(Double(total) / seconds))/s, RSS growth \(growth / 1024) KiB, connections \(client.connectionsOpened)")
+        print("HTTPClient: \(total) POSTs in \(seconds) s = \(Int(Double(total) / seconds))/s, RSS growth \(growth / 1024) KiB, connections \(client.connectionsOpened), client CPU \(cpuPerRequest) µs/request")
         #expect(ok == total)
         #expect(client.connectionsOpened <= 32)
         #expect(growth < 16 << 20, "RSS grew by \(growth) bytes")
         // Measured ~9,000/s in a debug build on 2 cores; the floor only catches gross regressions on a busy machine.
-        #expect(Double(total) / seconds > 1_500)
+        #expect(Double(total) / seconds > 1_000)
     }
 }

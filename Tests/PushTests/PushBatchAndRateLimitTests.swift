@@ -31,27 +31,36 @@ struct RecordingTransport: PushTransport {
     }
 
     @Test func tokenBucketPacesToTheRate() async throws {
-        // 600/s with a burst of 10: 70 permits need at least (70 - 10) / 600 s = 100 ms.
-        let limiter = TokenBucketRateLimiter(perMinute: 36_000, burst: 10)
-        let clock = ContinuousClock()
-        let started = clock.now
+        // 600/s with a burst of 10: the first 10 permits are free, then one every 1/600 s.
+        let clock = SteppingClock()
+        let interval = Duration.seconds(60) / 36_000
+        let limiter = TokenBucketRateLimiter(perMinute: 36_000, burst: 10, clock: clock)
         for _ in 0..<10 { try await limiter.acquire(1) }
-        #expect(clock.now - started < .milliseconds(50))
+        #expect(clock.sleeps.isEmpty)
         for _ in 0..<60 { try await limiter.acquire(1) }
-        let elapsed = clock.now - started
-        #expect(elapsed >= .milliseconds(95))
-        #expect(elapsed < .milliseconds(1500))
+        #expect(clock.sleeps.count == 60)
+        #expect(clock.sleeps.allSatisfy { $0 == interval })
+        #expect(clock.now.offset == interval * 60)
+        // A quiet period refills the burst.
+        clock.advance(by: .seconds(1))
+        for _ in 0..<10 { try await limiter.acquire(1) }
+        #expect(clock.sleeps.count == 60)
+        try await limiter.acquire(5)
+        #expect(clock.sleeps.last == interval * 5)
     }
 
-    @Test func throttlingHalvesTheRate() async throws {
-        let limiter = TokenBucketRateLimiter(perMinute: 36_000, burst: 1, slowdownPeriod: .seconds(30))
+    @Test func throttlingSlowsTheRateForAWhile() async throws {
+        let clock = SteppingClock()
+        let interval = Duration.seconds(60) / 36_000
+        let limiter = TokenBucketRateLimiter(perMinute: 36_000, burst: 1, slowdownPeriod: .seconds(30), clock: clock)
         await limiter.reportThrottled()
         #expect(await limiter.isSlowed)
-        let clock = ContinuousClock()
-        let started = clock.now
-        for _ in 0..<31 { try await limiter.acquire(1) }
-        // 30 waits at 1/300 s instead of 1/600 s.
-        #expect(clock.now - started >= .milliseconds(95))
+        for _ in 0..<11 { try await limiter.acquire(1) }
+        #expect(clock.sleeps.count == 10 && clock.sleeps.allSatisfy { $0 == interval * 2 })
+        clock.advance(by: .seconds(31))
+        #expect(await !limiter.isSlowed)
+        for _ in 0..<3 { try await limiter.acquire(1) }
+        #expect(clock.sleeps.count == 12 && clock.sleeps.suffix(2).allSatisfy { $0 == interval })
     }
 
     @Test func waitingIsCancellable() async throws {
@@ -65,7 +74,7 @@ struct RecordingTransport: PushTransport {
 
     @Test func rateLimitedTransportReportsThrottling() async throws {
         let base = RecordingTransport { $0.id == "m1" ? .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED") : .accepted(messageName: nil) }
-        let limiter = TokenBucketRateLimiter(perMinute: 600_000)
+        let limiter = TokenBucketRateLimiter(perMinute: 600_000, clock: SteppingClock())
         let transport = RateLimitedTransport(base, limiter: limiter)
         #expect(await transport.send(Self.messages(1)[0]) == .accepted(messageName: nil))
         #expect(await !limiter.isSlowed)
