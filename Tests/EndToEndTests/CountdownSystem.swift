@@ -27,7 +27,7 @@ final class CountdownSystem: @unchecked Sendable {
         fakeClient = FakeFCMClient(fake)
         self.settings = [
             "START_LEAD_SECONDS": "5", "REMINDER_LEAD_SECONDS": "3", "EXPIRE_AFTER_SECONDS": "30",
-            "RECONCILE_INTERVAL_SECONDS": "300", "SHUTDOWN_GRACE_SECONDS": "5", "WORKER_CONCURRENCY": "32",
+            "RECONCILE_INTERVAL_SECONDS": "300", "SHUTDOWN_GRACE_SECONDS": "5", "WORKER_CONCURRENCY": "32", "JOB_LEASE_SECONDS": "4",
         ].merging(settings) { $1 }
     }
 

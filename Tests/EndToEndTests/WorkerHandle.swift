@@ -8,7 +8,7 @@ final class WorkerHandle: @unchecked Sendable {
 
     init(environment: [String: String], index: Int) throws {
         logPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("worker\(index)") + ".log")
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-worker")
         process.environment = environment
         let log = FileHandle(forWritingAtPath: logPath)

@@ -42,6 +42,9 @@ public struct StreamCommands: Sendable {
     /// `ready`, `started`, `cancelled` or `expired`.
     public func end(_ streamID: String, as status: StreamStatus) async throws -> Report {
         precondition(status.isTerminal, "only terminal statuses end a stream")
+        let preStart = [CountdownJob.Kind.start, .reminder, .expire, .update].map { CountdownJob.streamJobID($0, stream: streamID) }
+        // Counted before the change: the relay may remove them as soon as the change commits.
+        let pending = try await queue?.jobs(ids: preStart).count ?? 0
         var report: Report = try await database.transaction { connection in
             guard let row = try connection.query("SELECT status FROM streams WHERE id = $1 FOR UPDATE", [streamID]).first else {
                 throw Failure(code: .notFound, streamID: streamID, detail: "stream \(streamID) does not exist")
@@ -63,8 +66,8 @@ public struct StreamCommands: Sendable {
                           remindersCancelled: reminders, sessionsToEnd: sessions, jobsRemoved: 0)
         }
         if report.changed, let queue {
-            let preStart = [CountdownJob.Kind.start, .reminder, .expire, .update].map { CountdownJob.streamJobID($0, stream: streamID) }
-            report.jobsRemoved = try await queue.cancel(preStart)
+            try await queue.cancel(preStart)
+            report.jobsRemoved = pending
             if report.sessionsToEnd > 0 {
                 let end = CountdownJob.end(stream: streamID)
                 try await queue.enqueue(NewJob(id: end.id, kind: end.kind.rawValue, payload: end.payload, due: .now))

@@ -38,6 +38,8 @@ public struct CountdownConfig: Sendable {
     public var shutdownGraceSeconds: Int
     public var reconcileIntervalSeconds: Int
     public var maxAttempts: Int
+    /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
+    public var jobLeaseSeconds: Int
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -110,7 +112,8 @@ public struct CountdownConfig: Sendable {
             logFormat: read({ try env.choice("LOG_FORMAT", default: LogFormat.json) }, default: .json),
             shutdownGraceSeconds: read({ try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }, default: 25),
             reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
-            maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10))
+            maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
+            jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return config
     }

@@ -11,9 +11,11 @@ public struct FlowContext: Sendable {
     public let transport: CountdownConfig.PushTransportKind
     public let metrics: WorkerMetrics
     public let logger: Logger
+    /// How long start-ledger rows stay claimed by one sender (the job lease).
+    public let claimSeconds: Int
 
     public init(database: PostgresClient, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
-                transport: CountdownConfig.PushTransportKind, metrics: WorkerMetrics, logger: Logger) {
+                transport: CountdownConfig.PushTransportKind, metrics: WorkerMetrics, logger: Logger, claimSeconds: Int = 30) {
         self.database = database
         self.push = push
         self.payloads = payloads
@@ -21,6 +23,7 @@ public struct FlowContext: Sendable {
         self.transport = transport
         self.metrics = metrics
         self.logger = logger
+        self.claimSeconds = claimSeconds
     }
 
     /// How early (by PostgreSQL's clock) a job may run before its computed due time; covers clock skew between

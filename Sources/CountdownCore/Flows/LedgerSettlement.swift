@@ -7,6 +7,17 @@ struct LedgerSettlement: Sendable {
     var status: String
     var reason: String?
     var name: String?
+    /// The (FCM, push-to-start) tokens the push went to, when one was sent.
+    var tokens: (fcm: String, pts: String)?
+
+    init(user: String, device: String, status: String, reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = nil) {
+        self.user = user
+        self.device = device
+        self.status = status
+        self.reason = reason
+        self.name = name
+        self.tokens = tokens
+    }
 
     static func apply(_ settlements: [LedgerSettlement], stream: String, on connection: PostgresConnection) throws {
         guard !settlements.isEmpty else { return }
@@ -14,8 +25,10 @@ struct LedgerSettlement: Sendable {
             UPDATE countdown_start_ledger l
             SET status = t.status, reason = t.reason, message_name = coalesce(t.name, l.message_name),
                 claimed_until = NULL, updated_at = now(),
-                sent_at = CASE WHEN t.status = 'sent' THEN now() ELSE l.sent_at END
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(user_id, device_id, status, reason, name)
+                sent_at = CASE WHEN t.status = 'sent' THEN now() ELSE l.sent_at END,
+                token_hash = coalesce(md5(t.tokens), l.token_hash)
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                AS t(user_id, device_id, status, reason, name, tokens)
             WHERE l.stream_id = $1 AND l.user_id = t.user_id AND l.device_id = t.device_id
             """, [
                 stream,
@@ -24,6 +37,8 @@ struct LedgerSettlement: Sendable {
                 PostgresTextArray(settlements.map(\.status)),
                 PostgresTextArray(settlements.map(\.reason)),
                 PostgresTextArray(settlements.map(\.name)),
+                // Hashed in SQL exactly as the ledger upsert hashes candidates' tokens.
+                PostgresTextArray(settlements.map { $0.tokens.map { $0.fcm + ":" + $0.pts } }),
             ])
     }
 }

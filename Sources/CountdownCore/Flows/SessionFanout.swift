@@ -17,14 +17,17 @@ struct SessionFanout: Sendable {
 
     /// End pushes for every session of an ended stream (or only `device`'s).
     func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
-        let loaded = try await load(streamID, device: device)
+        let loaded = try await load(streamID, device: device, claimingFor: context.claimSeconds)
         guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else {
             return .skipped(reason: "stream_not_ended")
         }
-        if sessions.isEmpty { return .done(detail: "no sessions to end") }
+        if sessions.isEmpty {
+            return stream.othersClaimed > 0 ? .retry(after: .seconds(context.claimSeconds), reason: "sessions_claimed_elsewhere")
+                : .done(detail: "no sessions to end")
+        }
         let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
-            try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now)
+            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         var remove = unreachable
@@ -43,12 +46,18 @@ struct SessionFanout: Sendable {
             }
         }
         let finished = remove
-        let deleted = try await context.database.withConnection { connection in
-            try connection.execute("""
+        let claimed = sessions.map(\.device)
+        let deleted = try await context.database.transaction { connection in
+            let deleted = try connection.execute("""
                 DELETE FROM live_activity_sessions s
                 USING unnest($2::text[], $3::text[]) AS t(device_id, token)
                 WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
                 """, [streamID, PostgresTextArray(finished.map(\.device)), PostgresTextArray(finished.map(\.activityToken))])
+            // Release what is left (to be retried, or re-registered with a new token meanwhile).
+            try connection.execute(
+                "DELETE FROM countdown_session_end_claims WHERE stream_id = $1 AND device_id = ANY($2::text[])",
+                [streamID, PostgresTextArray(claimed)])
+            return deleted
         }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))")
@@ -56,12 +65,12 @@ struct SessionFanout: Sendable {
 
     /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.
     func update(stream streamID: String) async throws -> HandlerOutcome {
-        let loaded = try await load(streamID, device: nil)
+        let loaded = try await load(streamID, device: nil, claimingFor: nil)
         guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
         if sessions.isEmpty { return .done(detail: "no sessions to update") }
         let (pushes, _, _) = build(sessions) { session, language, role in
-            try context.payloads.update(stream.snapshot, role: role, language: language, now: stream.now)
+            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .update)
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
@@ -97,27 +106,54 @@ struct SessionFanout: Sendable {
         return (pushes, addressed, unreachable)
     }
 
-    private func load(_ streamID: String, device: String?) async throws -> (StreamSnapshotRow, [Session])? {
-        try await context.database.withConnection { connection in
+    private struct Loaded: Sendable {
+        var snapshot: StreamSnapshotRow
+        var othersClaimed: Int
+        var status: StreamStatus { snapshot.status }
+        var roles: [String: ParticipantRole] { snapshot.roles }
+        var now: Date { snapshot.now }
+    }
+
+    /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
+    /// that many seconds are returned (an ended stream's end push goes to each session once).
+    private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
+        try await context.database.transaction { connection in
             guard let stream = try StreamSnapshotQuery.load(streamID, on: connection) else { return nil }
-            var sql = """
-                SELECT s.device_id, s.live_activity_token, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
-                       coalesce(s.user_id, d.user_id) AS user_id
-                FROM live_activity_sessions s
-                JOIN devices d ON d.device_id = s.device_id
-                LEFT JOIN users u ON u.id = coalesce(s.user_id, d.user_id)
-                WHERE s.stream_id = $1
-                """
-            var parameters: [any PostgresEncodable] = [streamID]
-            if let device {
-                sql += " AND s.device_id = $2"
-                parameters.append(device)
+            if let seconds, stream.status.isTerminal {
+                let claimed = try connection.query("""
+                    INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until)
+                    SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM live_activity_sessions
+                    WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
+                    ON CONFLICT (stream_id, device_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
+                        WHERE countdown_session_end_claims.claimed_until < now()
+                    RETURNING device_id
+                    """, [streamID, seconds, device]).map { try $0.decode("device_id", as: String.self) }
+                let total = try connection.query(
+                    "SELECT count(*) AS n FROM live_activity_sessions WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2)",
+                    [streamID, device]).first?.decode("n", as: Int.self) ?? 0
+                let sessions = try Self.sessions(streamID, devices: claimed, on: connection)
+                return (Loaded(snapshot: stream, othersClaimed: total - claimed.count), sessions)
             }
-            let sessions = try connection.query(sql, parameters).map { row in
-                Session(device: try row.decode("device_id"), activityToken: try row.decode("live_activity_token"),
-                        fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"), user: try row.decode("user_id"))
-            }
-            return (stream, sessions)
+            let sessions = try Self.sessions(streamID, devices: device.map { [$0] }, on: connection)
+            return (Loaded(snapshot: stream, othersClaimed: 0), sessions)
         }
+    }
+
+    /// Sessions of the stream (only `devices`' when given).
+    private static func sessions(_ streamID: String, devices: [String]?, on connection: PostgresConnection) throws -> [Session] {
+        if devices?.isEmpty == true { return [] }
+        return try connection.query("""
+            SELECT s.device_id, s.live_activity_token, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
+                   coalesce(s.user_id, d.user_id) AS user_id
+            FROM live_activity_sessions s
+            JOIN devices d ON d.device_id = s.device_id
+            LEFT JOIN users u ON u.id = coalesce(s.user_id, d.user_id)
+            WHERE s.stream_id = $1 AND ($2::text[] IS NULL OR s.device_id = ANY($2::text[]))
+            """, [streamID, devices.map { PostgresTextArray($0) }]).map(session)
+    }
+
+    private static func session(_ row: PostgresRow) throws -> Session {
+        Session(device: try row.decode("device_id"), activityToken: try row.decode("live_activity_token"),
+                fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"), user: try row.decode("user_id"))
     }
 }

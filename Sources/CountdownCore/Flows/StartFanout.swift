@@ -8,8 +8,6 @@ import PushPayloads
 /// the retry, not repeated; only the pushes in flight at the crash can repeat.
 struct StartFanout: Sendable {
     let context: FlowContext
-    /// How long a claimed ledger row stays ours; a crashed sender's rows are taken back after this.
-    static let claimSeconds = 120
 
     private struct Target: Sendable {
         var candidate: DeviceCandidate
@@ -26,6 +24,7 @@ struct StartFanout: Sendable {
     func run(stream streamID: String, scope: FanoutScope) async throws -> HandlerOutcome {
         let settings = context.settings
         let transport = context.transport
+        let claimSeconds = context.claimSeconds
         let prepared: Result<Plan, SkipOrReschedule> = try await context.database.transaction { connection in
             guard let stream = try StreamSnapshotQuery.load(streamID, on: connection) else {
                 return .failure(.skip("stream_missing"))
@@ -43,7 +42,7 @@ struct StartFanout: Sendable {
                 targets[key] = Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
             }
             try Self.recordTargets(streamID, targets: Array(targets.values), on: connection)
-            let claimed = try Self.claim(streamID, scope: scope, on: connection)
+            let claimed = try Self.claim(streamID, scope: scope, seconds: claimSeconds, on: connection)
             let open = try connection.query("""
                 SELECT count(*) AS open FROM countdown_start_ledger
                 WHERE stream_id = $1 AND status = 'sending' AND claimed_until > now()
@@ -72,7 +71,7 @@ struct StartFanout: Sendable {
         for (user, device) in plan.claimed {
             guard let target = plan.targets[user + "\u{0}" + device], target.skip == nil,
                   let pts = target.candidate.pushToStartToken else {
-                settlements.append(LedgerSettlement(user: user, device: device, status: "skipped", reason: "no_longer_eligible", name: nil))
+                settlements.append(LedgerSettlement(user: user, device: device, status: "skipped", reason: "no_longer_eligible"))
                 continue
             }
             let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: nil)
@@ -83,7 +82,7 @@ struct StartFanout: Sendable {
                 pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
                 sentKeys.append((user, device, pts, fcm))
             } catch {
-                settlements.append(LedgerSettlement(user: user, device: device, status: "failed", reason: "payload_error", name: nil))
+                settlements.append(LedgerSettlement(user: user, device: device, status: "failed", reason: "payload_error"))
                 context.logger.error("start payload could not be built", ["stream": .string(plan.stream.snapshot.id), "error": .error(error)])
             }
         }
@@ -94,9 +93,9 @@ struct StartFanout: Sendable {
         for (key, delivery) in zip(sentKeys, deliveries) {
             switch delivery {
             case .accepted(let name):
-                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "sent", reason: nil, name: name))
+                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "sent", reason: nil, name: name, tokens: (key.fcm, key.pts)))
             case .deadToken(let reason):
-                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "failed", reason: "dead_token:" + reason, name: nil))
+                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "failed", reason: "dead_token:" + reason, name: nil, tokens: (key.fcm, key.pts)))
                 deadTokens.append((key.device, key.fcm, key.pts))
             case .rejected(let reason, let tokenLevel):
                 settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "failed",
@@ -105,11 +104,11 @@ struct StartFanout: Sendable {
             case .retry(let after, let reason):
                 needsRetry = true
                 if let after { retryAfter = max(retryAfter ?? .zero, after) }
-                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "pending", reason: "retry:" + reason, name: nil))
+                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "pending", reason: "retry:" + reason, name: nil, tokens: (key.fcm, key.pts)))
             case .configurationError(let reason):
                 needsRetry = true
                 retryAfter = max(retryAfter ?? .zero, .seconds(60))
-                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "pending", reason: "config:" + reason, name: nil))
+                settlements.append(LedgerSettlement(user: key.user, device: key.device, status: "pending", reason: "config:" + reason, name: nil, tokens: (key.fcm, key.pts)))
             }
         }
         let streamID = plan.stream.snapshot.id
@@ -135,7 +134,7 @@ struct StartFanout: Sendable {
         let sent = settlements.filter { $0.status == "sent" }.count
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         if !finished && plan.openByOthers > 0 {
-            return .retry(after: .seconds(Self.claimSeconds), reason: "rows_claimed_elsewhere")
+            return .retry(after: .seconds(context.claimSeconds), reason: "rows_claimed_elsewhere")
         }
         return .done(detail: "sent \(sent) of \(plan.claimed.count) claimed, \(plan.targets.count) devices considered")
     }
@@ -173,32 +172,34 @@ struct StartFanout: Sendable {
     }
 
     /// Eligible devices become `pending`, others `skipped` with the reason. Rows already sent, in flight or
-    /// failed stay as they are, except a skipped row or one failed on a dead token (since cleared), which
-    /// reopens when the device is eligible again.
+    /// failed stay as they are, except a skipped row, or one failed on a dead token that the device has since
+    /// replaced (a different token hash), which reopen when the device is eligible again.
     private static func recordTargets(_ streamID: String, targets: [Target], on connection: PostgresConnection) throws {
         guard !targets.isEmpty else { return }
         try connection.execute("""
-            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason)
-            SELECT $1, t.user_id, t.device_id, t.status, t.reason
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(user_id, device_id, status, reason)
+            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, token_hash)
+            SELECT $1, t.user_id, t.device_id, t.status, t.reason, md5(coalesce(t.fcm, '') || ':' || coalesce(t.pts, ''))
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(user_id, device_id, status, reason, fcm, pts)
             ON CONFLICT (stream_id, user_id, device_id) DO UPDATE
-                SET status = EXCLUDED.status, reason = EXCLUDED.reason, updated_at = now()
+                SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now()
                 WHERE countdown_start_ledger.status = 'skipped'
                    OR (countdown_start_ledger.status = 'failed' AND countdown_start_ledger.reason LIKE 'dead_token:%'
-                       AND EXCLUDED.status = 'pending')
+                       AND EXCLUDED.status = 'pending' AND countdown_start_ledger.token_hash IS DISTINCT FROM EXCLUDED.token_hash)
             """, [
                 streamID,
                 PostgresTextArray(targets.map(\.candidate.userID)),
                 PostgresTextArray(targets.map(\.candidate.deviceID)),
                 PostgresTextArray(targets.map { $0.skip == nil ? "pending" : "skipped" }),
                 PostgresTextArray(targets.map { $0.skip?.rawValue }),
+                PostgresTextArray(targets.map(\.candidate.fcmToken)),
+                PostgresTextArray(targets.map(\.candidate.pushToStartToken)),
             ])
     }
 
     /// Takes the scope's pending rows (and rows whose sender's claim expired) for this sender.
-    private static func claim(_ streamID: String, scope: FanoutScope, on connection: PostgresConnection) throws -> [(user: String, device: String)] {
+    private static func claim(_ streamID: String, scope: FanoutScope, seconds: Int, on connection: PostgresConnection) throws -> [(user: String, device: String)] {
         var filter = ""
-        var parameters: [any PostgresEncodable] = [streamID, claimSeconds]
+        var parameters: [any PostgresEncodable] = [streamID, seconds]
         switch scope {
         case .stream: break
         case .device(let device):

@@ -24,6 +24,8 @@ extension Migration {
         reason              text NULL,
         attempts            integer NOT NULL DEFAULT 0,
         message_name        text NULL,
+        -- md5 of the tokens the row was last addressed with: a dead-token failure reopens only for new tokens.
+        token_hash          text NULL,
         claimed_until       timestamptz NULL,
         created_at          timestamptz NOT NULL DEFAULT now(),
         updated_at          timestamptz NOT NULL DEFAULT now(),
@@ -31,6 +33,16 @@ extension Migration {
         PRIMARY KEY (stream_id, user_id, device_id)
     );
     CREATE INDEX countdown_start_ledger_open ON countdown_start_ledger (stream_id) WHERE status IN ('pending', 'sending');
+
+    -- A runtime session whose end push is being sent, so two end jobs (the stream's and a late session's)
+    -- never push to the same session at once. Rows go away with the session.
+    CREATE TABLE countdown_session_end_claims (
+        stream_id     text NOT NULL,
+        device_id     text NOT NULL,
+        claimed_until timestamptz NOT NULL,
+        PRIMARY KEY (stream_id, device_id),
+        FOREIGN KEY (stream_id, device_id) REFERENCES live_activity_sessions (stream_id, device_id) ON DELETE CASCADE
+    );
 
     -- For which planned start the start and reminder fan-outs completed, so the reconciler knows what is left.
     CREATE TABLE countdown_stream_progress (

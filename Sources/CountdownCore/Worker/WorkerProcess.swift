@@ -33,7 +33,7 @@ public struct WorkerProcess: Sendable {
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
-                                  transport: config.pushTransport, metrics: metrics, logger: logger)
+                                  transport: config.pushTransport, metrics: metrics, logger: logger, claimSeconds: config.jobLeaseSeconds)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let readiness: @Sendable () async -> [String: String] = {
@@ -50,7 +50,7 @@ public struct WorkerProcess: Sendable {
             ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                               namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
             OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
-            Dispatcher(queue: queue, handler: JobHandler(context: context), concurrency: config.workerConcurrency,
+            Dispatcher(queue: queue, handler: JobHandler(context: context), concurrency: config.workerConcurrency, lease: .seconds(config.jobLeaseSeconds),
                        drain: grace * 0.8, metrics: metrics, logger: logger),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
@@ -101,7 +101,7 @@ public struct WorkerProcess: Sendable {
                                                   baseURLOverride: apns.baseURL)
             base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
         }
-        let limiter = TokenBucketRateLimiter(perMinute: config.pushRateLimitPerMinute)
+        let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
         return RateLimitedTransport(base, limiter: limiter)
     }
 }

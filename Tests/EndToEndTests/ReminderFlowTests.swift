@@ -1,0 +1,38 @@
+import CountdownCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized) struct ReminderFlowTests {
+    @Test func remindersGoOnceToEveryDeviceOfActiveUsers() async throws {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "2", "REMINDER_LEAD_SECONDS": "4"])
+        for user in ["creator", "fan", "fan2", "quiet", "gone"] { try await system.user(user, locale: user == "fan2" ? "en" : "tr") }
+        try await system.execute("INSERT INTO notification_preferences (user_id, category, enabled) VALUES ('quiet', 'live_stream', false)")
+        try await system.device("creator-iphone", user: "creator")
+        try await system.device("fan-phone", user: "fan", platform: "android", pushToStart: false)
+        try await system.device("fan-ipad", user: "fan")
+        try await system.device("fan2-web", user: "fan2", platform: "web", pushToStart: false)
+        try await system.device("quiet-phone", user: "quiet")
+        try system.startWorker()
+        try await system.stream("s1", title: "Gece", startsIn: 8, creator: "creator")
+        for user in ["fan", "fan2", "quiet", "gone"] {
+            try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) VALUES ('s1', $1)", [user])
+        }
+        try await system.execute("UPDATE stream_reminders SET status = 'cancelled' WHERE user_id = 'gone'")
+        let pushes = try await system.waitForPushes("three reminders") { $0.events("notification").count == 3 }
+        let reminders = pushes.events("notification")
+        #expect(Set(reminders.map(\.fcmToken)) == Set(["fan-phone", "fan-ipad", "fan2-web"].map(CountdownSystem.fcmToken)))
+        #expect(reminders.allSatisfy { $0.data["type"] == "stream_reminder" && $0.data["streamId"] == "s1" })
+        let statuses = try await system.query("SELECT user_id, status FROM stream_reminders ORDER BY user_id")
+        let byUser = Dictionary(uniqueKeysWithValues: try statuses.map { (try $0.decode("user_id", as: String.self), try $0.decode("status", as: String.self)) })
+        #expect(byUser == ["fan": "sent", "fan2": "sent", "quiet": "active", "gone": "cancelled"])
+        // A reminder created after its time but before the start goes out at once, once.
+        try await system.user("latecomer")
+        try await system.device("late-phone", user: "latecomer", platform: "android", pushToStart: false)
+        try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) VALUES ('s1', 'latecomer')")
+        try await system.waitForPushes("reminder to the latecomer") { $0.events("notification").count == 4 }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await system.pushes().events("notification").count == 4, "nobody is reminded twice")
+        await system.stop()
+    }
+}
