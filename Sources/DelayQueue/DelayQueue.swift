@@ -18,6 +18,9 @@ public protocol DelayQueue: Sendable {
     @discardableResult func ack(_ leases: [JobLease]) async throws -> Int
     /// Puts a leased job back to run again after `delay` (e.g. `Retry-After`); never dead-letters.
     @discardableResult func retry(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool
+    /// Puts a leased job back to run after `delay` and gives back the attempt its claim counted: for work that
+    /// did not really run (a dependency was down, the worker is shutting down). Never dead-letters.
+    @discardableResult func postpone(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool
     /// Records a failure: backoff with jitter, or the dead letters once the policy's attempts are used up.
     @discardableResult func fail(_ lease: JobLease, error: String) async throws -> FailOutcome
     /// Extends a current lease to `duration` from now; `false` when the lease is stale.

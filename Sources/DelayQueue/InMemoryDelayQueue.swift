@@ -116,6 +116,16 @@ public final class InMemoryDelayQueue: DelayQueue {
     }
 
     @discardableResult
+    public func postpone(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool {
+        let given = state.withLock { state -> Bool in
+            guard Self.isCurrent(lease, in: state), let attempts = state.jobs[lease.id]?.attempts else { return false }
+            state.jobs[lease.id]?.attempts = max(0, attempts - 1)
+            return true
+        }
+        return given && reschedule(lease, after: delay, error: error ?? "")
+    }
+
+    @discardableResult
     public func fail(_ lease: JobLease, error: String) async throws -> FailOutcome {
         if lease.attempt >= policy.maxAttempts {
             let now = clock()

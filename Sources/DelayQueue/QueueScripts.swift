@@ -151,7 +151,8 @@ enum QueueScripts {
         return #done
         """)
 
-    /// ARGV: id, token, 'retry'|'dead', delay ms, error, wake channel. Returns 0 stale, 1 retrying, 2 dead.
+    /// ARGV: id, token, 'retry'|'postpone'|'dead', delay ms, error, wake channel. Returns 0 stale, 1 retrying, 2 dead.
+    /// 'postpone' gives the attempt back (the job did not really run).
     static let release = script("release", """
         local id, token = ARGV[1], ARGV[2]
         local s = redis.call('HGET', KEYS[4], id)
@@ -162,6 +163,7 @@ enum QueueScripts {
           bury(id, a, now, ARGV[5])
           return 2
         end
+        if ARGV[3] == 'postpone' and a > 0 then a = a - 1 end
         local due = now + tonumber(ARGV[4])
         local head = head_score(KEYS[1])
         redis.call('ZREM', KEYS[3], id)

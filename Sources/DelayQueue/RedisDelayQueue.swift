@@ -62,7 +62,7 @@ public final class RedisDelayQueue: DelayQueue {
             script: QueueScripts.claim, keys: keys.all,
             args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)])
         let (batch, unreadable) = try ClaimDecoder.decode(reply)
-        for (lease, reason) in unreadable { _ = try await release(lease, dead: true, delay: .zero, error: reason) }
+        for (lease, reason) in unreadable { _ = try await release(lease, mode: "dead", delay: .zero, error: reason) }
         return batch
     }
 
@@ -80,17 +80,22 @@ public final class RedisDelayQueue: DelayQueue {
 
     @discardableResult
     public func retry(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool {
-        try await release(lease, dead: false, delay: delay, error: error ?? "") == 1
+        try await release(lease, mode: "retry", delay: delay, error: error ?? "") == 1
+    }
+
+    @discardableResult
+    public func postpone(_ lease: JobLease, after delay: Duration, error: String?) async throws -> Bool {
+        try await release(lease, mode: "postpone", delay: delay, error: error ?? "") == 1
     }
 
     @discardableResult
     public func fail(_ lease: JobLease, error: String) async throws -> FailOutcome {
         if lease.attempt >= policy.maxAttempts {
-            return try await release(lease, dead: true, delay: .zero, error: error) == 0 ? .stale : .deadLettered
+            return try await release(lease, mode: "dead", delay: .zero, error: error) == 0 ? .stale : .deadLettered
         }
         var random = SystemRandomNumberGenerator()
         let delay = policy.delay(afterAttempt: lease.attempt, using: &random)
-        return try await release(lease, dead: false, delay: delay, error: error) == 0 ? .stale : .retrying(after: delay)
+        return try await release(lease, mode: "retry", delay: delay, error: error) == 0 ? .stale : .retrying(after: delay)
     }
 
     @discardableResult
@@ -167,11 +172,11 @@ public final class RedisDelayQueue: DelayQueue {
 
     // MARK: - Helpers
 
-    private func release(_ lease: JobLease, dead: Bool, delay: Duration, error: String) async throws -> Int64 {
+    private func release(_ lease: JobLease, mode: RedisArgument, delay: Duration, error: String) async throws -> Int64 {
         let reply = try await client.run(
             script: QueueScripts.release, keys: keys.all,
             args: [
-                RedisArgument(lease.id), RedisArgument(lease.token), dead ? "dead" : "retry",
+                RedisArgument(lease.id), RedisArgument(lease.token), mode,
                 RedisArgument(max(delay.milliseconds, 0)), RedisArgument(String(error.prefix(2000))), keys.wakeChannel,
             ],
             retry: .onceOnBrokenConnection)

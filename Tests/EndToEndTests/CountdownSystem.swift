@@ -23,7 +23,7 @@ final class CountdownSystem: @unchecked Sendable {
         _ = try await Migrator().migrate(db)
         redis = RedisClient(configuration: try RedisConfiguration(url: TestEnvironment.redisURL), poolSize: 2)
         namespace = TestEnvironment.uniqueName("e2e")
-        fake = try FakeFCMProcess.reachable()
+        fake = try await offThePool { try FakeFCMProcess.reachable() }
         fakeClient = FakeFCMClient(fake)
         self.settings = [
             "START_LEAD_SECONDS": "5", "REMINDER_LEAD_SECONDS": "3", "EXPIRE_AFTER_SECONDS": "30",
@@ -51,7 +51,7 @@ final class CountdownSystem: @unchecked Sendable {
 
     func stop() async {
         for worker in workers { worker.terminate() }
-        for worker in workers { worker.waitForExit(timeout: 10) }
+        for worker in workers { await worker.waitForExit(timeout: 10) }
         fake.stop()
         db.close()
         _ = try? await redis.command(["EVAL", "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 1", "0",
@@ -142,18 +142,22 @@ final class CountdownSystem: @unchecked Sendable {
         guard answer.status < 300 else { throw UnexpectedAnswer(what: "fault rule", answer: answer.text) }
     }
 
-    /// Runs `countdown-admin` against this system.
-    func admin(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")
-        process.arguments = arguments
-        process.environment = workerEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs `countdown-admin` against this system (on a thread of its own: it blocks while the command runs).
+    func admin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let executable = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")
+        let environment = workerEnvironment
+        return try await offThePool {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 }

@@ -54,7 +54,7 @@ import TestSupport
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "1"])
         try system.startWorker()
         try await runningStream(system)
-        let result = try system.admin(["cancel", "s1", "--yes", "--json"])
+        let result = try await system.admin(["cancel", "s1", "--yes", "--json"])
         #expect(result.status == 0, "\(result.output)")
         let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         #expect(report?["status"] as? String == "cancelled")
@@ -62,11 +62,11 @@ import TestSupport
         #expect(report?["sessionsToEnd"] as? Int == 2)
         #expect((report?["jobsRemoved"] as? Int ?? 0) >= 2, "reminder and expire jobs were pending")
         try await system.waitForPushes("end pushes") { $0.events("end").count == 2 }
-        let again = try system.admin(["cancel", "s1", "--yes"])
+        let again = try await system.admin(["cancel", "s1", "--yes"])
         #expect(again.status == 0 && again.output.contains("already cancelled"), "\(again.output)")
-        let unknown = try system.admin(["cancel", "nope", "--yes"])
+        let unknown = try await system.admin(["cancel", "nope", "--yes"])
         #expect(unknown.status == 1 && unknown.output.contains("does not exist"))
-        let usage = try system.admin(["cancel"])
+        let usage = try await system.admin(["cancel"])
         #expect(usage.status == 2)
         await system.stop()
     }
@@ -107,7 +107,7 @@ import TestSupport
             #expect(update.contentState["scheduledStartAt"] as? Int == Int(planned.timeIntervalSince1970))
             #expect(update.contentState["displayState"] as? String == "countdown")
         }
-        let show = try system.admin(["show", "s1", "--json"])
+        let show = try await system.admin(["show", "s1", "--json"])
         let report = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any]
         let jobs = report?["jobs"] as? [[String: Any]] ?? []
         #expect(jobs.contains { ($0["id"] as? String) == "expire:s1" && ($0["state"] as? String) == "waiting" })

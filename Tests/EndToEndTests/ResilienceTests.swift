@@ -69,15 +69,15 @@ import TestSupport
             try await system.query("SELECT count(*) AS n FROM countdown_outbox")[0].decode("n", as: Int.self) == 0
         }
         relay.terminate()
-        #expect(relay.waitForExit(timeout: 10) == 0)
+        #expect(await relay.waitForExit(timeout: 10) == 0)
         // Lose every key of this system (a flush or a failover to an empty replica).
         _ = try await system.redis.command(["EVAL", "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 1", "0",
                                             RedisArgument("{\(system.namespace)}*")])
-        let dry = try system.admin(["reconcile", "--dry-run", "--json"])
+        let dry = try await system.admin(["reconcile", "--dry-run", "--json"])
         #expect(dry.status == 0, "\(dry.output)")
         let report = try JSONSerialization.jsonObject(with: Data(dry.output.utf8)) as? [String: Any]
         #expect((report?["added"] as? [String: Int])?["start"] == 2)
-        let real = try system.admin(["reconcile"])
+        let real = try await system.admin(["reconcile"])
         #expect(real.status == 0 && real.output.contains("start=2"), "\(real.output)")
         try system.startWorker()
         let pushes = try await system.waitForPushes(timeout: .seconds(20), "the rebuilt start") { !$0.events("start", stream: "future").isEmpty }

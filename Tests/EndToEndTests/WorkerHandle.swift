@@ -17,6 +17,9 @@ final class WorkerHandle: @unchecked Sendable {
         try process.run()
     }
 
+    /// A test that fails before stopping its system still leaves no worker behind.
+    deinit { kill9() }
+
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -29,14 +32,14 @@ final class WorkerHandle: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Waits for the exit; returns the exit status, or nil if still running after `timeout` seconds.
+    /// Waits for the exit; returns the exit status, or nil if still running after `timeout` seconds (then kills it).
     @discardableResult
-    func waitForExit(timeout: TimeInterval) -> Int32? {
+    func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill9()
+            while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
             return nil
         }
         return process.terminationStatus

@@ -49,3 +49,13 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     public let timeout: Duration
     public var description: String { "timed out after \(timeout) waiting for \(what)" }
 }
+
+/// Runs blocking work (waiting for a child process, reading its pipe) on a thread of its own, so it never
+/// occupies one of the few threads of Swift's cooperative pool that every other test shares.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }
+    }
+}

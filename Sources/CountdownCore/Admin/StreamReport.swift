@@ -52,7 +52,7 @@ public struct StreamReport: Sendable, Codable {
             }
             let devices = try connection.query("""
                 SELECT p.user_id, p.role, d.device_id, d.platform, d.fcm_token, d.push_to_start_token,
-                       coalesce(nullif(d.locale, ''), u.locale) AS locale, coalesce(np.enabled, true) AS enabled
+                       d.locale AS locale, coalesce(np.enabled, true) AS enabled
                 FROM stream_participants p JOIN users u ON u.id = p.user_id JOIN devices d ON d.user_id = p.user_id
                 LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
                 WHERE p.stream_id = $1 ORDER BY p.user_id, d.device_id

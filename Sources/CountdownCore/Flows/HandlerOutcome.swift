@@ -8,6 +8,12 @@ public enum HandlerOutcome: Sendable, Equatable {
     case skipped(reason: String)
     /// Try again later: after `after` if the push service asked for it, else with backoff.
     case retry(after: Duration?, reason: String)
-    /// Not due yet by PostgreSQL's clock (the stream moved): run again at `at`.
-    case reschedule(at: Date, reason: String)
+    /// Not due yet by PostgreSQL's clock (the stream moved, or clocks disagree): run again after `after`.
+    case reschedule(after: Duration, reason: String)
+
+    /// A reschedule to `due`, measured on PostgreSQL's clock (`now`); at least a second, so clock skew between
+    /// Redis and PostgreSQL cannot make a job spin.
+    static func reschedule(to due: Date, now: Date, reason: String) -> HandlerOutcome {
+        .reschedule(after: .milliseconds(Int64(max(1, due.timeIntervalSince(now)) * 1000)), reason: reason)
+    }
 }

@@ -14,6 +14,7 @@ struct ReminderFanout: Sendable {
         var device: String?
         var fcmToken: String?
         var locale: String?
+        var userLocale: String?
         var enabled: Bool
     }
 
@@ -29,7 +30,7 @@ struct ReminderFanout: Sendable {
             let chunk: (StreamSnapshotRow?, [Recipient]) = try await context.database.withConnection { connection in
                 guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
                 let rows = try connection.query("""
-                    SELECT r.user_id, d.device_id, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
+                    SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
                            coalesce(np.enabled, true) AS enabled
                     FROM (SELECT user_id FROM stream_reminders
                           WHERE stream_id = $1 AND status = 'active' AND user_id > $2
@@ -41,7 +42,7 @@ struct ReminderFanout: Sendable {
                     """, [streamID, cursor, Self.chunkSize])
                 return (loaded, try rows.map { row in
                     Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
-                              locale: try row.decode("locale"), enabled: try row.decode("enabled"))
+                              locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
                 })
             }
             guard let current = chunk.0 else { return .skipped(reason: "stream_missing") }
@@ -51,7 +52,7 @@ struct ReminderFanout: Sendable {
                 guard current.now < planned else { return .skipped(reason: "too_late") }
                 let due = planned.addingTimeInterval(-Double(settings.reminderLeadSeconds))
                 if current.now.addingTimeInterval(FlowContext.earlyTolerance) < due {
-                    return .reschedule(at: due, reason: "reminder time is later")
+                    return .reschedule(to: due, now: current.now, reason: "reminder time is later")
                 }
                 stream = current
             }
@@ -93,7 +94,7 @@ struct ReminderFanout: Sendable {
                 context.metrics.skip(kind: "reminder", reason: "no_device")
                 continue
             }
-            let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: nil)
+            let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: recipient.userLocale)
             guard let notification = try? context.payloads.reminder(stream.snapshot, language: language, now: stream.now) else { continue }
             pushes.append(.notification(notification, fcmToken: fcm))
             addressed.append(recipient)

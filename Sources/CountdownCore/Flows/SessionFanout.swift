@@ -12,6 +12,7 @@ struct SessionFanout: Sendable {
         var activityToken: String
         var fcmToken: String?
         var locale: String?
+        var userLocale: String?
         var user: String?
     }
 
@@ -69,10 +70,24 @@ struct SessionFanout: Sendable {
         guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
         if sessions.isEmpty { return .done(detail: "no sessions to update") }
-        let (pushes, _, _) = build(sessions) { session, language, role in
+        let (pushes, addressed, _) = build(sessions) { session, language, role in
             try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .update)
+        // A dead runtime token means the activity is gone: its session goes too.
+        let dead = zip(addressed, deliveries).compactMap { session, delivery -> Session? in
+            switch delivery {
+            case .deadToken, .rejected(_, true): session
+            default: nil
+            }
+        }
+        if !dead.isEmpty {
+            _ = try await context.database.execute("""
+                DELETE FROM live_activity_sessions s
+                USING unnest($2::text[], $3::text[]) AS t(device_id, token)
+                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
+                """, [streamID, PostgresTextArray(dead.map(\.device)), PostgresTextArray(dead.map(\.activityToken))])
+        }
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
             return .retry(after: after, reason: "push_retry")
         }
@@ -93,7 +108,7 @@ struct SessionFanout: Sendable {
                 unreachable.append(session)
                 continue
             }
-            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: nil)
+            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
             do {
                 let built = try payload(session, language, session.user.flatMap(roles))
                 pushes.append(.liveActivity(built, fcmToken: fcm, activityToken: session.activityToken))
@@ -143,7 +158,7 @@ struct SessionFanout: Sendable {
     private static func sessions(_ streamID: String, devices: [String]?, on connection: PostgresConnection) throws -> [Session] {
         if devices?.isEmpty == true { return [] }
         return try connection.query("""
-            SELECT s.device_id, s.live_activity_token, d.fcm_token, coalesce(nullif(d.locale, ''), u.locale) AS locale,
+            SELECT s.device_id, s.live_activity_token, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
                    coalesce(s.user_id, d.user_id) AS user_id
             FROM live_activity_sessions s
             JOIN devices d ON d.device_id = s.device_id
@@ -154,6 +169,7 @@ struct SessionFanout: Sendable {
 
     private static func session(_ row: PostgresRow) throws -> Session {
         Session(device: try row.decode("device_id"), activityToken: try row.decode("live_activity_token"),
-                fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"), user: try row.decode("user_id"))
+                fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"), userLocale: try row.decode("user_locale"),
+                user: try row.decode("user_id"))
     }
 }

@@ -6,11 +6,14 @@ public struct DeviceCandidate: Sendable, Equatable {
     public var platform: String
     public var fcmToken: String?
     public var pushToStartToken: String?
-    public var locale: String
+    /// The device's locale, if it reported one.
+    public var locale: String?
+    /// The user's locale (the fallback for payload language).
+    public var userLocale: String?
     public var liveStreamEnabled: Bool
 
     public init(userID: String, role: String, deviceID: String, platform: String, fcmToken: String?, pushToStartToken: String?,
-                locale: String, liveStreamEnabled: Bool) {
+                locale: String?, userLocale: String? = nil, liveStreamEnabled: Bool) {
         self.userID = userID
         self.role = role
         self.deviceID = deviceID
@@ -18,6 +21,7 @@ public struct DeviceCandidate: Sendable, Equatable {
         self.fcmToken = fcmToken
         self.pushToStartToken = pushToStartToken
         self.locale = locale
+        self.userLocale = userLocale
         self.liveStreamEnabled = liveStreamEnabled
     }
 }

@@ -34,7 +34,7 @@ struct StartFanout: Sendable {
             guard stream.now < planned else { return .failure(.skip("too_late")) }
             let windowOpens = planned.addingTimeInterval(-Double(settings.startLeadSeconds))
             if stream.now.addingTimeInterval(FlowContext.earlyTolerance) < windowOpens {
-                return .failure(.reschedule(windowOpens))
+                return .failure(.reschedule(windowOpens, now: stream.now))
             }
             var targets: [String: Target] = [:]
             for candidate in try Self.candidates(streamID, scope: scope, on: connection) {
@@ -53,8 +53,8 @@ struct StartFanout: Sendable {
         switch prepared {
         case .failure(.skip(let reason)):
             return .skipped(reason: reason)
-        case .failure(.reschedule(let at)):
-            return .reschedule(at: at, reason: "start window opens later")
+        case .failure(.reschedule(let at, let now)):
+            return .reschedule(to: at, now: now, reason: "start window opens later")
         case .success(let value):
             plan = value
         }
@@ -74,7 +74,7 @@ struct StartFanout: Sendable {
                 settlements.append(LedgerSettlement(user: user, device: device, status: "skipped", reason: "no_longer_eligible"))
                 continue
             }
-            let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: nil)
+            let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
             let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
             do {
                 let payload = try context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
@@ -139,13 +139,13 @@ struct StartFanout: Sendable {
         return .done(detail: "sent \(sent) of \(plan.claimed.count) claimed, \(plan.targets.count) devices considered")
     }
 
-    private enum SkipOrReschedule: Error { case skip(String), reschedule(Date) }
+    private enum SkipOrReschedule: Error { case skip(String), reschedule(Date, now: Date) }
 
     /// Every device of every participant (or of the scoped device/user), with what eligibility needs.
     private static func candidates(_ streamID: String, scope: FanoutScope, on connection: PostgresConnection) throws -> [DeviceCandidate] {
         var sql = """
             SELECT p.user_id, p.role, d.device_id, d.platform, d.fcm_token, d.push_to_start_token,
-                   coalesce(nullif(d.locale, ''), u.locale) AS locale, coalesce(np.enabled, true) AS enabled
+                   d.locale AS locale, u.locale AS user_locale, coalesce(np.enabled, true) AS enabled
             FROM stream_participants p
             JOIN users u ON u.id = p.user_id
             JOIN devices d ON d.user_id = p.user_id
@@ -166,7 +166,7 @@ struct StartFanout: Sendable {
             DeviceCandidate(
                 userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
                 platform: try row.decode("platform"), fcmToken: try row.decode("fcm_token"),
-                pushToStartToken: try row.decode("push_to_start_token"), locale: try row.decode("locale"),
+                pushToStartToken: try row.decode("push_to_start_token"), locale: try row.decode("locale"), userLocale: try row.decode("user_locale"),
                 liveStreamEnabled: try row.decode("enabled"))
         }
     }

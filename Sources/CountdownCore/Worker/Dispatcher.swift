@@ -106,13 +106,11 @@ public final class Dispatcher: Service {
             metrics.jobs.increment(labels: claimed.kind, "skipped")
             metrics.skip(kind: claimed.kind, reason: reason)
             log.info("job skipped", streamField.merging(["outcome": "skipped", "reason": .string(reason)]) { $1 })
-        case .success(.reschedule(let at, let reason)):
-            // Re-enqueuing the same id replaces it (our lease becomes stale), so nothing else to settle.
-            await settle(claimed, log: log) {
-                try await self.queue.enqueue(NewJob(id: claimed.id, kind: claimed.kind, payload: claimed.payload, due: .at(at)))
-            }
+        case .success(.reschedule(let after, let reason)):
+            // Only while our lease is current: a newer plan the relay wrote meanwhile wins.
+            await settle(claimed, log: log) { try await self.queue.postpone(claimed.lease, after: after, error: nil) }
             metrics.jobs.increment(labels: claimed.kind, "rescheduled")
-            log.info("job rescheduled", streamField.merging(["outcome": "rescheduled", "reason": .string(reason), "due": .string(TimeArgument.format(at))]) { $1 })
+            log.info("job rescheduled", streamField.merging(["outcome": "rescheduled", "reason": .string(reason), "in_s": .seconds(after)]) { $1 })
         case .success(.retry(let after, let reason)):
             if let after {
                 await settle(claimed, log: log) { try await self.queue.retry(claimed.lease, after: after, error: reason) }
@@ -125,7 +123,7 @@ public final class Dispatcher: Service {
             if Self.isTransient(error) {
                 // The database or Redis is away: hand the job back without spending its attempts.
                 let wait = Duration.seconds(min(30, 1 << min(claimed.attempt, 5)))
-                await settle(claimed, log: log) { try await self.queue.retry(claimed.lease, after: wait, error: "\(error)") }
+                await settle(claimed, log: log) { try await self.queue.postpone(claimed.lease, after: wait, error: "\(error)") }
                 metrics.jobs.increment(labels: claimed.kind, "retried")
                 log.warn("job hit a transient error", streamField.merging(["error": .error(error)]) { $1 })
             } else {
@@ -169,7 +167,7 @@ public final class Dispatcher: Service {
         }
         let leftovers = inFlight.withLock { Array($0.values) }
         for held in leftovers {
-            _ = try? await queue.retry(held, after: .zero, error: "worker shut down before the job finished")
+            _ = try? await queue.postpone(held, after: .zero, error: "worker shut down before the job finished")
         }
         if !leftovers.isEmpty { logger.warn("handed back unfinished jobs", ["jobs": .int(leftovers.count)]) }
     }

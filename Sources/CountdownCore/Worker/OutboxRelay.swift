@@ -89,7 +89,6 @@ public final class OutboxRelay: Service {
         }
         guard !claimed.rows.isEmpty else {
             _ = try await session.run { try $0.execute("COMMIT") }
-            metrics.outboxLag.set(0)
             return 0
         }
         do {
@@ -107,9 +106,6 @@ public final class OutboxRelay: Service {
             }
             try connection.execute("DELETE FROM countdown_outbox WHERE id = ANY($1::bigint[])", [PostgresTextArray(ids)])
             try connection.execute("COMMIT")
-        }
-        if let oldest = claimed.rows.map(\.createdAt).min() {
-            metrics.outboxLag.set(max(0, claimed.now.timeIntervalSince(oldest)))
         }
         logger.debug("relayed outbox rows", ["rows": .int(claimed.rows.count)])
         return claimed.rows.count

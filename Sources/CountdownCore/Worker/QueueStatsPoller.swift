@@ -10,8 +10,12 @@ public final class QueueStatsPoller: Service {
     private let database: PostgresClient
     private let metrics: WorkerMetrics
     private let interval: Duration
+    private let readiness: @Sendable () async -> [String: String]
 
-    public init(queue: any DelayQueue, database: PostgresClient, metrics: WorkerMetrics, interval: Duration = .seconds(5)) {
+    /// - Parameter readiness: the same check `/readyz` runs; sampled so `countdown_worker_ready` stays current.
+    public init(queue: any DelayQueue, database: PostgresClient, metrics: WorkerMetrics, interval: Duration = .seconds(5),
+                readiness: @escaping @Sendable () async -> [String: String]) {
+        self.readiness = readiness
         self.queue = queue
         self.database = database
         self.metrics = metrics
@@ -28,11 +32,16 @@ public final class QueueStatsPoller: Service {
                 let (seconds, attoseconds) = stats.oldestDueLateness.components
                 metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
             }
-            if let backlog = try? await database.withConnection({ connection in
-                try connection.query("SELECT count(*) AS n FROM countdown_outbox").first?.decode("n", as: Int.self) ?? 0
+            if let outbox = try? await database.withConnection({ connection -> (Int, Double) in
+                let row = try connection.query("""
+                    SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox
+                    """).first
+                return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("age", as: Double.self) ?? 0)
             }) {
-                metrics.outboxBacklog.set(Double(backlog))
+                metrics.outboxBacklog.set(Double(outbox.0))
+                metrics.outboxLag.set(outbox.1)
             }
+            _ = await readiness()
             await shutdown.sleep(for: interval)
         }
     }

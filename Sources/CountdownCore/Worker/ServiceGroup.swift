@@ -18,9 +18,17 @@ public struct ServiceGroup: Sendable {
         self.logger = logger
     }
 
-    /// Runs every service until `shutdown` trips or one fails; returns `true` when every service stopped cleanly
-    /// in time. Services still running after the grace period are abandoned (the process is about to exit).
-    public func run(shutdown: ShutdownSignal) async -> Bool {
+    /// How a run ended.
+    public struct Outcome: Sendable, Equatable {
+        /// A service failed (rather than being asked to stop).
+        public var failed: Bool
+        /// Every service stopped within the grace period.
+        public var stoppedInTime: Bool
+    }
+
+    /// Runs every service until `shutdown` trips or one fails. Services still running after the grace period are
+    /// abandoned (the process is about to exit; their unfinished jobs come back when their leases expire).
+    public func run(shutdown: ShutdownSignal) async -> Outcome {
         let signals = services.map { _ in ShutdownSignal() }
         let finished = services.map { _ in ShutdownSignal() }
         let failed = Locked(false)
@@ -41,7 +49,7 @@ public struct ServiceGroup: Sendable {
         }
         await shutdown.wait()
         let deadline = ContinuousClock.now.advanced(by: grace)
-        var clean = true
+        var inTime = true
         for (index, service) in services.enumerated().reversed() {
             signals[index].trigger()
             let remaining = deadline - ContinuousClock.now
@@ -49,10 +57,10 @@ public struct ServiceGroup: Sendable {
             if finished[index].isTriggered {
                 logger.info("service stopped", ["service": .string(service.name)])
             } else {
-                clean = false
+                inTime = false
                 logger.warn("service did not stop within the grace period", ["service": .string(service.name)])
             }
         }
-        return clean && !failed.value
+        return Outcome(failed: failed.value, stoppedInTime: inTime)
     }
 }

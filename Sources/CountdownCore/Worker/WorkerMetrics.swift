@@ -31,7 +31,7 @@ public final class WorkerMetrics: Sendable {
         queueJobs = registry.gauge("countdown_queue_jobs", help: "Queue jobs by state (delayed, due, leased, dead).", labels: ["state"])
         queueOldestLateness = registry.gauge("countdown_queue_oldest_lateness_seconds", help: "How late the oldest due job is.")
         outboxBacklog = registry.gauge("countdown_outbox_backlog", help: "Outbox rows waiting for the relay.")
-        outboxLag = registry.gauge("countdown_outbox_lag_seconds", help: "Age of the oldest outbox row the relay last handled.")
+        outboxLag = registry.gauge("countdown_outbox_lag_seconds", help: "Age of the oldest outbox row still waiting for the relay.")
         tokenRefreshes = registry.counter("countdown_token_refreshes_total", help: "OAuth / provider token refreshes.", labels: ["provider", "result"])
         slots = registry.gauge("countdown_worker_slots", help: "Job slots of this worker (busy, total).", labels: ["state"])
         reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])

@@ -33,12 +33,22 @@ public struct WorkerProcess: Sendable {
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
-                                  transport: config.pushTransport, metrics: metrics, logger: logger, claimSeconds: config.jobLeaseSeconds)
+                                  transport: config.pushTransport, metrics: metrics, logger: logger,
+                                  claimSeconds: config.jobLeaseSeconds * 2)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
+        let schemaVersion = Migration.all.map(\.version).max() ?? 0
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
-            do { _ = try await database.query("SELECT 1") } catch { problems["postgres"] = "\(error)" }
+            do {
+                let applied = try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
+                    .first?.decode("v", as: Int.self) ?? 0
+                if applied < schemaVersion {
+                    problems["schema"] = "database is at version \(applied), this worker needs \(schemaVersion): run countdown-admin migrate"
+                }
+            } catch {
+                problems["postgres"] = "\(error)"
+            }
             do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = "\(error)" }
             metrics.ready.set(problems.isEmpty ? 1 : 0)
             return problems
@@ -46,7 +56,7 @@ public struct WorkerProcess: Sendable {
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
-            QueueStatsPoller(queue: queue, database: database, metrics: metrics),
+            QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                               namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
             OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
@@ -67,11 +77,11 @@ public struct WorkerProcess: Sendable {
             "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
         ])
-        let clean = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
+        let outcome = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
         for close in closers { close() }
         withExtendedLifetime(trap) {}
-        logger.info("worker stopped", ["clean": .bool(clean)])
-        return clean ? 0 : 1
+        logger.info("worker stopped", ["failed": .bool(outcome.failed), "in_time": .bool(outcome.stoppedInTime)])
+        return outcome.failed ? 1 : 0
     }
 
     static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics) throws -> any PushTransport {
