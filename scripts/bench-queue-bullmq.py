@@ -41,7 +41,7 @@ async def drained(queue):
         counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized", "paused")
         if sum(counts.values()) == 0:
             return
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.02)
 
 
 async def enqueue(args, queue):

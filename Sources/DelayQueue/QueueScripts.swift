@@ -3,7 +3,7 @@ import Redis
 /// The Lua scripts of the queue. `KEYS` are always `QueueKeys.all`: 1 due, 2 data, 3 leased, 4 state, 5 dead,
 /// 6 deadinfo, 7 seq. Times are epoch milliseconds from Redis `TIME`. Renaming a script's version forces a reload.
 enum QueueScripts {
-    static let version = "v1"
+    static let version = "v2"
 
     private static let prelude = """
         -- countdown delay queue \(version)

@@ -9,7 +9,7 @@ enum QueueBench {
     static let usage = """
         usage: countdown-bench queue <command> --redis URL --namespace NS [options]
           enqueue --jobs N [--payload-bytes 64]                  bulk-enqueue N delayed jobs; prints jobs/s
-          worker [--batch 256] [--loops 2] [--lateness-file F]   claim, no-op, ack until SIGTERM
+          worker [--batch 256] [--loops 4] [--lateness-file F]   claim, no-op, ack until SIGTERM
           drive --jobs N                                         enqueue N due jobs, wait until workers drained them
           steady [--rate 1000] [--seconds 5] [--delay-ms 1000]   enqueue at a steady rate, wait until drained
           memory --jobs N [--payload-bytes 64]                   Redis memory per delayed job
@@ -119,7 +119,7 @@ enum QueueBench {
         while true {
             let stats = try await queue.stats()
             if stats.delayed + stats.dueNow + stats.leased == 0 { return }
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 

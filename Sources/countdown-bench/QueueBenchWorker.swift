@@ -14,7 +14,7 @@ struct QueueBenchWorker {
     init(queue: RedisDelayQueue, options: BenchOptions) throws {
         self.queue = queue
         batch = try options.int("batch", default: 256)
-        loops = try options.int("loops", default: 2)
+        loops = try options.int("loops", default: 4)
         latenessFile = try? options.string("lateness-file")
     }
 
