@@ -5,19 +5,19 @@ import Redis
 enum ClaimDecoder {
     /// The batch, plus jobs whose data passed the script's check but cannot be decoded here (to dead-letter).
     static func decode(_ reply: RedisReply) throws -> (batch: ClaimBatch, unreadable: [(lease: JobLease, reason: String)]) {
-        guard let parts = reply.array, parts.count >= 3, (parts.count - 3) % 5 == 0,
+        guard let parts = reply.array, parts.count >= 3, (parts.count - 3) % 4 == 0,
               let now = parts[0].integer, let wake = parts[1].integer, let token = parts[2].string else {
             throw DelayQueueError(.unexpectedReply, "claim answered \(reply)")
         }
         var items: [ClaimedItem] = []
-        items.reserveCapacity((parts.count - 3) / 5)
+        items.reserveCapacity((parts.count - 3) / 4)
         var unreadable: [(JobLease, String)] = []
-        for start in stride(from: 3, to: parts.count, by: 5) {
-            guard let id = parts[start].string, let tag = parts[start + 1].string, let attempt = parts[start + 2].integer,
-                  let due = parts[start + 3].integer, let body = parts[start + 4].bytes else {
+        for start in stride(from: 3, to: parts.count, by: 4) {
+            guard let id = parts[start].string, case .integer(let attempt) = parts[start + 1],
+                  case .integer(let due) = parts[start + 2], case .bulk(let body) = parts[start + 3] else {
                 throw DelayQueueError(.unexpectedReply, "claim item \(start) malformed")
             }
-            if tag == "c" {
+            if attempt < 0 {
                 items.append(.corrupt(id: id, reason: String(decoding: body, as: UTF8.self)))
                 continue
             }

@@ -3,7 +3,7 @@ import Redis
 /// The Lua scripts of the queue. `KEYS` are always `QueueKeys.all`: 1 due, 2 data, 3 leased, 4 state, 5 dead,
 /// 6 deadinfo, 7 seq. Times are epoch milliseconds from Redis `TIME`. Renaming a script's version forces a reload.
 enum QueueScripts {
-    static let version = "v1"
+    static let version = "v2"
 
     private static let prelude = """
         -- countdown delay queue \(version)
@@ -58,17 +58,24 @@ enum QueueScripts {
           if not earliest or due < earliest then earliest = due end
         end
         chunked('ZADD', KEYS[1], scored)
-        chunked('HSET', KEYS[2], fields)
-        chunked('ZREM', KEYS[3], ids)
-        chunked('HDEL', KEYS[4], ids)
-        chunked('ZREM', KEYS[5], ids)
-        chunked('HDEL', KEYS[6], ids)
+        local added = 0
+        for i = 1, #fields, 1000 do
+          added = added + redis.call('HSET', KEYS[2], unpack(fields, i, math.min(i + 999, #fields)))
+        end
+        if added < #ids then
+          chunked('ZREM', KEYS[3], ids)
+          chunked('HDEL', KEYS[4], ids)
+        end
+        if redis.call('EXISTS', KEYS[5]) == 1 then
+          chunked('ZREM', KEYS[5], ids)
+          chunked('HDEL', KEYS[6], ids)
+        end
         if earliest and (not head or earliest < head) then redis.call('PUBLISH', ARGV[1], earliest) end
         return #ids
         """)
 
-    /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, 'j'|'c', attempt, due,
-    /// data-or-reason) per item}.
+    /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, attempt, due, data) per job;
+    /// a corrupt job has a negative attempt and its reason instead of data}.
     static let claim = script("claim", """
         local now = now_ms()
         local max = tonumber(ARGV[1])
@@ -113,11 +120,11 @@ enum QueueScripts {
               leases[#leases + 1] = id
               fields[#fields + 1] = id
               fields[#fields + 1] = a .. '|' .. token .. '|' .. e
-              out[k + 1] = id; out[k + 2] = 'j'; out[k + 3] = a; out[k + 4] = due; out[k + 5] = blob
+              out[k + 1] = id; out[k + 2] = a; out[k + 3] = due; out[k + 4] = blob
             else
               local reason = blob and 'stored data is not in the queue format' or 'stored data is missing'
               bury(id, a, now, reason)
-              out[k + 1] = id; out[k + 2] = 'c'; out[k + 3] = a; out[k + 4] = due; out[k + 5] = reason
+              out[k + 1] = id; out[k + 2] = -a; out[k + 3] = due; out[k + 4] = reason
             end
           end
           if #leases > 0 then
@@ -140,8 +147,12 @@ enum QueueScripts {
         local states = redis.call('HMGET', KEYS[4], unpack(ids))
         local done = {}
         for i, id in ipairs(ids) do
-          local _, t = parse_state(states[i])
-          if t ~= '' and t == ARGV[2 * i] then done[#done + 1] = id end
+          local s = states[i]
+          if s then
+            local token = ARGV[2 * i]
+            local bar = string.find(s, '|', 1, true)
+            if bar and string.sub(s, bar + 1, bar + #token + 1) == token .. '|' then done[#done + 1] = id end
+          end
         end
         if #done > 0 then
           redis.call('ZREM', KEYS[3], unpack(done))

@@ -1,1 +1,23 @@
-print("not yet implemented")
+import Foundation
+
+// countdown-bench <benchmark> [arguments]: each benchmark lives in its own file and is dispatched here.
+
+let usage = """
+    usage: countdown-bench <benchmark> [arguments]
+    benchmarks:
+      queue    the Redis delay queue (enqueue, worker, drive, steady, memory)
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "queue":
+    status = await QueueBench.run(Array(arguments.dropFirst()))
+case "-h", "--help", "help":
+    print(usage)
+    status = 0
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    status = 2
+}
+exit(status)

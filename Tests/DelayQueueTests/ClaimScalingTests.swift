@@ -7,7 +7,7 @@ import Testing
 @Suite struct ClaimScalingTests {
     /// Claim cost must not grow with the number of delayed jobs: measured at 1k and at 1M far-future jobs.
     @Test(.timeLimit(.minutes(5))) func claimCostIsFlatFromOneThousandToOneMillionDelayedJobs() async throws {
-        let server = try ThrowawayRedis(extraArguments: ["--appendonly", "no"])
+        let server = try await ThrowawayRedis.start(extraArguments: ["--appendonly", "no"])
         let fixture = try QueueFixture(url: server.url)
         defer { fixture.close() }
         let keys = QueueKeys(namespace: fixture.namespace)
@@ -19,6 +19,7 @@ import Testing
         let large = try await claimCost(fixture, round: "large")
         let ratio = large / small
         #expect(ratio < 3, "claim cost per job at 1k: \(small) µs, at 1M: \(large) µs (ratio \(ratio))")
+        await server.stopInBackground()
     }
 
     /// Adds far-future jobs (64-byte payloads) directly on the server, 20,000 per script call.

@@ -144,11 +144,11 @@ import Testing
         defer { fixture.close() }
         let queue = fixture.queue
         try await queue.enqueue((0..<5).map { job("crash:\($0)", payload: "p\($0)") })
-        let abandoned = try await queue.claim(max: 5, lease: .milliseconds(200)).jobs
+        let abandoned = try await queue.claim(max: 5, lease: .seconds(1)).jobs
         #expect(abandoned.count == 5)
         #expect(try await queue.claim(max: 5, lease: .seconds(30)).items.isEmpty, "leased jobs are not handed out twice")
         var recovered: [ClaimedJob] = []
-        try await waitUntil(timeout: .seconds(5), "expired leases to come back") {
+        try await waitUntil(timeout: .seconds(15), "expired leases to come back") {
             recovered += try await queue.claim(max: 5, lease: .seconds(30)).jobs
             return recovered.count == 5
         }
@@ -179,15 +179,18 @@ import Testing
         try await queue.enqueue(job("push:1"))
         let first = try #require(try await queue.claim(max: 1, lease: .seconds(30)).jobs.first)
         let before = try await fixture.serverNow()
-        #expect(try await queue.retry(first.lease, after: .milliseconds(400), error: "429 Retry-After"))
+        #expect(try await queue.retry(first.lease, after: .milliseconds(1_500), error: "429 Retry-After"))
+        let after = try await fixture.serverNow()
         let info = try #require(try await queue.jobs(ids: ["push:1"])["push:1"])
         #expect(info.lastError == "429 Retry-After")
         #expect(info.attempts == 1)
         guard case .waiting(let dueAt) = info.state else { Issue.record("expected waiting"); return }
-        #expect(dueAt.epochMilliseconds - before >= 390 && dueAt.epochMilliseconds - before < 1_400)
-        #expect(try await queue.claim(max: 1, lease: .seconds(30)).items.isEmpty)
+        #expect(dueAt.epochMilliseconds >= before + 1_500 && dueAt.epochMilliseconds <= after + 1_500)
+        let early = try await queue.claim(max: 1, lease: .seconds(30))
+        #expect(early.items.isEmpty || early.claimedAt.epochMilliseconds >= dueAt.epochMilliseconds)
         var second: ClaimedJob?
-        try await waitUntil(timeout: .seconds(5), "the retry to become due") {
+        try await waitUntil(timeout: .seconds(15), "the retry to become due") {
+            if !early.items.isEmpty { second = early.jobs.first; return true }
             second = try await queue.claim(max: 1, lease: .seconds(30)).jobs.first
             return second != nil
         }
@@ -283,14 +286,16 @@ import Testing
         ])
         let batch = try await queue.claim(max: 10, lease: .seconds(120))
         #expect(batch.ids == ["past"], "the consumer's clock (\(skewedConsumerClock)) plays no part")
-        #expect(abs(batch.claimedAt.epochMilliseconds - serverNow) < 1_000)
+        let afterClaim = try await fixture.serverNow()
+        #expect(batch.claimedAt.epochMilliseconds >= serverNow && batch.claimedAt.epochMilliseconds <= afterClaim)
         let wake = try #require(batch.nextWakeIn)
-        #expect(wake > .seconds(55) && wake <= .seconds(60), "next wake measured on the server's clock: \(wake)")
+        #expect(wake == .milliseconds(serverNow + 60_000 - batch.claimedAt.epochMilliseconds), "next wake on the server's clock: \(wake)")
+        let before = try await fixture.serverNow()
         try await queue.enqueue(job("relative", due: .after(.milliseconds(300))))
+        let after = try await fixture.serverNow()
         let info = try #require(try await queue.jobs(ids: ["relative"])["relative"])
         guard case .waiting(let dueAt) = info.state else { Issue.record("expected waiting"); return }
-        let now = try await fixture.serverNow()
-        #expect(dueAt.epochMilliseconds - now <= 300 && dueAt.epochMilliseconds - now > 100, "relative due times use the server's clock")
+        #expect(dueAt.epochMilliseconds >= before + 300 && dueAt.epochMilliseconds <= after + 300, "relative due times use the server's clock")
     }
 
     @Test func corruptStoredDataIsDeadLetteredWithoutStoppingTheBatch() async throws {
@@ -318,17 +323,20 @@ import Testing
         let fixture = try QueueFixture(policy: RetryPolicy(maxAttempts: 1))
         defer { fixture.close() }
         let queue = fixture.queue
+        let startedAt = try await fixture.serverNow()
         try await queue.enqueue([job("a", due: .after(.seconds(600))), job("b", due: .after(.seconds(600))), job("c"), job("d")])
         let claimed = try #require(try await queue.claim(max: 1, lease: .seconds(30)).jobs.first)
         _ = try await queue.fail(claimed.lease, error: "boom")
-        try await queue.enqueue(job("e", due: .at(Date(timeIntervalSince1970: Double(try await fixture.serverNow() - 2_000) / 1000))))
+        let enqueuedAt = try await fixture.serverNow()
+        try await queue.enqueue(job("e", due: .at(Date(timeIntervalSince1970: Double(enqueuedAt - 2_000) / 1000))))
         _ = try #require(try await queue.claim(max: 1, lease: .seconds(30)).jobs.first)
         let stats = try await queue.stats()
+        let measuredAt = try await fixture.serverNow()
         #expect(stats.delayed == 2)
         #expect(stats.dueNow == 1)
         #expect(stats.leased == 1)
         #expect(stats.dead == 1)
-        #expect(stats.oldestDueLateness >= .zero && stats.oldestDueLateness < .seconds(5))
+        #expect(stats.oldestDueLateness >= .zero && stats.oldestDueLateness <= .milliseconds(measuredAt - startedAt), "e (due 2 s ago) was claimed first; d has waited since the start")
     }
 
     @Test func inspectsJobsByIdAndListsThemByPrefixAndKind() async throws {
@@ -360,7 +368,6 @@ import Testing
         defer { fixture.close() }
         let queue = fixture.queue
         let clock = ContinuousClock()
-        let started = Locked<ContinuousClock.Instant?>(nil)
         let claimedAt = Locked<[String: ContinuousClock.Instant]>([:])
         let worker = Task {
             while !Task.isCancelled {
@@ -371,17 +378,23 @@ import Testing
             }
         }
         defer { worker.cancel() }
-        try await Task.sleep(for: .milliseconds(300))  // the worker is now asleep with nothing to do
-        started.withLock { $0 = clock.now }
-        try await queue.enqueue(job("now:1"))
-        try await waitUntil(timeout: .seconds(5), "the sleeping worker to claim the new job") { claimedAt.value["now:1"] != nil }
-        let wakeLatency = try #require(claimedAt.value["now:1"]) - (started.value ?? clock.now)
-        #expect(wakeLatency < .milliseconds(150), "woken by the enqueue, not a poll: \(wakeLatency)")
+        // Best of three, so a stall of this busy machine in one round does not decide the outcome.
+        var wakeLatencies: [Duration] = []
+        var delays: [Duration] = []
+        for round in 0..<3 {
+            try await Task.sleep(for: .milliseconds(300))  // the worker is now asleep with nothing to do
+            let started = clock.now
+            try await queue.enqueue(job("now:\(round)"))
+            try await waitUntil(timeout: .seconds(10), "the sleeping worker to claim the new job") { claimedAt.value["now:\(round)"] != nil }
+            wakeLatencies.append(try #require(claimedAt.value["now:\(round)"]) - started)
 
-        let enqueued = clock.now
-        try await queue.enqueue(job("later:1", due: .after(.milliseconds(400))))
-        try await waitUntil(timeout: .seconds(5), "the delayed job") { claimedAt.value["later:1"] != nil }
-        let delay = try #require(claimedAt.value["later:1"]) - enqueued
-        #expect(delay >= .milliseconds(390) && delay < .milliseconds(550), "started on time: \(delay)")
+            let enqueued = clock.now
+            try await queue.enqueue(job("later:\(round)", due: .after(.milliseconds(400))))
+            try await waitUntil(timeout: .seconds(10), "the delayed job") { claimedAt.value["later:\(round)"] != nil }
+            delays.append(try #require(claimedAt.value["later:\(round)"]) - enqueued)
+        }
+        #expect(wakeLatencies.min()! < .milliseconds(100), "woken by the enqueue, not a poll: \(wakeLatencies)")
+        #expect(delays.allSatisfy { $0 >= .milliseconds(390) }, "never early: \(delays)")
+        #expect(delays.min()! < .milliseconds(480), "started within tens of ms of its due time: \(delays)")
     }
 }

@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func scriptsRunBySHAAndReloadAfterFlush() async throws {
-        let server = try ThrowawayRedis()
+        let server = try await ThrowawayRedis.start()
         let client = try RedisClient(url: server.url, poolSize: 1)
         let script = RedisScript(name: "test.echo", source: "return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}")
         let key = RedisArgument("\(prefix):script")
@@ -77,25 +77,27 @@ import Testing
             ($0 as? RedisError).map { $0.code == .server && $0.message == "BOOM nope" && $0.context == "test.fail" } ?? false
         }
         client.close()
+        await server.stopInBackground()
     }
 
     @Test func reconnectsAfterServerRestart() async throws {
-        let server = try ThrowawayRedis()
+        let server = try await ThrowawayRedis.start()
         let client = try RedisClient(url: server.url, poolSize: 2)
         try await client.command("SET", "kept", "1")
-        try server.restart()
+        try await server.restartInBackground()
         try await Self.waitUntilLoaded(server)
         // A plain (non-retried) command still works: the idle connection noticed the server closed it.
         #expect(try await client.command("GET", "kept").string == "1")
-        server.stop()
+        await server.stopInBackground()
         await #expect { try await client.command("GET", "kept") } throws: { error in
             guard let error = error as? RedisError else { return false }
             return error.code == .connectionFailed || error.code == .io
         }
-        try server.start()
+        try await server.startInBackground()
         try await Self.waitUntilLoaded(server)
         #expect(try await client.command(["GET", "kept"], retry: .onceOnBrokenConnection).string == "1")
         client.close()
+        await server.stopInBackground()
     }
 
     @Test func connectionRefusedFailsFastWithAClearError() async throws {
@@ -111,7 +113,7 @@ import Testing
     }
 
     @Test func passwordAndDatabaseFromTheURL() async throws {
-        let server = try ThrowawayRedis(extraArguments: ["--requirepass", "s3cr@t pw"])
+        let server = try await ThrowawayRedis.start(extraArguments: ["--requirepass", "s3cr@t pw"])
         let client = try RedisClient(url: "redis://:s3cr%40t%20pw@127.0.0.1:\(server.port)/2")
         try await client.command("SET", "where", "db2")
         let info = try await client.command("CLIENT", "INFO").string ?? ""
@@ -125,6 +127,7 @@ import Testing
         let user = try RedisClient(url: "redis://default:s3cr%40t%20pw@127.0.0.1:\(server.port)/2")
         #expect(try await user.command("GET", "where").string == "db2")
         for client in [client, other, wrong, none, user] { client.close() }
+        await server.stopInBackground()
     }
 
     @Test func poolNeverOpensMoreThanItsBound() async throws {
@@ -152,7 +155,7 @@ import Testing
     }
 
     @Test func slowRepliesTimeOutAndTheConnectionRecovers() async throws {
-        let server = try ThrowawayRedis(extraArguments: ["--enable-debug-command", "yes"])
+        let server = try await ThrowawayRedis.start(extraArguments: ["--enable-debug-command", "yes"])
         var configuration = try RedisConfiguration(url: server.url)
         configuration.commandTimeout = .milliseconds(200)
         let client = RedisClient(configuration: configuration, poolSize: 1)
@@ -163,6 +166,7 @@ import Testing
             (try? await client.command("PING")) == .status("PONG")
         }
         client.close()
+        await server.stopInBackground()
     }
 
     /// A restarted server accepts connections before it has read its AOF back (it answers `LOADING` meanwhile).

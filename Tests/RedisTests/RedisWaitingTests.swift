@@ -54,15 +54,16 @@ import Testing
     }
 
     @Test func subscriberResubscribesAfterRestart() async throws {
-        let server = try ThrowawayRedis()
+        let server = try await ThrowawayRedis.start()
         let configuration = try RedisConfiguration(url: server.url)
         let subscriber = try RedisSubscriber(configuration: configuration, channels: ["wake"])
         try await subscriber.start()
-        try server.restart()
+        try await server.restartInBackground()
         #expect(try await subscriber.next(timeout: .seconds(5)) == .resubscribed)
         let client = RedisClient(configuration: configuration, poolSize: 1)
         try await client.command("PUBLISH", "wake", "1")
         #expect(try await subscriber.next(timeout: .seconds(5)) == .message(channel: Array("wake".utf8), payload: Array("1".utf8)))
         client.close()
+        await server.stopInBackground()
     }
 }

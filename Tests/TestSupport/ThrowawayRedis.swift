@@ -86,3 +86,26 @@ func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
     }
     throw WaitTimedOut(what: "port \(port) to accept connections", timeout: .seconds(Int64(timeout)))
 }
+
+extension ThrowawayRedis {
+    /// Starts a server from async code without holding one of Swift's few cooperative threads while it boots
+    /// (other tests' timing depends on those threads).
+    public static func start(extraArguments: [String] = []) async throws -> ThrowawayRedis {
+        try await offCooperativePool { try ThrowawayRedis(extraArguments: extraArguments) }
+    }
+
+    /// `restart()` off the cooperative threads.
+    public func restartInBackground() async throws { try await offCooperativePool { try self.restart() } }
+
+    /// `stop()` off the cooperative threads.
+    public func stopInBackground() async { _ = try? await offCooperativePool { self.stop() } }
+
+    /// `start()` off the cooperative threads.
+    public func startInBackground() async throws { try await offCooperativePool { try self.start() } }
+}
+
+private func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
