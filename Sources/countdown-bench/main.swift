@@ -1,22 +1,23 @@
 import Foundation
 
-// `countdown-bench <benchmark> [options]`: measurements that print their figures (see docs/benchmarks.md).
+// countdown-bench <benchmark> [arguments]: each benchmark lives in its own file and is dispatched here.
 
 let usage = """
-    usage: countdown-bench <benchmark> [options]
-
+    usage: countdown-bench <benchmark> [arguments]
     benchmarks:
-      push    start pushes per second through the FCM transport to countdown-fake-fcm (push --help for options)
+      push     start pushes per second through the FCM transport to countdown-fake-fcm
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
 switch arguments.first {
 case "push":
-    exit(await PushBenchmark.main(Array(arguments.dropFirst())))
-case "--help", "-h", "help":
+    status = await PushBenchmark.main(Array(arguments.dropFirst()))
+case "-h", "--help", "help":
     print(usage)
-    exit(0)
-case let other:
-    FileHandle.standardError.write(Data("countdown-bench: \(other.map { "unknown benchmark \"\($0)\"" } ?? "missing benchmark")\n\(usage)\n".utf8))
-    exit(2)
+    status = 0
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    status = 2
 }
+exit(status)
