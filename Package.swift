@@ -69,5 +69,6 @@ let package = Package(
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "TestSupport"]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),
     ]
 )

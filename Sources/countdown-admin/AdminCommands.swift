@@ -24,14 +24,15 @@ enum AdminCommands {
         }
     }
 
+    /// - Parameter positionals: the names of exactly the positionals expected; `nil` when the caller checks them.
     private static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
-                              positionals: [String]) throws -> ParsedArguments {
+                              positionals: [String]?) throws -> ParsedArguments {
         let parsed = try ParsedArguments(arguments, booleanFlags: flags, valueFlags: values)
         if parsed.has("help") {
             print(AdminUsage.details[command] ?? AdminUsage.summary)
             exit(0)
         }
-        try parsed.expectPositionals(positionals)
+        if let positionals { try parsed.expectPositionals(positionals) }
         return parsed
     }
 
@@ -129,6 +130,10 @@ enum AdminCommands {
 
     static func dead(_ arguments: [String]) async throws {
         guard let action = arguments.first else { throw UsageError("missing action: list, retry or drop") }
+        if action == "--help" || action == "-h" {
+            print(AdminUsage.details["dead"] ?? AdminUsage.summary)
+            exit(0)
+        }
         let rest = Array(arguments.dropFirst())
         switch action {
         case "list":
@@ -146,7 +151,7 @@ enum AdminCommands {
                 })
             }
         case "retry":
-            let parsed = try parse(rest, "dead", flags: ["json", "all"], positionals: [])
+            let parsed = try parse(rest, "dead", flags: ["json", "all"], positionals: nil)
             guard parsed.has("all") != (parsed.positionals.count == 1), parsed.positionals.count <= 1 else {
                 throw UsageError("give one job id or --all")
             }

@@ -11,9 +11,13 @@ func fail(_ message: String, code: Int32) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first, command != "--help", command != "-h", command != "help" else {
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data((AdminUsage.summary + "\n").utf8))
+    exit(2)
+}
+if ["--help", "-h", "help"].contains(command) {
     print(AdminUsage.summary)
-    exit(arguments.isEmpty ? 2 : 0)
+    exit(0)
 }
 let rest = Array(arguments.dropFirst())
 
@@ -24,6 +28,8 @@ do {
     fail("\(error)\n\(AdminUsage.details[command] ?? AdminUsage.summary)", code: 2)
 } catch let error as ConfigProblems {
     fail(error.problems.map(\.description).joined(separator: "\ncountdown-admin: "), code: 2)
+} catch let error as ConfigError {
+    fail(error.description, code: 2)
 } catch let error as StreamCommands.Failure {
     fail(error.detail, code: 1)
 } catch {

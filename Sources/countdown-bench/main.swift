@@ -6,6 +6,7 @@ let usage = """
     usage: countdown-bench <benchmark> [arguments]
     benchmarks:
       queue    the Redis delay queue (enqueue, worker, drive, steady, memory)
+      push     start pushes per second through the FCM transport to countdown-fake-fcm
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -13,6 +14,8 @@ let status: Int32
 switch arguments.first {
 case "queue":
     status = await QueueBench.run(Array(arguments.dropFirst()))
+case "push":
+    status = await PushBenchmark.main(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     print(usage)
     status = 0

@@ -1,0 +1,260 @@
+import Foundation
+import HTTPClient
+import Push
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `countdown-bench push`: start pushes per second from one process through the real FCM path (service
+/// account, OAuth token exchange, `FCMTransport` over `HTTPClient`) to `countdown-fake-fcm`, and what they cost
+/// this process in CPU and memory.
+struct PushBenchmark {
+    struct Options: Sendable, Equatable {
+        var fakeBaseURL = ""
+        var accountPath = ""
+        var count = 100_000
+        var concurrency = 256
+        /// Messages built and sent per `send(_:concurrency:)` call; bounds what is held in memory at once.
+        var chunk = 10_000
+        var json = false
+    }
+
+    /// What one run measured.
+    struct Figures: Codable {
+        var count: Int
+        var concurrency: Int
+        var seconds: Double
+        /// Accepted pushes per second.
+        var pushesPerSecond: Double
+        /// User + system CPU of this process during the run.
+        var cpuSeconds: Double
+        var cpuSecondsPer1k: Double
+        /// Resident memory after the warm-up, the most during the run, and at its end (MiB).
+        var rssStartMiB: Double
+        var rssPeakMiB: Double
+        var rssEndMiB: Double
+        /// Resident memory after each tenth of the pushes (MiB).
+        var rssByTenthMiB: [Double]
+        /// Whether the kernel's high-water mark was reset after the warm-up (else `rssPeakMiB` is the largest sample).
+        var peakIsKernelHighWaterMark: Bool
+        /// Results by `PushResult.label`.
+        var results: [String: Int]
+
+        var accepted: Int { results["accepted"] ?? 0 }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static let usage = """
+        usage: countdown-bench push --fake <baseURL> --account <service-account.json> [--count N] [--concurrency C] [--chunk K] [--json]
+
+          --fake <baseURL>       countdown-fake-fcm, e.g. http://127.0.0.1:9099 (also the FCM base URL)
+          --account <file>       service account whose token_uri points at the fake
+          --count N              pushes to send after the warm-up (default 100000)
+          --concurrency C        pushes in flight at once, and HTTP connections (default 256)
+          --chunk K              pushes built and sent per batch (default 10000)
+          --json                 print the figures as one JSON object
+        Exit codes: 0 every push accepted, 1 some failed or the run could not start, 2 usage error.
+        """
+
+    let options: Options
+
+    /// Runs the command; returns the exit code.
+    static func main(_ arguments: [String]) async -> Int32 {
+        let options: Options
+        do {
+            guard let parsed = try Options.parse(arguments) else {
+                print(usage)
+                return 0
+            }
+            options = parsed
+        } catch {
+            FileHandle.standardError.write(Data("countdown-bench push: \(error)\n\(usage)\n".utf8))
+            return 2
+        }
+        do {
+            let figures = try await PushBenchmark(options: options).run()
+            print(options.json ? figures.jsonText : figures.text(target: options.fakeBaseURL))
+            return figures.accepted == figures.count ? 0 : 1
+        } catch {
+            FileHandle.standardError.write(Data("countdown-bench push: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    func run() async throws -> Figures {
+        let account = try ServiceAccount.load(file: options.accountPath)
+        let http = try HTTPClient(configuration: HTTPClientConfiguration(
+            name: "bench-fcm", requestTimeout: .seconds(30), maxConnections: options.concurrency))
+        defer { http.shutdown() }
+        let tokens = try FCMAccessTokenProvider(account: account, http: http)
+        let transport = FCMTransport(projectID: account.projectID, baseURL: options.fakeBaseURL, tokens: tokens, http: http)
+        let payload = StartPush(now: Date())
+
+        // Warm-up: the access token and every connection, not measured.
+        let warm = await transport.send((0..<options.concurrency).map { payload.message(-1 - $0) }, concurrency: options.concurrency)
+        if let refused = warm.first(where: { $0.label != "accepted" }) {
+            throw Failure("warm-up push was not accepted: \(refused)")
+        }
+        let peakReset = ProcessMemory.resetPeak()
+        let rssStart = ProcessMemory.residentMiB()
+        let cpuBefore = Self.cpuSeconds()
+        let clock = ContinuousClock()
+        let started = clock.now
+
+        var results: [String: Int] = [:]
+        var rssByTenth: [Double] = []
+        var sent = 0
+        while sent < options.count {
+            let size = min(options.chunk, options.count - sent)
+            let messages = (sent..<(sent + size)).map(payload.message)
+            for result in await transport.send(messages, concurrency: options.concurrency) {
+                results[result.label, default: 0] += 1
+            }
+            sent += size
+            while rssByTenth.count < sent * 10 / options.count { rssByTenth.append(ProcessMemory.residentMiB()) }
+        }
+
+        let elapsed = clock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let cpu = Self.cpuSeconds() - cpuBefore
+        let rssEnd = ProcessMemory.residentMiB()
+        let samplePeak = ([rssStart, rssEnd] + rssByTenth).max() ?? rssEnd
+        let accepted = results["accepted"] ?? 0
+        return Figures(
+            count: options.count, concurrency: options.concurrency, seconds: seconds,
+            pushesPerSecond: Double(accepted) / max(seconds, 1e-9), cpuSeconds: cpu, cpuSecondsPer1k: cpu * 1000 / Double(options.count),
+            rssStartMiB: rssStart, rssPeakMiB: peakReset ? max(ProcessMemory.peakMiB(), samplePeak) : samplePeak, rssEndMiB: rssEnd,
+            rssByTenthMiB: rssByTenth, peakIsKernelHighWaterMark: peakReset, results: results)
+    }
+
+    /// User + system CPU time of this process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return user + system
+    }
+}
+
+extension PushBenchmark.Options {
+    /// The options, or nil when `--help` was asked for.
+    static func parse(_ arguments: [String]) throws(PushBenchmark.Failure) -> Self? {
+        var options = Self()
+        var index = 0
+        func value(_ flag: String) throws(PushBenchmark.Failure) -> String {
+            index += 1
+            guard index < arguments.count else { throw PushBenchmark.Failure("\(flag) needs a value") }
+            return arguments[index]
+        }
+        func number(_ flag: String, _ range: ClosedRange<Int>) throws(PushBenchmark.Failure) -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), range.contains(number) else {
+                throw PushBenchmark.Failure("\(flag) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            }
+            return number
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--help", "-h": return nil
+            case "--fake": options.fakeBaseURL = try value("--fake")
+            case "--account": options.accountPath = try value("--account")
+            case "--count": options.count = try number("--count", 1...100_000_000)
+            case "--concurrency": options.concurrency = try number("--concurrency", 1...4096)
+            case "--chunk": options.chunk = try number("--chunk", 1...1_000_000)
+            case "--json": options.json = true
+            default: throw PushBenchmark.Failure("unknown argument \"\(arguments[index])\"")
+            }
+            index += 1
+        }
+        guard options.fakeBaseURL.hasPrefix("http://") || options.fakeBaseURL.hasPrefix("https://") else {
+            throw PushBenchmark.Failure("--fake must be the fake's http(s) base URL")
+        }
+        guard !options.accountPath.isEmpty else { throw PushBenchmark.Failure("--account is required") }
+        return options
+    }
+}
+
+extension PushBenchmark.Figures {
+    var jsonText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    func text(target: String) -> String {
+        func mib(_ value: Double) -> String { String(format: "%.1f", value) }
+        return """
+            \(count) start pushes to \(target), concurrency \(concurrency)
+              time          \(String(format: "%.2f", seconds)) s
+              throughput    \(Int(pushesPerSecond.rounded())) accepted pushes/s
+              CPU           \(String(format: "%.2f", cpuSeconds)) s user+system = \(String(format: "%.3f", cpuSecondsPer1k)) s per 1k pushes
+              memory (RSS)  start \(mib(rssStartMiB)) MiB, peak \(mib(rssPeakMiB)) MiB, end \(mib(rssEndMiB)) MiB
+              RSS by tenth  \(rssByTenthMiB.map(mib).joined(separator: " "))
+              results       \(results.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            """
+    }
+}
+
+/// A push-to-start message shaped like the worker's: the start payload of a stream an hour away (Turkish texts,
+/// three names, creator role), `apns-priority: 10`, `apns-expiration` at the planned start, and tokens unique
+/// to each push.
+struct StartPush: Sendable {
+    let headers: [String: String]
+    let aps: [UInt8]
+
+    init(now: Date) {
+        let timestamp = Int(now.timeIntervalSince1970)
+        let start = timestamp + 3600
+        let names = "Selin Kaya • Mert Demir • Ayşe Yılmaz"
+        let title = "Akşam Sohbeti: Yeni Albüm"
+        let stream = "65f000000000000000000001"
+        let link = "allmine://live-stream/\(stream)"
+        let shared = #""creatorName":"\#(names)","deepLink":"\#(link)","role":"creator","streamId":"\#(stream)","streamTitle":"\#(title)","title":"\#(title)""#
+        let json = #"{"aps":{"alert":{"body":"\#(title) 60 dakika sonra başlıyor","title":"Yayının yaklaşıyor"},"#
+            + #""attributes":{\#(shared)},"attributes-type":"AllmineLiveActivityAttributes","#
+            + #""content-state":{\#(shared),"deepLinkUrl":"allmine://home","displayState":"countdown","scheduledStartAt":\#(start),"#
+            + #""statusText":"Yayına kalan süre","subtitle":"Yayına katılmak için dokun","updatedAt":\#(timestamp),"viewerCount":0},"#
+            + #""event":"start","input-push-token":1,"stale-date":\#(start + 3600),"timestamp":\#(timestamp)}}"#
+        aps = Array(json.utf8)
+        headers = ["apns-priority": "10", "apns-expiration": String(start)]
+    }
+
+    func message(_ index: Int) -> PushMessage {
+        let hex = String(UInt64(bitPattern: Int64(index)), radix: 16)
+        let activityToken = String(repeating: "0", count: max(0, 64 - hex.count)) + hex
+        return .liveActivity(id: "start", fcmToken: "bench-fcm-\(index)", activityToken: activityToken, apnsHeaders: headers, apsJSON: aps)
+    }
+}
+
+/// This process's resident memory, from `/proc/self/status`.
+enum ProcessMemory {
+    static func residentMiB() -> Double { field("VmRSS") }
+
+    /// The most resident memory since the start or the last `resetPeak`.
+    static func peakMiB() -> Double { field("VmHWM") }
+
+    /// Resets the kernel's high-water mark (`5` to `/proc/self/clear_refs`); false where that is not allowed.
+    static func resetPeak() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        do {
+            try handle.write(contentsOf: Data("5".utf8))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func field(_ name: String) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+              let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Double($0) }) else { return 0 }
+        return kilobytes / 1024
+    }
+}

@@ -1,0 +1,69 @@
+import CountdownCore
+import Foundation
+import Testing
+
+@Suite struct MigrateCommandTests {
+    static let versions = Migration.all.map(\.version).sorted()
+
+    @Test func firstRunAppliesEveryVersionInOrderThenReportsUpToDate() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let first = try await fixture.admin("migrate")
+            #expect(first.status == 0, "\(first)")
+            let applying = first.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("applying ") }
+            #expect(applying == Migration.all.sorted { $0.version < $1.version }.map { "applying \($0.version): \($0.name)" })
+            #expect(first.stdout.contains("applied \(Self.versions.count) migration(s); schema is at version \(Self.versions.last!)"))
+
+            let second = try await fixture.admin("migrate")
+            #expect(second.status == 0, "\(second)")
+            #expect(second.stdout == "schema is up to date (version \(Self.versions.last!)); nothing to do\n")
+            #expect(try await fixture.count("SELECT version FROM countdown_schema_migrations") == Self.versions.count)
+        }
+    }
+
+    @Test func jsonListsAppliedVersionsAndTheCurrentOne() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let first = try await fixture.admin("migrate", "--json")
+            #expect(first.status == 0, "\(first)")
+            let object = try first.jsonObject()
+            #expect(Set(object.keys) == ["applied", "version"])
+            #expect(object["applied"] as? [Int] == Self.versions)
+            #expect(object["version"] as? Int == Self.versions.last)
+
+            let again = try await fixture.admin("migrate", "--json").jsonObject()
+            #expect(again["applied"] as? [Int] == [])
+            #expect(again["version"] as? Int == Self.versions.last)
+        }
+    }
+
+    @Test func twoConcurrentRunsBothSucceedAndApplyTheSchemaOnce() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            async let one = fixture.admin("migrate", "--json")
+            async let two = fixture.admin("migrate", "--json")
+            let runs = try await [one, two]
+            for run in runs { #expect(run.status == 0, "\(run)") }
+            let applied = try runs.map { try $0.jsonObject()["applied"] as? [Int] ?? [-1] }.sorted { $0.count < $1.count }
+            #expect(applied == [[], Self.versions])
+            let rows = try await fixture.query("SELECT version FROM countdown_schema_migrations ORDER BY version")
+            #expect(try rows.map { try $0.decode("version", as: Int.self) } == Self.versions)
+            #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'streams'") == 1)
+        }
+    }
+
+    @Test func missingDatabaseURLIsAConfigurationError() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let run = try await fixture.admin(["migrate"], environment: ["DATABASE_URL": nil])
+            #expect(run.status == 2, "\(run)")
+            #expect(run.errorLines == ["countdown-admin: DATABASE_URL: is required but not set"])
+        }
+    }
+
+    @Test func unexpectedArgumentIsAUsageError() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let run = try await fixture.admin("migrate", "now")
+            #expect(run.status == 2, "\(run)")
+            #expect(run.stderr.contains("unexpected argument \"now\""))
+            #expect(run.stderr.contains("usage: countdown-admin migrate"))
+            #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'countdown_schema_migrations'") == 0)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+@testable import CountdownCore
+import Foundation
+import Testing
+
+@Suite struct RescheduleCommandTests {
+    /// `date` as ISO-8601 in a +03:00 zone, whole seconds.
+    static func istanbul(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(secondsFromGMT: 3 * 3600)
+        return formatter.string(from: date)
+    }
+
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+
+    @Test func aFutureTimeWithAZoneMovesThePlannedStart() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r1", startsIn: 7200, people: ["selin", "mert"])
+            let target = Self.wholeSeconds(Date().addingTimeInterval(2 * 86_400))
+            let text = Self.istanbul(target)
+            #expect(text.hasSuffix("+03:00"))
+
+            let run = try await fixture.admin("reschedule", "r1", text, "--json")
+            #expect(run.status == 0, "\(run)")
+            #expect(Set(try run.jsonObject().keys) == StreamStatusCommandTests.reportKeys.union(["plannedStartAt"]))
+            #expect(try run.json(StreamCommands.Report.self) == StreamCommands.Report(
+                streamID: "r1", previousStatus: "scheduled", status: "scheduled", changed: true,
+                remindersCancelled: 0, sessionsToEnd: 0, jobsRemoved: 0, plannedStartAt: target))
+            #expect(try await fixture.plannedStart(of: "r1") == target)
+            #expect(try await fixture.count("SELECT 1 FROM countdown_outbox WHERE stream_id = 'r1' AND rescheduled") == 1,
+                    "the relay learns of the move")
+            #expect(try await fixture.status(of: "r1") == "scheduled")
+        }
+    }
+
+    @Test func textOutputNamesTheNewTimeInUTC() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r2", startsIn: 7200, people: ["selin"])
+            let target = Self.wholeSeconds(Date().addingTimeInterval(86_400))
+            let run = try await fixture.admin("reschedule", "r2", Self.istanbul(target))
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.hasPrefix("stream r2 now starts at \(TimeArgument.format(target));"))
+            #expect(TimeArgument.format(target).hasSuffix("Z"))
+        }
+    }
+
+    @Test func fractionalSecondsAndUTCAreAccepted() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r3", startsIn: 7200, people: ["selin"])
+            let whole = Self.wholeSeconds(Date().addingTimeInterval(86_400))
+            let text = TimeArgument.format(whole).replacingOccurrences(of: "Z", with: ".250Z")
+            let run = try await fixture.admin("reschedule", "r3", text)
+            #expect(run.status == 0, "\(run)")
+            let planned = try await fixture.plannedStart(of: "r3")
+            #expect(abs(planned.timeIntervalSince(whole) - 0.25) < 0.001)
+        }
+    }
+
+    @Test func aPastTimeFailsNamingTheDatabaseTime() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r4", startsIn: 7200, people: ["selin"])
+            let before = try await fixture.plannedStart(of: "r4")
+            let past = Self.istanbul(Date().addingTimeInterval(-60))
+            let run = try await fixture.admin("reschedule", "r4", past)
+            #expect(run.status == 1, "\(run)")
+            #expect(run.errorLines.count == 1)
+            let line = try #require(run.errorLines.first)
+            #expect(line.hasPrefix("countdown-admin: "))
+            #expect(line.contains("is not in the future (database time is "))
+            #expect(try await fixture.plannedStart(of: "r4") == before)
+        }
+    }
+
+    @Test(arguments: ["2030-01-01T10:00:00", "tomorrow", "2030-01-01", "2030-13-01T10:00:00Z", "1767261600"])
+    func timesWithoutAZoneOrUnparseableAreUsageErrors(_ time: String) async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r5", startsIn: 7200, people: ["selin"])
+            let before = try await fixture.plannedStart(of: "r5")
+            let run = try await fixture.admin("reschedule", "r5", time)
+            #expect(run.status == 2, "\(run)")
+            #expect(run.errorLines.first == "countdown-admin: \"\(time)\" is not an ISO-8601 time with a zone, e.g. 2026-12-01T20:00:00+03:00")
+            #expect(run.stderr.contains("usage: countdown-admin reschedule"))
+            #expect(try await fixture.plannedStart(of: "r5") == before)
+        }
+    }
+
+    @Test func onlyScheduledStreamsMove() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r6", startsIn: 7200, people: ["selin"])
+            try await fixture.execute("UPDATE streams SET status = 'started' WHERE id = 'r6'")
+            let before = try await fixture.plannedStart(of: "r6")
+            let run = try await fixture.admin("reschedule", "r6", Self.istanbul(Date().addingTimeInterval(86_400)))
+            #expect(run.status == 1, "\(run)")
+            #expect(run.errorLines == ["countdown-admin: stream r6 is started; only scheduled streams can be rescheduled"])
+            #expect(try await fixture.plannedStart(of: "r6") == before)
+        }
+    }
+
+    @Test func unknownStreamAndMissingArguments() async throws {
+        try await AdminFixture.with { fixture in
+            let unknown = try await fixture.admin("reschedule", "nope", Self.istanbul(Date().addingTimeInterval(86_400)))
+            #expect(unknown.status == 1, "\(unknown)")
+            #expect(unknown.errorLines == ["countdown-admin: stream nope does not exist"])
+
+            let missing = try await fixture.admin("reschedule", "r7")
+            #expect(missing.status == 2, "\(missing)")
+            #expect(missing.errorLines.first == "countdown-admin: missing <time>")
+        }
+    }
+}

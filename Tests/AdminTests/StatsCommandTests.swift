@@ -1,0 +1,100 @@
+import CountdownCore
+import DelayQueue
+import Foundation
+import Testing
+
+@Suite struct StatsCommandTests {
+    /// Streams in three statuses, recent and old start results, a sent reminder, one dead letter, three delayed
+    /// jobs and one due now.
+    static func arrange(_ fixture: AdminFixture) async throws {
+        try await fixture.deadLetter("mystery:1")
+        for (id, status) in [("st1", "scheduled"), ("st2", "scheduled"), ("st3", "cancelled"), ("st4", "started")] {
+            try await fixture.stream(id, startsIn: 7200, people: ["selin", "mert"])
+            if status != "scheduled" { try await fixture.execute("UPDATE streams SET status = $2 WHERE id = $1", [id, status]) }
+        }
+        try await fixture.execute("""
+            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, updated_at) VALUES
+                ('st1', 'selin', 'selin-phone', 'sent', NULL, now()),
+                ('st1', 'mert', 'mert-phone', 'sent', NULL, now()),
+                ('st2', 'selin', 'selin-phone', 'failed', 'unregistered: token gone', now()),
+                ('st2', 'mert', 'mert-phone', 'skipped', 'preference_off', now()),
+                ('st4', 'selin', 'selin-phone', 'sent', NULL, now() - interval '2 hours')
+            """)
+        try await fixture.reminder("st1", user: "mert", status: "sent")
+        try await fixture.reminder("st2", user: "mert", status: "active")
+        try await fixture.queuePreStartJobs("st1")
+        let end = CountdownJob.end(stream: "st4")
+        try await fixture.queue.enqueue(NewJob(id: end.id, kind: end.kind.rawValue, payload: end.payload, due: .now))
+    }
+
+    @Test func jsonCountsEverything() async throws {
+        try await AdminFixture.with { fixture in
+            try await Self.arrange(fixture)
+            let run = try await fixture.admin("stats", "--json")
+            #expect(run.status == 0, "\(run)")
+            #expect(Set(try run.jsonObject().keys) == [
+                "delayed", "dueNow", "leased", "dead", "oldestLatenessSeconds", "jobsByKind", "outboxBacklog",
+                "outboxOldestAgeSeconds", "recentStartResults", "remindersSentLastHour", "streamsByStatus",
+            ])
+            let stats = try run.json(SystemStats.self)
+            #expect(stats.delayed == 3)
+            #expect(stats.dueNow == 1)
+            #expect(stats.leased == 0)
+            #expect(stats.dead == 1)
+            #expect(stats.oldestLatenessSeconds >= 0 && stats.oldestLatenessSeconds < 60)
+            var kinds = Dictionary(uniqueKeysWithValues: CountdownJob.Kind.allCases.map { ($0.rawValue, 0) })
+            kinds.merge(["start": 1, "reminder": 1, "expire": 1, "end": 1]) { $1 }
+            #expect(stats.jobsByKind == kinds)
+            #expect(stats.outboxBacklog == (try await fixture.count("SELECT 1 FROM countdown_outbox")))
+            #expect(stats.outboxBacklog > 0, "no relay runs here, so the triggers' rows wait")
+            #expect(stats.outboxOldestAgeSeconds >= 0 && stats.outboxOldestAgeSeconds < 120)
+            #expect(stats.recentStartResults == ["sent": 2, "failed:unregistered": 1, "skipped:preference_off": 1])
+            #expect(stats.remindersSentLastHour == 1)
+            #expect(stats.streamsByStatus == ["scheduled": 2, "cancelled": 1, "started": 1])
+        }
+    }
+
+    @Test func textSummarisesOnALineEach() async throws {
+        try await AdminFixture.with { fixture in
+            try await Self.arrange(fixture)
+            let run = try await fixture.admin("stats")
+            #expect(run.status == 0, "\(run)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 7)
+            #expect(lines.first == "queue:    delayed 3, due now 1, running 0, dead 1")
+            #expect(lines.contains("jobs:     end=1 expire=1 reminder=1 start=1"))
+            #expect(lines.contains("streams:  cancelled=1 scheduled=2 started=1"))
+            #expect(lines.contains("starts in the last hour:    failed:unregistered=1 sent=2 skipped:preference_off=1"))
+            #expect(lines.last == "reminders sent in the last hour: 1")
+        }
+    }
+
+    @Test func anEmptySystem() async throws {
+        try await AdminFixture.with { fixture in
+            let stats = try await fixture.admin("stats", "--json").json(SystemStats.self)
+            #expect(stats.delayed + stats.dueNow + stats.leased + stats.dead == 0)
+            #expect(stats.oldestLatenessSeconds == 0)
+            #expect(stats.outboxBacklog == 0)
+            #expect(stats.recentStartResults.isEmpty)
+            #expect(stats.streamsByStatus.isEmpty)
+            #expect(try await fixture.admin("stats").stdout.contains("streams:  none"))
+        }
+    }
+
+    @Test func badArgumentsAndAnUnreachableRedis() async throws {
+        try await AdminFixture.with { fixture in
+            let extra = try await fixture.admin("stats", "now")
+            #expect(extra.status == 2, "\(extra)")
+            #expect(extra.stderr.contains("usage: countdown-admin stats [--json]"))
+
+            let badURL = try await fixture.admin(["stats"], environment: ["REDIS_URL": "http://localhost:6379"])
+            #expect(badURL.status == 2, "\(badURL)")
+            #expect(badURL.errorLines.first?.hasPrefix("countdown-admin: REDIS_URL: ") == true)
+
+            let unreachable = try await fixture.admin(["stats"], environment: ["REDIS_URL": "redis://127.0.0.1:1"])
+            #expect(unreachable.status == 1, "\(unreachable)")
+            #expect(unreachable.errorLines.count == 1, "\(unreachable)")
+            #expect(unreachable.stdout.isEmpty)
+        }
+    }
+}
