@@ -1,0 +1,1 @@
+// countdown-api: work in progress.
