@@ -49,7 +49,7 @@ let package = Package(
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
-        .target(name: "CountdownAPI", dependencies: ["HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "CountdownAPI", dependencies: ["CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
         // Executables.
         .executableTarget(name: "countdown-worker", dependencies: ["CountdownCore"]),

@@ -1,3 +1,4 @@
+import CountdownCore
 import Foundation
 import JWT
 import Telemetry
@@ -17,73 +18,37 @@ public struct APIConfig: Sendable {
     public var logger: Logger
     public var shutdownGraceSeconds: Int
     /// Clock skew tolerated on `exp` and `nbf`.
-    public var tokenLeeway: Duration
+    public var tokenLeeway: Duration = .seconds(30)
+    /// PostgreSQL connections the API keeps at most.
+    public var databaseConnections = 16
 
     /// Reads and checks every variable.
     /// - Throws: `APIConfigProblems` listing each problem.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(APIConfigProblems) -> APIConfig {
-        var problems: [String] = []
-        func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            return raw
-        }
-
-        let databaseURL = value("DATABASE_URL")
-        if let databaseURL {
-            if let components = URLComponents(string: databaseURL), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
-               components.host?.isEmpty == false {
-            } else {
-                problems.append("DATABASE_URL: must look like postgres://user:pass@host:port/db")
-            }
-        } else {
-            problems.append("DATABASE_URL: is required but not set")
-        }
-
-        let address = value("API_ADDR") ?? "0.0.0.0:8080"
-        if !isAddress(address) { problems.append("API_ADDR: must be host:port, got \"\(address)\"") }
-
-        var tokenKey: TokenKey?
-        switch (environment["API_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }, value("API_JWT_PUBLIC_KEY_FILE")) {
-        case (nil, nil):
-            problems.append("API_JWT_SECRET / API_JWT_PUBLIC_KEY_FILE: set exactly one (HS256 secret or RS256 public key PEM file)")
-        case (.some, .some):
-            problems.append("API_JWT_SECRET / API_JWT_PUBLIC_KEY_FILE: both are set; set exactly one")
-        case (let secret?, nil):
-            if secret.utf8.count < 32 {
-                problems.append("API_JWT_SECRET: must be at least 32 bytes, got \(secret.utf8.count)")
-            } else {
-                tokenKey = .hs256(secret: Array(secret.utf8))
-            }
-        case (nil, let path?):
-            do {
-                let key = try AsymmetricKey.publicKey(file: path)
-                _ = try VerificationKey.rs256(key)
-                tokenKey = .rs256(publicKeyFile: path, key: key)
+    public static func load(from env: Environment = Environment()) throws -> APIConfig {
+        var problems: [ConfigError] = []
+        func read<T>(_ body: () throws -> T) -> T? {
+            do { return try body() } catch let error as ConfigError {
+                problems.append(error)
             } catch {
-                problems.append("API_JWT_PUBLIC_KEY_FILE: \(path) is not a usable RS256 public key: \((error as? JWTError)?.problem ?? "\(error)")")
+                problems.append(ConfigError(.invalid, variable: "?", problem: "\(error)"))
+            }
+            return nil
+        }
+        let databaseURL = read { try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }
+        let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
+        let tokenKey = read { () throws -> TokenKey in try Self.tokenKey(env) }
+        let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
+        let logger = read { () throws -> Logger in
+            do throws(TelemetryError) {
+                return try Logger(environment: env.values)
+            } catch {
+                throw ConfigError(.invalid, variable: error.variable, problem: "must be \(error.expected), got \"\(error.value)\"")
             }
         }
-
-        var logger = Logger(level: .info)
-        do {
-            logger = try Logger(environment: environment)
-        } catch {
-            problems.append(error.description)
+        guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger else {
+            throw APIConfigProblems(problems: problems)
         }
-
-        var grace = 25
-        if let raw = value("SHUTDOWN_GRACE_SECONDS") {
-            if let parsed = Int(raw), (0...3600).contains(parsed) {
-                grace = parsed
-            } else {
-                problems.append("SHUTDOWN_GRACE_SECONDS: must be a whole number between 0 and 3600, got \"\(raw)\"")
-            }
-        }
-
-        guard problems.isEmpty, let databaseURL, let tokenKey else { throw APIConfigProblems(lines: problems) }
-        return APIConfig(
-            databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace,
-            tokenLeeway: .seconds(30))
+        return APIConfig(databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace)
     }
 
     /// The verifier for the configured key.
@@ -96,15 +61,36 @@ public struct APIConfig: Sendable {
         return JWTVerifier(keys: [key], leeway: tokenLeeway, requireExpiry: true, now: now)
     }
 
-    private static func isAddress(_ text: String) -> Bool {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let port = Int(text[text.index(after: colon)...]) else { return false }
-        return (0...65535).contains(port)
+    private static func tokenKey(_ env: Environment) throws -> TokenKey {
+        let secret = env.values["API_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        let keyFile = env.optionalString("API_JWT_PUBLIC_KEY_FILE")
+        let both = "API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE"
+        switch (secret, keyFile) {
+        case (nil, nil):
+            throw ConfigError(.missing, variable: both, problem: "set exactly one (an HS256 secret or an RS256 public key PEM file)")
+        case (.some, .some):
+            throw ConfigError(.invalid, variable: both, problem: "both are set; set exactly one")
+        case (let secret?, nil):
+            guard secret.utf8.count >= 32 else {
+                throw ConfigError(.invalid, variable: "API_JWT_SECRET", problem: "must be at least 32 bytes, has \(secret.utf8.count)")
+            }
+            return .hs256(secret: Array(secret.utf8))
+        case (nil, .some):
+            let path = try env.file("API_JWT_PUBLIC_KEY_FILE")
+            do {
+                let key = try AsymmetricKey.publicKey(file: path)
+                _ = try VerificationKey.rs256(key)
+                return .rs256(publicKeyFile: path, key: key)
+            } catch {
+                let reason = (error as? JWTError)?.problem ?? "\(error)"
+                throw ConfigError(.invalid, variable: "API_JWT_PUBLIC_KEY_FILE", problem: "\(path) is not a usable RS256 public key: \(reason)")
+            }
+        }
     }
 }
 
-/// Every configuration problem found at start, one line each.
+/// Every configuration problem found at start; `description` is one line per problem.
 public struct APIConfigProblems: Error, Sendable, CustomStringConvertible {
-    public let lines: [String]
-    public var description: String { lines.joined(separator: "\n") }
+    public let problems: [ConfigError]
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

@@ -39,8 +39,9 @@ extension APIService {
         return Self.success
     }
 
-    /// `GET /readyz`: 200 when PostgreSQL answers, 503 otherwise.
+    /// `GET /readyz`: 200 when PostgreSQL answers, 503 otherwise or while shutting down.
     func readiness() async throws -> HTTPResponse {
+        if isDraining { throw APIError(.unavailable, "the server is shutting down") }
         do {
             try await store.ping()
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 import Telemetry
 
 /// The HTTP API of the integration guide: routes each request, checks auth and bodies, calls the store, and
@@ -10,6 +11,8 @@ public final class APIService: Sendable {
     let metrics: APIMetrics
     let logger: Logger
     private let clock = ContinuousClock()
+    private let inFlight = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
 
     public init(store: any APIStore, authenticator: Authenticator, metrics: APIMetrics, logger: Logger) {
         self.store = store
@@ -20,6 +23,8 @@ public final class APIService: Sendable {
 
     /// Answers one request (the `HTTPServer` async handler).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
         let started = clock.now
         let matched = Route.match(request.path)
         let response: HTTPResponse
@@ -63,6 +68,23 @@ public final class APIService: Sendable {
             logger.error("request failed", ["route": .string(route.rawValue), "error": .error(error)])
             return APIError(.internalError, "the request could not be completed; it has been logged").response
         }
+    }
+
+    /// Requests being answered right now.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    /// From now on `/readyz` answers 503, so load balancers stop sending new requests; others are still served.
+    public func beginDraining() { draining.store(true, ordering: .relaxed) }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Returns once no request is being answered, or after `timeout`; true when idle.
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
+        let deadline = clock.now.advanced(by: timeout)
+        while requestsInFlight > 0 && clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return requestsInFlight == 0
     }
 
     /// `{"success": true}`.

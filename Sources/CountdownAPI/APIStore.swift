@@ -1,3 +1,5 @@
+import CountdownCore
+
 /// What the API needs from PostgreSQL. Domain outcomes are thrown as `APIError` (unknown user, device or stream,
 /// not the owner, already ended); a lost database as `.unavailable`. `PostgresAPIStore` is the real one.
 public protocol APIStore: Sendable {
@@ -14,21 +16,8 @@ public protocol APIStore: Sendable {
 
     /// Cancels the stream when the caller is its creator or an admin.
     /// Throws `.streamNotFound`, `.forbidden`, `.streamAlreadyEnded`.
-    func cancelStream(id: String, caller: Caller) async throws -> CancelReport
+    func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport
 
     /// Succeeds when PostgreSQL answers.
     func ping() async throws
-}
-
-/// What a cancel did.
-public struct CancelReport: Sendable, Equatable {
-    /// Reminders that were `active` and are now `cancelled`.
-    public var remindersCancelled: Int
-    /// Runtime sessions that will get an end push.
-    public var sessionsToEnd: Int
-
-    public init(remindersCancelled: Int, sessionsToEnd: Int) {
-        self.remindersCancelled = remindersCancelled
-        self.sessionsToEnd = sessionsToEnd
-    }
 }

@@ -1,4 +1,5 @@
 import CountdownAPI
+import CountdownCore
 import Synchronization
 
 /// An `APIStore` over dictionaries with the same outcomes as the PostgreSQL one, for tests of the HTTP layer.
@@ -65,13 +66,13 @@ final class InMemoryAPIStore: APIStore {
         }
     }
 
-    func cancelStream(id: String, caller: Caller) async throws -> CancelReport {
+    func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
         try state.withLock { state in
             guard let stream = state.streams[id] else { throw APIError(.streamNotFound, "unknown stream") }
             guard caller.isAdmin || stream.creator == caller.userID else { throw APIError(.forbidden, "not the creator") }
             guard stream.status == "scheduled" else { throw APIError(.streamAlreadyEnded, "already \(stream.status)") }
             state.streams[id]?.status = "cancelled"
-            return CancelReport(remindersCancelled: 0, sessionsToEnd: state.sessions.keys.filter { $0[0] == id }.count)
+            return StreamCommands.CancelReport(remindersCancelled: 0, sessionsToEnd: state.sessions.keys.filter { $0[0] == id }.count)
         }
     }
 
