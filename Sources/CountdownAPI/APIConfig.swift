@@ -38,13 +38,10 @@ public struct APIConfig: Sendable {
         let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
         let tokenKey = read { () throws -> TokenKey in try Self.tokenKey(env) }
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
-        let logger = read { () throws -> Logger in
-            do throws(TelemetryError) {
-                return try Logger(environment: env.values)
-            } catch {
-                throw ConfigError(.invalid, variable: error.variable, problem: "must be \(error.expected), got \"\(error.value)\"")
-            }
-        }
+        // Checked here so both are reported; Logger(environment:) reads the same values.
+        let level = read { try env.choice("LOG_LEVEL", default: CountdownConfig.LogLevel.info) }
+        let format = read { try env.choice("LOG_FORMAT", default: CountdownConfig.LogFormat.json) }
+        let logger = level == nil || format == nil ? nil : (try? Logger(environment: env.values)) ?? Logger(level: .info)
         guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger else {
             throw APIConfigProblems(problems: problems)
         }
