@@ -5,8 +5,11 @@ public final class ThrowawayRedis: @unchecked Sendable {
     public let port: Int
     public let directory: String
     public var url: String { "redis://127.0.0.1:\(port)/0" }
+    /// Extra `redis-server` arguments (e.g. `["--requirepass", "secret"]`), appended last so they win.
+    public let extraArguments: [String]
 
-    public init() throws {
+    public init(extraArguments: [String] = []) throws {
+        self.extraArguments = extraArguments
         port = freeLoopbackPort()
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("redis"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -15,11 +18,11 @@ public final class ThrowawayRedis: @unchecked Sendable {
 
     /// Starts the server (AOF on, so a restart keeps the data).
     public func start() throws {
-        try runCommand(TestEnvironment.redisServer, [
+        try spawnAndWait(TestEnvironment.redisServer, [
             "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory, "--daemonize", "yes",
             "--pidfile", "\(directory)/redis.pid", "--logfile", "\(directory)/redis.log",
             "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-        ])
+        ] + extraArguments)
         try waitForPort(port)
     }
 
@@ -38,6 +41,31 @@ public final class ThrowawayRedis: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// posix_spawn + waitpid with a clean signal mask. Foundation's `Process` can miss the exit of a short-lived child
+    /// when other tests launch processes at the same time (the suite hung), and a child spawned from a thread that
+    /// blocks signals inherits the mask, so the server would ignore SIGTERM forever.
+    private func spawnAndWait(_ executable: String, _ arguments: [String]) throws {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var terminating = sigset_t()
+        sigemptyset(&terminating)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&terminating, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &terminating)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, nil, &attributes, argv, environ)
+        guard spawned == 0 else { throw CommandFailed(command: executable, status: spawned, output: "posix_spawn failed") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: "") }
+    }
 }
 
 /// Waits until something accepts TCP connections on the loopback `port`.

@@ -1,0 +1,101 @@
+# syntax=docker/dockerfile:1
+#
+# Countdown image: every executable product of Package.swift (but the benchmark) on a slim Debian runtime.
+#
+#   docker build -t countdown:dev .
+#   docker build --build-arg VERSION=1.4.0 --build-arg REVISION="$(git rev-parse HEAD)" -t countdown:1.4.0 .
+#
+# The default command is the worker; run the others by naming them: `countdown-admin migrate`,
+# `countdown-api`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
+# No secret goes into the image: service accounts, keys and URLs come from files and environment at run time.
+# scripts/lint-deploy checks this file against Package.swift (packages and products) on every test run.
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# ---------------------------------------------------------------------------------------------------------
+FROM ${SWIFT_IMAGE} AS build
+SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
+
+# The -dev packages of the .systemLibrary targets in Package.swift; jq reads the product list.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libpq-dev \
+      libhiredis-dev \
+      libssl-dev \
+      libmicrohttpd-dev \
+      libcurl4-openssl-dev \
+      pkg-config \
+      jq \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+# Tests/ is needed too: SwiftPM loads every target of the manifest, test targets included.
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+
+# Every executable product goes into the image except these (space-separated).
+ARG EXCLUDED_EXECUTABLES="countdown-bench"
+RUN --mount=type=cache,target=/src/.build,id=countdown-swiftpm-build \
+    mkdir -p /out/bin /out/libexec \
+ && swift package describe --type json \
+      | jq -r '.products[] | select(.type | has("executable")) | .name' > /out/executables \
+ && while read -r exe; do \
+      case " ${EXCLUDED_EXECUTABLES} " in *" ${exe} "*) continue ;; esac; \
+      swift build -c release --static-swift-stdlib --product "${exe}" < /dev/null; \
+      install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path < /dev/null)/${exe}" /out/bin/; \
+    done < /out/executables \
+ && install -m 0755 /usr/libexec/swift/linux/swift-backtrace-static /out/libexec/ \
+ && ls -l /out/bin
+
+# ---------------------------------------------------------------------------------------------------------
+FROM ${RUNTIME_IMAGE} AS runtime
+
+# Runtime libraries of the -dev packages above (libpq5, libhiredis0.14, libssl3, libmicrohttpd12, libcurl4);
+# ca-certificates and tzdata for TLS and time zones; curl for the health check; openssl for generating the
+# fake FCM service account in compose; tini as PID 1 so signals reach the process and children are reaped.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libpq5 \
+      libhiredis0.14 \
+      libssl3 \
+      libmicrohttpd12 \
+      libcurl4 \
+      ca-certificates \
+      tzdata \
+      curl \
+      openssl \
+      tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 countdown \
+ && useradd --system --uid 10001 --gid countdown --home-dir /var/lib/countdown --no-create-home \
+      --shell /usr/sbin/nologin countdown \
+ && install -d -o countdown -g countdown -m 0750 /var/lib/countdown /var/lib/countdown/fcm
+
+COPY --from=build /out/bin/ /usr/local/bin/
+COPY --from=build /out/libexec/swift-backtrace-static /usr/local/libexec/countdown/swift-backtrace-static
+COPY --chmod=0755 deploy/docker/countdown-healthcheck /usr/local/bin/countdown-healthcheck
+
+ARG VERSION=dev
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="countdown" \
+      org.opencontainers.image.description="Starts and ends scheduled-stream iOS Live Activities and sends stream reminders: worker, admin, API and fake FCM" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="debian:bookworm-slim" \
+      org.opencontainers.image.licenses="UNLICENSED"
+
+ENV SWIFT_BACKTRACE="enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/usr/local/libexec/countdown/swift-backtrace-static"
+
+# Numeric so that Kubernetes' runAsNonRoot can verify it.
+USER 10001:10001
+WORKDIR /var/lib/countdown
+# 9090: worker health and metrics (HTTP_ADDR); 8080: API (API_ADDR); 8085: fake FCM.
+EXPOSE 9090 8080 8085
+
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/usr/local/bin/countdown-healthcheck"]
+
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["countdown-worker"]

@@ -1,0 +1,40 @@
+import Foundation
+import Postgres
+
+/// Loads `StreamState`s for the planner, and PostgreSQL's clock.
+enum StreamStateQuery {
+    static func load(_ ids: [String], on connection: PostgresConnection) throws -> [String: StreamState] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try connection.query("""
+            SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for,
+                   EXISTS (SELECT 1 FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active') AS has_reminders,
+                   EXISTS (SELECT 1 FROM live_activity_sessions l WHERE l.stream_id = s.id) AS has_sessions
+            FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id
+            WHERE s.id = ANY($1::text[])
+            """, [PostgresTextArray(ids)])
+        var states: [String: StreamState] = [:]
+        for row in rows {
+            let id: String = try row.decode("id")
+            states[id] = StreamState(
+                id: id, status: StreamStatus(rawValue: try row.decode("status")) ?? .scheduled,
+                plannedStartAt: try row.decode("planned_start_at"), startDoneFor: try row.decode("start_done_for"),
+                reminderDoneFor: try row.decode("reminder_done_for"), hasActiveReminders: try row.decode("has_reminders"),
+                hasSessions: try row.decode("has_sessions"))
+        }
+        return states
+    }
+
+    static func now(on connection: PostgresConnection) throws -> Date {
+        try connection.query("SELECT now() AS now").first?.decode("now", as: Date.self) ?? Date()
+    }
+
+    /// Serialises planners working on the same streams (relays, reconciler) until the transaction ends, so a
+    /// stale plan can never overwrite a newer one in the queue. Locks are taken in id order (no deadlocks).
+    static func lockStreams(_ ids: [String], on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        _ = try connection.query("""
+            SELECT pg_advisory_xact_lock(hashtextextended('countdown.stream:' || id, 0))
+            FROM (SELECT DISTINCT unnest($1::text[]) AS id ORDER BY 1) AS ids
+            """, [PostgresTextArray(ids)])
+    }
+}

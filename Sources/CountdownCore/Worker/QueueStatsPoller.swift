@@ -1,0 +1,39 @@
+import DelayQueue
+import Postgres
+import Telemetry
+
+/// Samples queue depth, lateness and the outbox backlog into gauges every few seconds (scrapes stay cheap and
+/// never wait on Redis or PostgreSQL).
+public final class QueueStatsPoller: Service {
+    public let name = "stats-poller"
+    private let queue: any DelayQueue
+    private let database: PostgresClient
+    private let metrics: WorkerMetrics
+    private let interval: Duration
+
+    public init(queue: any DelayQueue, database: PostgresClient, metrics: WorkerMetrics, interval: Duration = .seconds(5)) {
+        self.queue = queue
+        self.database = database
+        self.metrics = metrics
+        self.interval = interval
+    }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        while !shutdown.isTriggered {
+            if let stats = try? await queue.stats() {
+                metrics.queueJobs.set(Double(stats.delayed), labels: "delayed")
+                metrics.queueJobs.set(Double(stats.dueNow), labels: "due")
+                metrics.queueJobs.set(Double(stats.leased), labels: "leased")
+                metrics.queueJobs.set(Double(stats.dead), labels: "dead")
+                let (seconds, attoseconds) = stats.oldestDueLateness.components
+                metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
+            }
+            if let backlog = try? await database.withConnection({ connection in
+                try connection.query("SELECT count(*) AS n FROM countdown_outbox").first?.decode("n", as: Int.self) ?? 0
+            }) {
+                metrics.outboxBacklog.set(Double(backlog))
+            }
+            await shutdown.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import BlockingIO
+
+/// A bounded pool of PostgreSQL connections, each living on its own thread, usable from async code.
+///
+/// A connection the server dropped (restart, terminated backend) is replaced on its next use; pass
+/// `retryingOnConnectionLoss: true` for idempotent work to get one automatic reconnect-and-retry when the
+/// connection breaks while the work runs.
+public final class PostgresClient: Sendable {
+    public let configuration: PostgresConfiguration
+    public let maxConnections: Int
+    private let pool: ResourcePool<PostgresConnection>
+
+    /// Connections are opened lazily, at most `maxConnections` at a time.
+    public init(configuration: PostgresConfiguration, maxConnections: Int = 10) {
+        self.configuration = configuration
+        self.maxConnections = maxConnections
+        pool = ResourcePool(
+            name: "postgres", maxSize: maxConnections,
+            factory: { try PostgresConnection(configuration: configuration) },
+            isHealthy: { $0.isReusable }
+        )
+    }
+
+    /// Parses `url` (see `PostgresConfiguration(url:)`).
+    public convenience init(url: String, maxConnections: Int = 10) throws {
+        self.init(configuration: try PostgresConfiguration(url: url), maxConnections: maxConnections)
+    }
+
+    deinit { pool.close() }
+
+    /// Runs `body` synchronously on a pooled connection's own thread. A connection left inside a
+    /// transaction or broken is not reused.
+    public func withConnection<T: Sendable>(
+        retryingOnConnectionLoss: Bool = false, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        do {
+            return try await attempt(body)
+        } catch let error as PostgresError where retryingOnConnectionLoss && error.isConnectionLoss {
+            return try await attempt(body)
+        }
+    }
+
+    /// Runs one statement and returns its rows.
+    public func query(
+        _ sql: String, _ parameters: [(any PostgresEncodable)?] = [], retryingOnConnectionLoss: Bool = false
+    ) async throws -> [PostgresRow] {
+        try await withConnection(retryingOnConnectionLoss: retryingOnConnectionLoss) { connection in
+            Array(try connection.query(sql, parameters))
+        }
+    }
+
+    /// Runs one statement and returns how many rows it affected.
+    @discardableResult
+    public func execute(
+        _ sql: String, _ parameters: [(any PostgresEncodable)?] = [], retryingOnConnectionLoss: Bool = false
+    ) async throws -> Int {
+        try await withConnection(retryingOnConnectionLoss: retryingOnConnectionLoss) { connection in
+            try connection.execute(sql, parameters)
+        }
+    }
+
+    /// Runs `body` in a transaction on one connection (see `PostgresConnection.transaction`). Retrying on
+    /// connection loss re-runs the whole transaction, so only ask for it when that is safe.
+    public func transaction<T: Sendable>(
+        isolation: PostgresIsolation? = nil, retryingOnConnectionLoss: Bool = false,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await withConnection(retryingOnConnectionLoss: retryingOnConnectionLoss) { connection in
+            try connection.transaction(isolation: isolation, body)
+        }
+    }
+
+    /// Sends a notification on `channel` (`pg_notify`), delivered to listeners when the sender commits.
+    public func notify(channel: String, payload: String = "") async throws {
+        try await execute("SELECT pg_notify($1, $2)", [channel, payload])
+    }
+
+    /// Connections currently lent out.
+    public var connectionsInUse: Int { pool.inUse }
+
+    /// Closes idle connections now and the others when their users finish; later calls fail with `closed`.
+    public func close() { pool.close() }
+
+    private func attempt<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        do {
+            return try await pool.withResource { connection in
+                try connection.reconnectIfDropped()
+                return try body(connection)
+            }
+        } catch let error as PoolClosedError {
+            throw PostgresError(code: .closed, what: "use the connection pool", message: error.description)
+        }
+    }
+}

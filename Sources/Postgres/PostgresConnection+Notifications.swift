@@ -1,0 +1,26 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// A notification libpq has already read from the socket, if any.
+    func nextQueuedNotification() throws -> PostgresNotification? {
+        let handle = try openHandle(what: "read notifications")
+        guard let raw = PQnotifies(handle) else { return nil }
+        defer { PQfreemem(raw) }
+        return PostgresNotification(
+            channel: String(cString: raw.pointee.relname), payload: String(cString: raw.pointee.extra),
+            processID: raw.pointee.be_pid
+        )
+    }
+
+    /// Waits up to `timeoutMilliseconds` for the server to send something and reads it; throws
+    /// `connectionLost` when the session broke meanwhile.
+    func awaitInput(timeoutMilliseconds: Int32) throws {
+        let what = "wait for notifications"
+        let handle = try openHandle(what: what)
+        if PostgresSocket.isReadable(PQsocket(handle), timeoutMilliseconds: timeoutMilliseconds),
+           PQconsumeInput(handle) == 0 {
+            throw PostgresError.callFailed(nil, connection: handle, what: what)
+        }
+        try checkConnection(what: what)
+    }
+}

@@ -1,0 +1,161 @@
+import CLibPQ
+import Foundation
+
+/// One PostgreSQL session: the only owner of its `PGconn*` (`deinit` calls `PQfinish`).
+///
+/// Every call blocks, so a connection lives on one thread the process owns (a `SerialThread` or a
+/// `ResourcePool` slot) and is used only there; the type is deliberately not `Sendable`.
+/// The session runs with `TimeZone` UTC, `DateStyle` ISO and hex `bytea` output, whatever the server's
+/// defaults, so decoding never depends on server settings.
+public final class PostgresConnection {
+    public let configuration: PostgresConfiguration
+    private var handle: OpaquePointer?
+
+    /// Opens a session; fails with `connectionFailed` (or `timeout`) within the configured connect timeout.
+    public init(configuration: PostgresConfiguration) throws {
+        self.configuration = configuration
+        handle = Self.connect(configuration)
+        try checkConnection(what: "connect to \(configuration.endpoint)", failure: .connectFailed)
+        try prepareSession()
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Whether the session is usable as far as libpq knows (`PQstatus == CONNECTION_OK`).
+    public var isHealthy: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether the session is healthy and outside any transaction, so another user may take it over.
+    var isReusable: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
+    /// The server process serving this session (`pg_backend_pid()`).
+    public var backendProcessID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// Ends the session now; later calls fail with `closed`.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Runs one statement with `$1, $2, ...` parameters and returns its rows.
+    public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> PostgresRows {
+        try run(sql, parameters).rows()
+    }
+
+    /// Runs one statement with `$1, $2, ...` parameters and returns how many rows it affected.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Int {
+        try run(sql, parameters).affectedRows
+    }
+
+    /// Quotes `name` as an SQL identifier (for names that cannot be parameters, such as LISTEN channels).
+    public func quoteIdentifier(_ name: String) throws -> String {
+        let handle = try openHandle(what: "quote an identifier")
+        let utf8 = Array(name.utf8)
+        guard !utf8.contains(0) else {
+            throw PostgresError(code: .invalidParameter, what: "quote an identifier", message: "the name contains a NUL character")
+        }
+        guard let quoted = PQescapeIdentifier(handle, name, utf8.count) else {
+            throw PostgresError.callFailed(nil, connection: handle, what: "quote an identifier")
+        }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// Runs a statement and returns its checked result.
+    func run(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> PostgresResult {
+        let what = Self.describe(sql)
+        let handle = try openHandle(what: what)
+        let encoded = try PostgresParameters(parameters, what: what)
+        let result = encoded.withCValues { types, values in
+            PQexecParams(handle, sql, Int32(encoded.count), types, values, nil, nil, 0)
+        }
+        return try check(result, what: what)
+    }
+
+    /// The one check every statement result goes through: success returns the owned result, anything
+    /// else the typed error (frees the result either way).
+    func check(_ raw: OpaquePointer?, what: @autoclosure () -> String) throws -> PostgresResult {
+        let handle = try openHandle(what: what())
+        guard let raw else { throw PostgresError.callFailed(nil, connection: handle, what: what()) }
+        let result = PostgresResult(raw)
+        switch PQresultStatus(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return result
+        default:
+            throw PostgresError.callFailed(raw, connection: handle, what: what())
+        }
+    }
+
+    /// The check for calls that return a status code: throws the typed error if the connection is not OK.
+    func checkConnection(what: @autoclosure () -> String, failure: Failure = .lost) throws {
+        let handle = try openHandle(what: what())
+        guard PQstatus(handle) != CONNECTION_OK else { return }
+        switch failure {
+        case .connectFailed: throw PostgresError.connectFailed(handle, what: what())
+        case .lost: throw PostgresError.callFailed(nil, connection: handle, what: what())
+        }
+    }
+
+    enum Failure { case connectFailed, lost }
+
+    func openHandle(what: @autoclosure () -> String) throws -> OpaquePointer {
+        guard let handle else {
+            throw PostgresError(code: .closed, what: what(), message: "the connection has been closed")
+        }
+        return handle
+    }
+
+    /// Reconnects with the same parameters when the server has closed this idle session (for example after a
+    /// restart); a no-op while the session is fine. Nothing is lost: no statement was in flight.
+    func reconnectIfDropped() throws {
+        let handle = try openHandle(what: "reconnect to \(configuration.endpoint)")
+        // An idle session only receives something when the server is ending it (its goodbye message, then
+        // end of file) or a stray notice: read until the socket is quiet or the end shows.
+        for _ in 0..<4 where PQstatus(handle) == CONNECTION_OK {
+            guard PostgresSocket.isReadable(PQsocket(handle), timeoutMilliseconds: 0), PQconsumeInput(handle) != 0
+            else { break }
+        }
+        guard PQstatus(handle) != CONNECTION_OK else { return }
+        PQreset(handle)
+        try checkConnection(what: "reconnect to \(configuration.endpoint)", failure: .connectFailed)
+        try prepareSession()
+    }
+
+    private func prepareSession() throws {
+        let handle = try openHandle(what: "set up the session")
+        PQsetNoticeReceiver(handle, { _, _ in }, nil)
+        let settings = "SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, MDY'; SET bytea_output = 'hex'"
+        _ = try check(PQexec(handle, settings), what: "set up the session")
+    }
+
+    private static func connect(_ configuration: PostgresConfiguration) -> OpaquePointer? {
+        let parameters = configuration.libpqParameters
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let keywordList = keywords.map { UnsafePointer($0) } + [nil]
+        let valueList = values.map { UnsafePointer($0) } + [nil]
+        return PQconnectdbParams(keywordList, valueList, 0)
+    }
+
+    /// `query: <first line of the SQL, shortened>` for errors.
+    private static func describe(_ sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return "query: " + (line.count > 80 ? line.prefix(77) + "..." : line)
+    }
+}

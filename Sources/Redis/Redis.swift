@@ -1,1 +1,0 @@
-// Redis: work in progress.

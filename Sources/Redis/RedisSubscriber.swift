@@ -1,0 +1,96 @@
+import BlockingIO
+
+/// A pub/sub subscription on a connection and thread of its own.
+///
+/// `next(timeout:)` waits for a message with millisecond precision without busy polling and can be cut short
+/// by `interrupt()`. After the connection broke, the subscriber reconnects, subscribes again and reports
+/// `.resubscribed` (messages may have been missed meanwhile).
+public final class RedisSubscriber: Sendable {
+    public enum Event: Sendable, Equatable {
+        case message(channel: [UInt8], payload: [UInt8])
+        case timedOut
+        case interrupted
+        /// The connection was re-established; anything published while it was down is lost.
+        case resubscribed
+    }
+
+    private final class State: @unchecked Sendable {
+        var connection: RedisConnection?  // touched only on `thread`
+    }
+
+    public let channels: [RedisArgument]
+    private let configuration: RedisConfiguration
+    private let thread: SerialThread
+    private let state = State()
+    private let wake: WakePipe
+
+    public init(configuration: RedisConfiguration, channels: [RedisArgument], name: String = "redis-subscriber") throws {
+        precondition(!channels.isEmpty, "subscribe to at least one channel")
+        self.configuration = configuration
+        self.channels = channels
+        wake = try WakePipe()
+        thread = SerialThread(name: name)
+    }
+
+    deinit {
+        let state = self.state
+        thread.submit { state.connection = nil }
+        thread.stop()
+    }
+
+    /// Connects and subscribes now (otherwise the first `next` does), so nothing published afterwards is missed.
+    public func start() async throws {
+        try await thread.run { [self] in _ = try self.connected() }
+    }
+
+    /// Waits up to `timeout` for the next message.
+    public func next(timeout: Duration) async throws -> Event {
+        try await withTaskCancellationHandler {
+            try await thread.run { [self] in
+                let (connection, fresh) = try self.connected()
+                if fresh { return .resubscribed }
+                do {
+                    while true {
+                        switch try connection.awaitPushedReply(timeout: timeout, interrupt: wake) {
+                        case .timedOut: return .timedOut
+                        case .interrupted: return .interrupted
+                        case .reply(let reply):
+                            if let event = Self.message(from: reply) { return event }
+                        }
+                    }
+                } catch let error as RedisError where error.breaksConnection {
+                    state.connection = nil
+                    _ = try self.connected()
+                    return .resubscribed
+                }
+            }
+        } onCancel: {
+            wake.signal()
+        }
+    }
+
+    /// Makes a pending (or the next) `next(timeout:)` return `.interrupted`.
+    public func interrupt() { wake.signal() }
+
+    /// The subscribed connection, opened on this thread when missing; `fresh` when it was just opened.
+    private func connected() throws -> (RedisConnection, fresh: Bool) {
+        if let connection = state.connection, connection.isHealthy { return (connection, false) }
+        state.connection = nil
+        let connection = try RedisConnection(configuration: configuration)
+        let reply = try connection.pipeline([["SUBSCRIBE"] + channels])
+        try reply.first?.throwIfError(context: "SUBSCRIBE")
+        for _ in 1..<channels.count {
+            guard case .reply = try connection.awaitPushedReply(timeout: configuration.commandTimeout, interrupt: wake) else {
+                throw RedisError(.timeout, "no subscribe confirmation", context: "SUBSCRIBE")
+            }
+        }
+        state.connection = connection
+        return (connection, true)
+    }
+
+    private static func message(from reply: RedisReply) -> Event? {
+        guard let parts = reply.array, parts.count == 3, parts[0].string == "message",
+              let channel = parts[1].bytes, let payload = parts[2].bytes else { return nil }
+        return .message(channel: channel, payload: payload)
+    }
+}

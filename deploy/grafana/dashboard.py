@@ -1,0 +1,202 @@
+"""The Grafana dashboard of the worker's metrics, written to deploy/grafana/countdown.json by deploy/generate.py.
+
+Queue and outbox gauges describe the shared queue (every worker reports the same value): panels take max()
+over workers. Counters and histograms are per worker: panels sum() them.
+"""
+import json
+
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+RATE = "$__rate_interval"
+
+
+class Layout:
+    """Places panels left to right on Grafana's 24-column grid, wrapping into rows."""
+
+    def __init__(self):
+        self.panels = []
+        self.x = 0
+        self.y = 0
+        self.row_height = 0
+
+    def row(self, title):
+        self._newline()
+        self.panels.append({
+            "type": "row", "title": title, "collapsed": False, "panels": [],
+            "gridPos": {"h": 1, "w": 24, "x": 0, "y": self.y},
+        })
+        self.y += 1
+
+    def add(self, panel, w, h):
+        if self.x + w > 24:
+            self._newline()
+        panel["gridPos"] = {"h": h, "w": w, "x": self.x, "y": self.y}
+        self.panels.append(panel)
+        self.x += w
+        self.row_height = max(self.row_height, h)
+
+    def _newline(self):
+        if self.x:
+            self.y += self.row_height
+        self.x = 0
+        self.row_height = 0
+
+    def numbered(self):
+        for number, panel in enumerate(self.panels, start=1):
+            panel["id"] = number
+        return self.panels
+
+
+def targets(queries):
+    return [
+        {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": chr(ord("A") + index),
+         "range": True}
+        for index, (expr, legend) in enumerate(queries)
+    ]
+
+
+def timeseries(title, description, queries, unit, stack=False, min_zero=True):
+    custom = {"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10, "showPoints": "never",
+              "stacking": {"mode": "normal" if stack else "none", "group": "A"}}
+    defaults = {"unit": unit, "custom": custom}
+    if min_zero:
+        defaults["min"] = 0
+    return {
+        "type": "timeseries", "title": title, "description": description, "datasource": DATASOURCE,
+        "targets": targets(queries),
+        "fieldConfig": {"defaults": defaults, "overrides": []},
+        "options": {"legend": {"displayMode": "table", "placement": "right", "calcs": ["mean", "max"]},
+                    "tooltip": {"mode": "multi", "sort": "desc"}},
+    }
+
+
+def stat(title, description, expr, unit, thresholds):
+    steps = [{"color": color, "value": value} for value, color in thresholds]
+    return {
+        "type": "stat", "title": title, "description": description, "datasource": DATASOURCE,
+        "targets": targets([(expr, "")]),
+        "fieldConfig": {"defaults": {"unit": unit, "thresholds": {"mode": "absolute", "steps": steps}},
+                        "overrides": []},
+        "options": {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+                    "colorMode": "background", "graphMode": "area", "textMode": "auto"},
+    }
+
+
+def quantiles(metric, by, selector=""):
+    group = ", ".join(["le", *by])
+    legend_prefix = " ".join("{{" + label + "}}" for label in by)
+    return [
+        (f"histogram_quantile({q}, sum by ({group}) (rate({metric}_bucket{selector}[{RATE}])))",
+         f"{legend_prefix} p{int(q * 100)}".strip())
+        for q in (0.5, 0.95, 0.99)
+    ]
+
+
+def panels():
+    layout = Layout()
+    green_red = [(None, "green"), (1, "red")]
+
+    layout.row("Overview")
+    layout.add(stat("Workers ready", "Workers whose /readyz succeeds.",
+                    "sum(countdown_worker_ready)", "none", [(None, "red"), (1, "green")]), 4, 4)
+    layout.add(stat("Jobs / s", "Jobs finished per second, all workers.",
+                    f"sum(rate(countdown_jobs_total[{RATE}]))", "ops", [(None, "blue")]), 4, 4)
+    layout.add(stat("Push success", "Accepted pushes over all push attempts (dead tokens count as handled).",
+                    f'sum(rate(countdown_pushes_total{{result=~"accepted|dead_token"}}[{RATE}]))'
+                    f" / sum(rate(countdown_pushes_total[{RATE}]))",
+                    "percentunit", [(None, "red"), (0.95, "orange"), (0.99, "green")]), 4, 4)
+    layout.add(stat("Due jobs", "Jobs past their due time, not yet claimed.",
+                    'max(countdown_queue_jobs{state="due"})', "none", [(None, "green"), (100, "orange")]), 4, 4)
+    layout.add(stat("Oldest lateness", "How long the oldest due job has waited past its due time.",
+                    "max(countdown_queue_oldest_lateness_seconds)", "s",
+                    [(None, "green"), (30, "orange"), (120, "red")]), 4, 4)
+    layout.add(stat("Dead letters", "Jobs that exhausted their retries (`countdown-admin dead`).",
+                    'max(countdown_queue_jobs{state="dead"})', "none", green_red), 4, 4)
+
+    layout.row("Throughput")
+    layout.add(timeseries("Jobs by kind and outcome", "Jobs finished per second.",
+                          [(f"sum by (kind, outcome) (rate(countdown_jobs_total[{RATE}]))", "{{kind}} {{outcome}}")],
+                          "ops", stack=True), 12, 8)
+    layout.add(timeseries("Pushes by kind and result", "Push attempts per second.",
+                          [(f"sum by (kind, result) (rate(countdown_pushes_total[{RATE}]))", "{{kind}} {{result}}")],
+                          "ops", stack=True), 12, 8)
+    layout.add(timeseries("Skipped decisions", "Jobs that decided to send nothing, by reason.",
+                          [(f"sum by (kind, reason) (rate(countdown_skips_total[{RATE}]))", "{{kind}} {{reason}}")],
+                          "ops", stack=True), 12, 8)
+    layout.add(timeseries("Worker slots", "Jobs in flight against the concurrency limit, per worker.",
+                          [('sum by (instance) (countdown_worker_slots{state="busy"})', "{{instance}} busy"),
+                           ('sum(countdown_worker_slots{state="total"})', "fleet total"),
+                           ('sum(countdown_worker_slots{state="busy"})', "fleet busy")],
+                          "none"), 12, 8)
+
+    layout.row("Push results")
+    layout.add(timeseries("Push failures by reason", "Everything but accepted pushes, by result and reason.",
+                          [(f'sum by (result, reason) (rate(countdown_pushes_total{{result!="accepted"}}[{RATE}]))',
+                            "{{result}} {{reason}}")],
+                          "ops", stack=True), 12, 8)
+    layout.add(timeseries("Push latency", "Provider round trip per push, by transport.",
+                          quantiles("countdown_push_latency_seconds", ["transport"]), "s"), 12, 8)
+    layout.add(timeseries("Provider token refreshes", "OAuth / JWT token refreshes by provider and result.",
+                          [(f"sum by (provider, result) (increase(countdown_token_refreshes_total[{RATE}]))",
+                            "{{provider}} {{result}}")],
+                          "none"), 12, 8)
+    layout.add(timeseries("Push error ratio", "Rejected, retried and misconfigured pushes over all pushes.",
+                          [(f'sum(rate(countdown_pushes_total{{result!~"accepted|dead_token"}}[{RATE}]))'
+                            f" / sum(rate(countdown_pushes_total[{RATE}]))", "error ratio")],
+                          "percentunit"), 12, 8)
+
+    layout.row("Queue and lateness")
+    layout.add(timeseries("Queue depth by state", "Jobs in the Redis queue: delayed, due, leased, dead.",
+                          [("max by (state) (countdown_queue_jobs)", "{{state}}")], "none"), 12, 8)
+    layout.add(timeseries("Oldest due job", "Time the oldest due job has waited past its due time.",
+                          [("max(countdown_queue_oldest_lateness_seconds)", "oldest lateness")], "s"), 12, 8)
+    layout.add(timeseries("Claim lateness", "Claim time minus due time, by job kind.",
+                          quantiles("countdown_job_lateness_seconds", ["kind"]), "s"), 12, 8)
+    layout.add(timeseries("Job duration", "Handler run time, by job kind.",
+                          quantiles("countdown_job_duration_seconds", ["kind"]), "s"), 12, 8)
+
+    layout.row("Outbox and reconciler")
+    layout.add(timeseries("Outbox backlog", "Outbox rows not yet relayed to the queue.",
+                          [("max(countdown_outbox_backlog)", "backlog")], "none"), 8, 8)
+    layout.add(timeseries("Outbox lag", "Age of the oldest outbox row not yet relayed.",
+                          [("max(countdown_outbox_lag_seconds)", "lag")], "s"), 8, 8)
+    layout.add(timeseries("Reconciler", "Reconcile runs by result and jobs it repaired, by kind.",
+                          [(f"sum by (result) (increase(countdown_reconcile_runs_total[{RATE}]))", "runs {{result}}"),
+                           (f"sum by (kind) (increase(countdown_reconcile_repaired_total[{RATE}]))",
+                            "repaired {{kind}}")],
+                          "none"), 8, 8)
+
+    layout.row("Fleet")
+    layout.add(timeseries("Ready workers", "Workers reporting ready, and versions running.",
+                          [("sum(countdown_worker_ready)", "ready"),
+                           ("count by (version) (countdown_build_info)", "version {{version}}")],
+                          "none"), 24, 6)
+    return layout.numbered()
+
+
+def dashboard():
+    return {
+        "uid": "countdown-workers",
+        "title": "Countdown workers",
+        "description": "Throughput, push results, queue depth and lateness, outbox lag and latency of "
+                       "countdown-worker (generated by deploy/generate.py from deploy/grafana/dashboard.py).",
+        "tags": ["countdown"],
+        "timezone": "browser",
+        "editable": True,
+        "graphTooltip": 1,
+        "refresh": "30s",
+        "schemaVersion": 39,
+        "version": 1,
+        "time": {"from": "now-6h", "to": "now"},
+        "timepicker": {},
+        "annotations": {"list": []},
+        "links": [],
+        "templating": {"list": [{
+            "name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
+            "current": {}, "hide": 0, "refresh": 1, "regex": "", "options": [],
+        }]},
+        "panels": panels(),
+    }
+
+
+def render():
+    return json.dumps(dashboard(), indent=2, sort_keys=True) + "\n"

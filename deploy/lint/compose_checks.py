@@ -1,0 +1,293 @@
+"""docker-compose.yml and its override files: the compose specification, `--scale` rules, start order,
+configuration names, the fake FCM wiring and the observability profile."""
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from compose_model import InterpolationError, duration_seconds, environment, interpolate, merge
+from config_variables import DEFAULT_SHUTDOWN_GRACE_SECONDS, check_environment, port_of
+
+BASE = "docker-compose.yml"
+OVERRIDES = ["docker-compose.override.example.yml", "deploy/compose/apns.yml"]
+SCALED = "worker"
+SECRETS_DIR = "deploy/compose/secrets"
+
+
+def load(repo, name):
+    return yaml.safe_load((repo / name).read_text())
+
+
+def variants(repo):
+    """(name, model) of the base file alone and of the base merged with each override file."""
+    base = load(repo, BASE)
+    yield BASE, base
+    for name in OVERRIDES:
+        yield f"{BASE} + {name}", merge(base, load(repo, name))
+
+
+def check_schema(repo, tools, report):
+    """Every file, raw and interpolated, and every merged variant against the compose specification."""
+    with tempfile.TemporaryDirectory() as temp:
+        files = []
+        for name in [BASE, *OVERRIDES]:
+            files.append(str(repo / name))
+        for index, (name, model) in enumerate(variants(repo)):
+            required = set()
+            try:
+                resolved = interpolate(model, {}, required)
+            except InterpolationError as error:
+                report.error(name, str(error))
+                continue
+            path = Path(temp) / f"variant-{index}.json"
+            path.write_text(json.dumps(resolved))
+            files.append(str(path))
+            if required:
+                report.note(f"{name}: needs {', '.join(sorted(required))} from the environment")
+        result = subprocess.run([tools.check_jsonschema, "--builtin-schema", "vendor.compose-spec", *files],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            for line in (result.stdout + result.stderr).splitlines():
+                if line.strip():
+                    report.error("compose", f"check-jsonschema: {line.strip()}")
+    return len(files)
+
+
+def check_semantics(repo, image_executables, report):
+    for name, model in variants(repo):
+        model = interpolate(model, {}, set())
+        services = model.get("services", {})
+        _check_scaling(name, services, report)
+        _check_order(name, services, report)
+        _check_app_services(name, services, image_executables, report)
+        _check_references(repo, name, model, services, report)
+    model = interpolate(load(repo, BASE), {}, set())
+    services = model["services"]
+    _check_datastores(services, report)
+    _check_fake_fcm(services, report)
+    _check_observability(repo, services, report)
+
+
+def _check_scaling(name, services, report):
+    where = f"{name} services.{SCALED}"
+    worker = services.get(SCALED)
+    if worker is None:
+        report.error(name, f"no '{SCALED}' service")
+        return
+    for key in ("container_name", "hostname", "ports"):
+        if key in worker:
+            report.error(where, f"has {key}: `docker compose up --scale {SCALED}=N` needs every replica to differ "
+                                "(use expose for the metrics port)")
+    if worker.get("network_mode") == "host":
+        report.error(where, "network_mode: host breaks --scale (one port per host)")
+    for volume in worker.get("volumes", []):
+        if isinstance(volume, str) and not volume.endswith(":ro") and volume.split(":")[0] not in ("", "/tmp"):
+            report.error(where, f"volume {volume} is writable by every replica: mount it :ro")
+    grace = int(environment(worker).get("SHUTDOWN_GRACE_SECONDS", DEFAULT_SHUTDOWN_GRACE_SECONDS))
+    stop = duration_seconds(worker.get("stop_grace_period", "10s"))
+    if stop <= grace:
+        report.error(where, f"stop_grace_period {stop:g}s must exceed SHUTDOWN_GRACE_SECONDS {grace}s, or Docker "
+                            "kills workers in the middle of their drain")
+    for service_name, service in services.items():
+        if "container_name" in service:
+            report.error(f"{name} services.{service_name}", "container_name prevents two projects (and scaling)")
+
+
+def _check_order(name, services, report):
+    for service_name, service in services.items():
+        depends = service.get("depends_on", {})
+        if isinstance(depends, list):
+            depends = {d: {"condition": "service_started"} for d in depends}
+        for target, spec in depends.items():
+            where = f"{name} services.{service_name}.depends_on.{target}"
+            if target not in services:
+                report.error(where, "no such service")
+                continue
+            condition = spec.get("condition", "service_started")
+            other = services[target]
+            if condition == "service_healthy" and (other.get("healthcheck") or {}).get("disable"):
+                report.error(where, "waits for health, but the target's healthcheck is disabled")
+            if condition == "service_completed_successfully" and other.get("restart", "no") not in ("no", "on-failure"):
+                report.error(where, "waits for completion of a service that restarts")
+    for service_name in ("worker", "api"):
+        service = services.get(service_name, {})
+        depends = service.get("depends_on", {})
+        if isinstance(depends, list) or depends.get("migrate", {}).get("condition") != "service_completed_successfully":
+            report.error(f"{name} services.{service_name}", "must wait for migrate: "
+                                                             "condition: service_completed_successfully")
+    migrate = services.get("migrate", {})
+    if migrate.get("command", [None])[:2] != ["countdown-admin", "migrate"]:
+        report.error(f"{name} services.migrate", "must run `countdown-admin migrate`")
+    if migrate.get("restart", "no") != "no":
+        report.error(f"{name} services.migrate", "is a one-shot: restart must be \"no\"")
+    if (migrate.get("depends_on", {}).get("postgres") or {}).get("condition") != "service_healthy":
+        report.error(f"{name} services.migrate", "must wait for postgres: condition: service_healthy")
+
+
+def _check_app_services(name, services, image_executables, report):
+    images = {}
+    for service_name, service in services.items():
+        command = service.get("command")
+        if not isinstance(command, list) or not command or not str(command[0]).startswith("countdown-"):
+            continue
+        where = f"{name} services.{service_name}"
+        images.setdefault((service.get("image"), json.dumps(service.get("build"), sort_keys=True)), []).append(
+            service_name)
+        if command[0] not in image_executables:
+            report.warn(where, f"runs {command[0]}, which Package.swift does not (yet) build into the image")
+        check_environment(environment(service), command[0], where, report)
+        if not service.get("read_only"):
+            report.error(where, "runs the countdown image without read_only: true")
+        if "ALL" not in service.get("cap_drop", []):
+            report.error(where, "must drop all capabilities (cap_drop: [ALL])")
+    if len(images) > 1:
+        report.error(name, f"countdown services use different images or builds: {list(images.values())}")
+
+
+def _check_references(repo, name, model, services, report):
+    volumes = set((model.get("volumes") or {}).keys())
+    secrets = model.get("secrets") or {}
+    for service_name, service in services.items():
+        where = f"{name} services.{service_name}"
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0] if isinstance(volume, str) else volume.get("source", "")
+            if source.startswith((".", "/")):
+                if not (repo / source).exists():
+                    report.error(where, f"bind-mounts {source}, which does not exist")
+            elif source and source not in volumes:
+                report.error(where, f"uses volume {source}, not declared under volumes:")
+        for secret in service.get("secrets", []):
+            secret_name = secret if isinstance(secret, str) else secret.get("source")
+            if secret_name not in secrets:
+                report.error(where, f"uses secret {secret_name}, not declared under secrets:")
+    ignore_file = repo / SECRETS_DIR / ".gitignore"
+    for secret_name, secret in secrets.items():
+        file = secret.get("file", "")
+        if not os.path.normpath(file).startswith(SECRETS_DIR + "/"):
+            report.error(f"{name} secrets.{secret_name}", f"file {file} must live in {SECRETS_DIR}/ (ignored by git "
+                                                          "and by the image build)")
+        if not ignore_file.exists() or "*" not in ignore_file.read_text().split():
+            report.error(SECRETS_DIR, "needs a .gitignore that ignores everything but itself and the README")
+
+
+def _check_datastores(services, report):
+    redis = services.get("redis", {})
+    command = " ".join(str(c) for c in redis.get("command", []))
+    if "--appendonly yes" not in command:
+        report.error("services.redis", "must run with AOF on (--appendonly yes)")
+    if "--maxmemory-policy noeviction" not in command:
+        report.error("services.redis", "must never evict keys (--maxmemory-policy noeviction): the queue lives there")
+    for store, data in (("postgres", "/var/lib/postgresql/data"), ("redis", "/data")):
+        service = services.get(store, {})
+        if not service.get("healthcheck", {}).get("test"):
+            report.error(f"services.{store}", "needs a healthcheck (others wait for it)")
+        if not any(str(v).endswith(":" + data) and not str(v).startswith((".", "/")) for v in service.get("volumes", [])):
+            report.error(f"services.{store}", f"keeps {data} in a named volume")
+
+
+def _check_fake_fcm(services, report):
+    worker = environment(services.get("worker", {}))
+    account = environment(services.get("fcm-account", {}))
+    fake = services.get("fake-fcm", {})
+    command = [str(c) for c in fake.get("command", [])]
+    where = "services.fake-fcm"
+    if command[:1] != ["countdown-fake-fcm"] or "--addr" not in command or "--service-account" not in command:
+        report.error(where, "must run countdown-fake-fcm --addr ... --service-account ...")
+        return
+    address = command[command.index("--addr") + 1]
+    service_account = command[command.index("--service-account") + 1]
+    if worker.get("GOOGLE_APPLICATION_CREDENTIALS") != service_account:
+        report.error("services.worker", "GOOGLE_APPLICATION_CREDENTIALS must be the fake's service account "
+                                        f"({service_account})")
+    if account.get("FAKE_FCM_ACCOUNT_FILE") != service_account:
+        report.error("services.fcm-account", f"must write the account the fake reads ({service_account})")
+    expected_base = f"http://fake-fcm:{port_of(address)}"
+    if worker.get("FCM_BASE_URL") != expected_base:
+        report.error("services.worker", f"FCM_BASE_URL must be {expected_base} (the fake's --addr)")
+    if not account.get("FAKE_FCM_TOKEN_URI", "").startswith(expected_base + "/"):
+        report.error("services.fcm-account", f"token_uri must point at {expected_base}")
+    if worker.get("PUSH_TRANSPORT") != "fcm":
+        report.error("services.worker", "PUSH_TRANSPORT must default to fcm (the fake)")
+
+
+def check_fake_account_script(repo, report):
+    """Runs the fcm-account service's script here: it must write a service account whose key openssl reads,
+    and leave an existing one alone."""
+    where = "services.fcm-account"
+    service = load(repo, BASE)["services"]["fcm-account"]
+    entrypoint = service.get("entrypoint", [])
+    script = interpolate(service["command"][0], {}, set())
+    if entrypoint[:1] != ["/bin/sh"]:
+        report.error(where, "entrypoint must be /bin/sh")
+        return
+    with tempfile.TemporaryDirectory() as temp:
+        out = Path(temp) / "service-account.json"
+        env = {**environment(service), "FAKE_FCM_ACCOUNT_FILE": str(out), "PATH": os.environ["PATH"]}
+        result = subprocess.run(["sh", "-euc", script], env=env, capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            report.error(where, f"script failed: {result.stderr.strip()}")
+            return
+        try:
+            account = json.loads(out.read_text())
+        except (OSError, ValueError) as error:
+            report.error(where, f"did not write a JSON service account: {error}")
+            return
+        for key in ("type", "project_id", "private_key_id", "private_key", "client_email", "token_uri"):
+            if not account.get(key):
+                report.error(where, f"service account lacks {key}")
+        key_file = Path(temp) / "key.pem"
+        key_file.write_text(account.get("private_key", ""))
+        if subprocess.run(["openssl", "pkey", "-in", str(key_file), "-noout"], capture_output=True).returncode:
+            report.error(where, "private_key is not a key openssl can read")
+        if account.get("token_uri") != environment(service)["FAKE_FCM_TOKEN_URI"]:
+            report.error(where, f"token_uri is {account.get('token_uri')}")
+        before = out.read_bytes()
+        subprocess.run(["sh", "-euc", script], env=env, capture_output=True, timeout=60)
+        if out.read_bytes() != before:
+            report.error(where, "a second run replaced the existing account (the fake would hold the old key)")
+
+
+def _check_observability(repo, services, report):
+    for name in ("prometheus", "grafana"):
+        if "observability" not in services.get(name, {}).get("profiles", []):
+            report.error(f"services.{name}", "must be in the observability profile (opt-in)")
+    mounts = container_mounts(services.get("prometheus", {}))
+    config_path = mounts.get("/etc/prometheus/prometheus.yml")
+    if config_path != "deploy/prometheus/prometheus.yml":
+        report.error("services.prometheus", "must mount deploy/prometheus/prometheus.yml")
+        return
+    config = yaml.safe_load((repo / config_path).read_text())
+    for rule_file in config.get("rule_files", []):
+        if rule_file not in mounts:
+            report.error(config_path, f"rule file {rule_file} is not mounted into the prometheus service")
+    worker_port = port_of(environment(services["worker"]).get("HTTP_ADDR", "0.0.0.0:9090"))
+    scraped = False
+    for job in config.get("scrape_configs", []):
+        for sd in job.get("dns_sd_configs", []):
+            if SCALED in sd.get("names", []) and sd.get("type") == "A" and sd.get("port") == worker_port:
+                scraped = True
+    if not scraped:
+        report.error(config_path, f"no dns_sd_configs A-record job for '{SCALED}' on port {worker_port}: "
+                                  "Prometheus would not see every replica")
+    grafana_mounts = container_mounts(services.get("grafana", {}))
+    if "deploy/grafana/countdown.json" not in grafana_mounts.values():
+        report.error("services.grafana", "must mount deploy/grafana/countdown.json")
+    provider = yaml.safe_load((repo / "deploy/grafana/provisioning/dashboards/countdown.yml").read_text())
+    paths = [p.get("options", {}).get("path") for p in provider.get("providers", [])]
+    dashboard_target = next((t for t, s in grafana_mounts.items() if s == "deploy/grafana/countdown.json"), "")
+    if not any(p and dashboard_target.startswith(p.rstrip("/") + "/") for p in paths):
+        report.error("deploy/grafana/provisioning/dashboards/countdown.yml",
+                     f"no provider path contains the mounted dashboard {dashboard_target}")
+
+
+def container_mounts(service):
+    """Container path -> repository path of a service's bind mounts."""
+    mounts = {}
+    for volume in service.get("volumes", []):
+        if isinstance(volume, str) and volume.startswith("./"):
+            parts = volume.split(":")
+            mounts[parts[1]] = os.path.normpath(parts[0])
+    return mounts

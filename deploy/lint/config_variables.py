@@ -1,0 +1,47 @@
+"""The environment variables Countdown's processes read (SPEC section 3 and the API's), and the image's own."""
+
+WORKER = {
+    "DATABASE_URL", "REDIS_URL", "COUNTDOWN_NAMESPACE", "PUSH_TRANSPORT", "GOOGLE_APPLICATION_CREDENTIALS",
+    "FCM_PROJECT_ID", "FCM_BASE_URL", "APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_BUNDLE_ID",
+    "APNS_ENVIRONMENT", "APNS_BASE_URL", "LIVE_ACTIVITY_ATTRIBUTES_TYPE", "DEEP_LINK_SCHEME", "START_LEAD_SECONDS",
+    "REMINDER_LEAD_SECONDS", "EXPIRE_AFTER_SECONDS", "END_DISMISS_AFTER_SECONDS", "WORKER_CONCURRENCY",
+    "PUSH_CONCURRENCY", "PUSH_RATE_LIMIT_PER_MINUTE", "HTTP_ADDR", "LOG_LEVEL", "LOG_FORMAT",
+    "SHUTDOWN_GRACE_SECONDS", "RECONCILE_INTERVAL_SECONDS",
+}
+API = {"API_ADDR", "API_JWT_SECRET", "API_JWT_PUBLIC_KEY_FILE"}
+IMAGE = {"HEALTHCHECK_URL", "SWIFT_BACKTRACE"}
+KNOWN = WORKER | API | IMAGE
+
+REQUIRED = {"countdown-worker": {"DATABASE_URL", "REDIS_URL"},
+            "countdown-admin": {"DATABASE_URL"},
+            "countdown-api": {"DATABASE_URL"}}
+
+PUSH_TRANSPORTS = {"fcm", "apns", "log"}
+DEFAULT_SHUTDOWN_GRACE_SECONDS = 25
+DEFAULT_HTTP_ADDR = "0.0.0.0:9090"
+DEFAULT_API_ADDR = "0.0.0.0:8080"
+
+
+def port_of(address):
+    """The port of a `host:port` address, or None."""
+    _, _, port = str(address).rpartition(":")
+    return int(port) if port.isdigit() else None
+
+
+def check_environment(env, program, where, report):
+    """Names and the values that have a fixed form, for a process running `program`."""
+    for name in sorted(env):
+        if name not in KNOWN:
+            report.error(where, f"{name} is not a Countdown configuration variable (SPEC section 3)")
+    for name in sorted(REQUIRED.get(program, set()) - set(env)):
+        report.error(where, f"{program} needs {name}")
+    transport = env.get("PUSH_TRANSPORT")
+    if transport is not None and transport not in PUSH_TRANSPORTS and "$" not in str(transport):
+        report.error(where, f"PUSH_TRANSPORT={transport}, expected one of {sorted(PUSH_TRANSPORTS)}")
+    for name in ("HTTP_ADDR", "API_ADDR"):
+        if name in env and port_of(env[name]) is None:
+            report.error(where, f"{name}={env[name]} is not host:port")
+    for name in ("SHUTDOWN_GRACE_SECONDS", "START_LEAD_SECONDS", "REMINDER_LEAD_SECONDS", "EXPIRE_AFTER_SECONDS",
+                 "END_DISMISS_AFTER_SECONDS", "RECONCILE_INTERVAL_SECONDS"):
+        if name in env and not str(env[name]).isdigit():
+            report.error(where, f"{name}={env[name]} is not a whole number of seconds")

@@ -1,0 +1,173 @@
+"""scripts/lint-deploy: validates the container, compose and Kubernetes files and the observability
+configuration without a Docker engine or a cluster. Run through scripts/lint-deploy, which provides the tools."""
+import argparse
+import subprocess
+import sys
+import unittest
+from dataclasses import dataclass
+from pathlib import Path
+
+import compose_checks
+import image_checks
+import kube_checks
+import kustomize
+import observability_checks
+import native_build
+import runtime_libraries
+from dockerfile import Dockerfile, apt_installed
+from metrics_catalog import Catalog
+from package_manifest import Manifest
+from report import Report
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Tools:
+    hadolint: str
+    check_jsonschema: str
+    yamllint: str
+    promtool: str
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="scripts/lint-deploy", description=__doc__)
+    parser.add_argument("--metrics", type=Path, help="a Prometheus text scrape of a real worker to check "
+                                                     "queries against (default: deploy/metrics.txt)")
+    parser.add_argument("--render", metavar="DIR", help="print the rendered kustomization in DIR and exit")
+    parser.add_argument("--build", action="store_true", help="also run the Dockerfile's build stage natively "
+                                                              "(release builds: minutes)")
+    parser.add_argument("--tools", nargs=4, metavar=("HADOLINT", "CHECK_JSONSCHEMA", "YAMLLINT", "PROMTOOL"),
+                        required=True)
+    args = parser.parse_args()
+    if args.render:
+        try:
+            print(kustomize.dump(kustomize.build(args.render)), end="")
+        except kustomize.KustomizeError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        return 0
+    tools = Tools(*args.tools)
+    report = Report()
+    manifest = Manifest((REPO / "Package.swift").read_text())
+    executables = image_checks.image_executables(REPO, manifest)
+
+    section(report, "kustomize renderer self-test", lambda: _self_test(report))
+    section(report, "Dockerfile (hadolint, Package.swift packages and products)",
+            lambda: image_checks.check_dockerfile(REPO, manifest, tools, report) or
+            f"image holds {', '.join(executables)}")
+    section(report, ".dockerignore", lambda: image_checks.check_dockerignore(REPO, report))
+    section(report, "shared libraries of the built executables against the runtime stage",
+            lambda: runtime_libraries.check(REPO, executables, _runtime_packages(), report))
+    if args.build:
+        section(report, "Dockerfile build stage run natively", lambda: native_build.check(REPO, executables, report))
+    section(report, "health check script", lambda: image_checks.check_healthcheck_script(REPO, report))
+    section(report, "YAML syntax (yamllint)", lambda: _yamllint(tools, report))
+    section(report, "compose specification (check-jsonschema)",
+            lambda: f"{compose_checks.check_schema(REPO, tools, report)} documents")
+    section(report, "compose rules (--scale, start order, configuration, fake FCM)",
+            lambda: compose_checks.check_semantics(REPO, executables, report))
+    section(report, "compose fake FCM account script", lambda: compose_checks.check_fake_account_script(REPO, report))
+
+    catalog = _catalog(args.metrics, tools, report)
+    adapter_metrics = set()
+
+    def adapter():
+        adapter_metrics.update(observability_checks.check_adapter(REPO, catalog, report))
+        return f"serves {', '.join(sorted(adapter_metrics))}"
+
+    section(report, "Prometheus adapter rules", adapter)
+    section(report, "Kubernetes manifest files (kubernetes-validate, strict)", lambda: _manifest_files(report))
+    section(report, "Kubernetes secret templates", lambda: kube_checks.check_secret_templates(REPO, report))
+    secrets = kube_checks.secret_templates(REPO)
+    for directory in kube_checks.kustomization_dirs(REPO):
+        name = str(directory.relative_to(REPO / kube_checks.KUBERNETES))
+        section(report, f"kustomization {name} (render, schemas, rules)",
+                lambda d=directory, n=name: _kustomization(d, n, secrets, executables, adapter_metrics, report))
+    section(report, "generated files up to date", lambda: observability_checks.check_generated(REPO, report))
+    section(report, f"Grafana dashboard against {catalog.source}",
+            lambda: f"{observability_checks.check_dashboard(REPO, catalog, report)} queries")
+    section(report, f"alert rules (promtool check and unit tests) against {catalog.source}",
+            lambda: f"{observability_checks.check_alerts(REPO, catalog, tools, report)} rules")
+    section(report, "Prometheus configuration (promtool)",
+            lambda: observability_checks.check_prometheus_config(REPO, tools, report))
+    return report.summary()
+
+
+def section(report, title, run):
+    report.begin(title)
+    try:
+        detail = run()
+    except Exception as error:  # a crash in one section must not hide the others
+        report.error(title, f"{type(error).__name__}: {error}")
+        detail = None
+    report.end(detail if isinstance(detail, str) else "")
+
+
+def _runtime_packages():
+    runtime = Dockerfile((REPO / "Dockerfile").read_text()).stage(image_checks.RUNTIME_STAGE)
+    return apt_installed(runtime) if runtime else []
+
+
+def _self_test(report):
+    suite = unittest.defaultTestLoader.loadTestsFromName("test_kustomize")
+    result = unittest.TextTestRunner(stream=open("/dev/null", "w"), verbosity=0).run(suite)
+    for test, trace in result.failures + result.errors:
+        report.error(str(test), trace.strip().splitlines()[-1])
+    return f"{result.testsRun} cases"
+
+
+def _yamllint(tools, report):
+    files = [str(p) for p in sorted((REPO / "deploy").rglob("*.y*ml"))]
+    files += [str(REPO / compose_checks.BASE)] + [str(REPO / f) for f in compose_checks.OVERRIDES]
+    result = subprocess.run([tools.yamllint, "--strict", "-f", "parsable", "-c", str(REPO / "deploy/lint/yamllint.yaml"),
+                             *files], capture_output=True, text=True)
+    for line in (result.stdout + result.stderr).splitlines():
+        if line.strip():
+            report.error("yamllint", line.replace(str(REPO) + "/", ""))
+    return f"{len(files)} files"
+
+
+def _catalog(scrape, tools, report):
+    report.begin("metric catalog")
+    listed = Catalog.from_list(REPO / "deploy/metrics.txt")
+    catalog = listed
+    if scrape:
+        try:
+            observability_checks.check_scrape_format(scrape, tools, report)
+            catalog = Catalog.from_scrape(scrape)
+        except (OSError, ValueError) as error:
+            report.error(str(scrape), f"{error} (checking against {listed.source} instead)")
+            report.end()
+            return listed
+        for name in sorted(set(listed.metrics) - set(catalog.metrics)):
+            report.warn("deploy/metrics.txt", f"{name} is listed but not in the scrape {scrape}")
+        for name in sorted(set(catalog.metrics) - set(listed.metrics)):
+            if name.startswith("countdown_"):
+                report.warn("deploy/metrics.txt", f"{name} is in the scrape but not listed")
+    report.end(f"{len(catalog.metrics)} series from {catalog.source}")
+    return catalog
+
+
+def _manifest_files(report):
+    sources = []
+    for path in kube_checks.manifest_files(REPO):
+        sources.append((str(path.relative_to(REPO)), kube_checks.load_file(path)))
+    count = kube_checks.validate_schemas(REPO, sources, report)
+    return f"{count} objects in {len(sources)} files, Kubernetes {' and '.join(kube_checks.kube_schema.VALIDATION_VERSIONS)}"
+
+
+def _kustomization(directory, name, secrets, executables, adapter_metrics, report):
+    try:
+        resources = kustomize.build(directory)
+    except kustomize.KustomizeError as error:
+        report.error(name, str(error))
+        return None
+    kube_checks.validate_schemas(REPO, [(name, resources)], report)
+    spec = kustomize.yaml.safe_load(kustomize.kustomization_file(directory).read_text())
+    kube_checks.check_render(name, resources, secrets, executables, adapter_metrics, spec.get("namespace"), report)
+    return f"{len(resources)} objects"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

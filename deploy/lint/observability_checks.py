@@ -1,0 +1,154 @@
+"""The Grafana dashboard, the Prometheus configuration and alert rules, the adapter rules and the generated
+files, all against the metrics the worker exports."""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from compose_checks import BASE, container_mounts
+from promql_checks import adapter_to_promql, check_expression, grafana_to_promql
+
+DASHBOARD = "deploy/grafana/countdown.json"
+ALERTS = "deploy/prometheus/alerts.yml"
+ALERT_TESTS = "deploy/prometheus/alerts.test.yml"
+PROMETHEUS_CONFIG = "deploy/prometheus/prometheus.yml"
+ADAPTER_VALUES = "deploy/kubernetes/prometheus-adapter/values.yaml"
+PROMETHEUS_RULE = "deploy/kubernetes/overlays/production/prometheusrule.yaml"
+# What the issue asks the dashboard to show, as metrics it must query.
+DASHBOARD_MUST_SHOW = {
+    "throughput": "countdown_jobs_total",
+    "push results by reason": "countdown_pushes_total",
+    "queue depth": "countdown_queue_jobs",
+    "lateness": "countdown_job_lateness_seconds_bucket",
+    "outbox lag": "countdown_outbox_lag_seconds",
+    "latency": "countdown_push_latency_seconds_bucket",
+}
+ALERTS_MUST_COVER = {
+    "dead letters growing": "countdown_queue_jobs",
+    "lateness above a bound": "countdown_queue_oldest_lateness_seconds",
+    "outbox lag": "countdown_outbox_lag_seconds",
+    "push error rate": "countdown_pushes_total",
+    "no worker ready": "countdown_worker_ready",
+}
+
+
+def check_generated(repo, report):
+    result = subprocess.run([sys.executable, str(repo / "deploy/generate.py"), "--check"], capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        report.error("deploy/generate.py", result.stderr.strip() or "generated files are out of date")
+
+
+def check_dashboard(repo, catalog, report):
+    try:
+        dashboard = json.loads((repo / DASHBOARD).read_text())
+    except ValueError as error:
+        report.error(DASHBOARD, f"not JSON: {error}")
+        return 0
+    for key in ("uid", "title", "panels", "schemaVersion"):
+        if key not in dashboard:
+            report.error(DASHBOARD, f"has no {key}")
+    variables = {v.get("name") for v in dashboard.get("templating", {}).get("list", [])}
+    ids = set()
+    used = set()
+    count = 0
+    for panel in dashboard.get("panels", []):
+        where = f"{DASHBOARD} panel {panel.get('id')} ({panel.get('title')})"
+        if panel.get("id") in ids:
+            report.error(where, "duplicate panel id")
+        ids.add(panel.get("id"))
+        grid = panel.get("gridPos", {})
+        if grid.get("x", 0) + grid.get("w", 0) > 24:
+            report.error(where, "wider than the 24-column grid")
+        if panel.get("type") == "row":
+            continue
+        uid = panel.get("datasource", {}).get("uid", "")
+        if uid.startswith("$") and uid.strip("${}") not in variables:
+            report.error(where, f"data source {uid} is not a dashboard variable")
+        ref_ids = set()
+        for target in panel.get("targets", []):
+            if target.get("refId") in ref_ids:
+                report.error(where, f"duplicate refId {target.get('refId')}")
+            ref_ids.add(target.get("refId"))
+            used |= check_expression(grafana_to_promql(target.get("expr", "")), catalog, where, report)
+            count += 1
+        if not panel.get("targets"):
+            report.error(where, "has no queries")
+    for topic, metric in DASHBOARD_MUST_SHOW.items():
+        if metric not in used:
+            report.error(DASHBOARD, f"shows no {topic} ({metric})")
+    return count
+
+
+def check_alerts(repo, catalog, tools, report):
+    for command, what in (([tools.promtool, "check", "rules", ALERTS], "check rules"),
+                          ([tools.promtool, "test", "rules", ALERT_TESTS], "test rules")):
+        result = subprocess.run(command, cwd=repo, capture_output=True, text=True)
+        if result.returncode != 0:
+            report.error(ALERTS, f"promtool {what}:\n{(result.stdout + result.stderr).strip()}")
+    rules = yaml.safe_load((repo / ALERTS).read_text())
+    used = set()
+    count = 0
+    for group in rules.get("groups", []):
+        for rule in group.get("rules", []):
+            where = f"{ALERTS} {rule.get('alert') or rule.get('record')}"
+            used |= check_expression(rule["expr"], catalog, where, report)
+            count += 1
+            if "alert" in rule:
+                if rule.get("labels", {}).get("severity") not in ("critical", "warning", "info"):
+                    report.error(where, "needs labels.severity critical, warning or info")
+                for annotation in ("summary", "description"):
+                    if not rule.get("annotations", {}).get(annotation):
+                        report.error(where, f"needs annotations.{annotation}")
+    for topic, metric in ALERTS_MUST_COVER.items():
+        if metric not in used:
+            report.error(ALERTS, f"no alert on {topic} ({metric})")
+    rule_object = yaml.safe_load((repo / PROMETHEUS_RULE).read_text())
+    if rule_object.get("spec", {}).get("groups") != rules.get("groups"):
+        report.error(PROMETHEUS_RULE, f"groups differ from {ALERTS}: run python3 deploy/generate.py")
+    return count
+
+
+def check_prometheus_config(repo, tools, report):
+    """promtool check config, with the compose mounts mapped back to the repository's files."""
+    compose = yaml.safe_load((repo / BASE).read_text())
+    mounts = container_mounts(compose["services"]["prometheus"])
+    config = yaml.safe_load((repo / PROMETHEUS_CONFIG).read_text())
+    config["rule_files"] = [str(repo / mounts.get(f, f)) for f in config.get("rule_files", [])]
+    with tempfile.TemporaryDirectory() as temp:
+        path = Path(temp) / "prometheus.yml"
+        path.write_text(yaml.safe_dump(config))
+        result = subprocess.run([tools.promtool, "check", "config", str(path)], capture_output=True, text=True)
+        if result.returncode != 0:
+            report.error(PROMETHEUS_CONFIG, f"promtool check config:\n{(result.stdout + result.stderr).strip()}")
+
+
+def check_adapter(repo, catalog, report):
+    values = yaml.safe_load((repo / ADAPTER_VALUES).read_text())
+    served = set()
+    for kind in ("custom", "external"):
+        for rule in values.get("rules", {}).get(kind, []) or []:
+            where = f"{ADAPTER_VALUES} rules.{kind} {rule.get('name', {}).get('as')}"
+            series_query = rule.get("seriesQuery", "")
+            series = check_expression(series_query, catalog, where, report)
+            if len(series) != 1:
+                report.error(where, "seriesQuery must select exactly one metric")
+                continue
+            check_expression(adapter_to_promql(rule.get("metricsQuery", ""), next(iter(series))), catalog, where,
+                             report)
+            served.add(rule.get("name", {}).get("as") or next(iter(series)))
+    return served
+
+
+def check_scrape_format(path, tools, report):
+    """promtool's lint of a worker scrape (naming conventions are warnings, format errors fail)."""
+    with path.open() as scrape:
+        result = subprocess.run([tools.promtool, "check", "metrics"], stdin=scrape, capture_output=True, text=True)
+    for line in (result.stdout + result.stderr).splitlines():
+        if "error while linting" in line:
+            report.error(str(path), f"promtool check metrics: {line.strip()}")
+        elif line.strip():
+            report.warn(str(path), f"promtool check metrics: {line.strip()}")
