@@ -19,8 +19,10 @@ public struct APIConfig: Sendable {
     public var shutdownGraceSeconds: Int
     /// Clock skew tolerated on `exp` and `nbf`.
     public var tokenLeeway: Duration = .seconds(30)
-    /// PostgreSQL connections the API keeps at most.
+    /// PostgreSQL connections the API keeps at most (`API_DATABASE_CONNECTIONS`).
     public var databaseConnections = 16
+    /// Event-loop threads of the HTTP server (`API_HTTP_THREADS`).
+    public var httpThreads = 4
 
     /// Reads and checks every variable.
     /// - Throws: `APIConfigProblems` listing each problem.
@@ -38,14 +40,18 @@ public struct APIConfig: Sendable {
         let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
         let tokenKey = read { () throws -> TokenKey in try Self.tokenKey(env) }
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
+        let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
+        let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
         // Checked here so both are reported; Logger(environment:) reads the same values.
         let level = read { try env.choice("LOG_LEVEL", default: CountdownConfig.LogLevel.info) }
         let format = read { try env.choice("LOG_FORMAT", default: CountdownConfig.LogFormat.json) }
         let logger = level == nil || format == nil ? nil : (try? Logger(environment: env.values)) ?? Logger(level: .info)
-        guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger else {
+        guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger, let connections, let threads else {
             throw APIConfigProblems(problems: problems)
         }
-        return APIConfig(databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace)
+        return APIConfig(
+            databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace,
+            databaseConnections: connections, httpThreads: threads)
     }
 
     /// The verifier for the configured key.

@@ -87,6 +87,6 @@ public final class APIService: Sendable {
         return requestsInFlight == 0
     }
 
-    /// `{"success": true}`.
-    static var success: HTTPResponse { .json(["success": true]) }
+    /// `{"success": true}`, encoded once.
+    static let success = HTTPResponse.jsonBody(Data(#"{"success":true}"#.utf8))
 }

@@ -34,7 +34,7 @@ public struct Authenticator: Sendable {
         }
         let jwt: JWT
         do {
-            jwt = try verifier.verify(parts[1].trimmingCharacters(in: .whitespaces))
+            jwt = try verifier.verify(String(parts[1].drop { $0 == " " }))
         } catch {
             throw APIError(.unauthorized, Self.reason((error as? JWTError)?.code ?? .malformedToken))
         }

@@ -52,7 +52,7 @@ let logger = config.logger.with(["component": "countdown-api"])
 let service = APIService(
     store: PostgresAPIStore(database: database), authenticator: Authenticator(verifier: verifier),
     metrics: APIMetrics(registry: MetricsRegistry()), logger: logger)
-let server = APIServer.make(service, configuration: APIServer.configuration(address: config.address))
+let server = APIServer.make(service, configuration: APIServer.configuration(address: config.address, threads: config.httpThreads))
 do {
     try server.start()
 } catch {
