@@ -10,7 +10,8 @@ import Glibc
 #endif
 
 // countdown-api: the HTTP API of the integration guide (see docs/openapi.yaml). Configured by the environment:
-// DATABASE_URL, API_ADDR, API_JWT_SECRET or API_JWT_PUBLIC_KEY_FILE, LOG_LEVEL, LOG_FORMAT, SHUTDOWN_GRACE_SECONDS.
+// DATABASE_URL, API_ADDR, API_JWT_SECRET or API_JWT_PUBLIC_KEY_FILE, LOG_LEVEL, LOG_FORMAT, SHUTDOWN_GRACE_SECONDS,
+// and the tuning knobs API_HTTP_THREADS (4) and API_DATABASE_CONNECTIONS (16).
 
 func fail(_ lines: String, code: Int32) -> Never {
     for line in lines.split(separator: "\n") {
