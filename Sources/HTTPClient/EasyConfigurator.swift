@@ -1,0 +1,94 @@
+import CCurl
+
+/// Sets an easy handle's options for one request: URL, method, body, headers, timeouts, protocol, callbacks.
+struct EasyConfigurator {
+    let configuration: HTTPClientConfiguration
+
+    func configure(_ easy: CurlEasy, for transfer: Transfer) throws {
+        let request = transfer.request
+        guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
+            throw HTTPClientError(.invalidRequest, "only absolute http:// and https:// URLs are supported")
+        }
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_ERRORBUFFER, pointer: transfer.errorBuffer)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
+        try easy.set(CURLOPT_TIMEOUT_MS, (request.timeout ?? configuration.requestTimeout).curlMilliseconds)
+        try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        try easy.set(CURLOPT_TCP_NODELAY, 1)
+        if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        try configureProtocol(easy, url: request.url)
+        try configureMethod(easy, request)
+        transfer.headerList = try headerList(for: request)
+        try easy.set(CURLOPT_HTTPHEADER, pointer: transfer.headerList?.head)
+        try configureCallbacks(easy, transfer)
+    }
+
+    private func configureProtocol(_ easy: CurlEasy, url: String) throws {
+        switch configuration.httpVersion {
+        case .automatic:
+            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            // Wait for a connection that may multiplex rather than open another one (matters only for HTTP/2).
+            if url.hasPrefix("https://") { try easy.set(CURLOPT_PIPEWAIT, 1) }
+        case .http1:
+            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .http2PriorKnowledge:
+            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            try easy.set(CURLOPT_PIPEWAIT, 1)
+        }
+    }
+
+    private func configureMethod(_ easy: CurlEasy, _ request: HTTPRequest) throws {
+        switch request.method {
+        case .get where request.body.isEmpty:
+            try easy.set(CURLOPT_HTTPGET, 1)
+        case .head:
+            try easy.set(CURLOPT_NOBODY, 1)
+        default:
+            if request.method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
+            try easy.set(CURLOPT_POST, 1)
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
+            // COPYPOSTFIELDS copies the bytes, so the request may be released while the transfer runs.
+            try request.body.withUnsafeBytes { bytes in
+                try easy.set(CURLOPT_COPYPOSTFIELDS, pointer: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
+            }
+        }
+    }
+
+    private func headerList(for request: HTTPRequest) throws -> CurlHeaderList {
+        let list = CurlHeaderList()
+        for field in request.headers {
+            try Self.validate(field)
+            // "Name;" sends an empty value (plain "Name:" would remove a header libcurl adds).
+            try list.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        if !request.body.isEmpty && request.headers["Expect"] == nil { try list.append("Expect:") }
+        return list
+    }
+
+    private static func validate(_ field: HTTPHeaders.Field) throws {
+        let nameIsToken = !field.name.isEmpty && field.name.utf8.allSatisfy { byte in
+            byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: ":")
+        }
+        let valueIsClean = field.value.utf8.allSatisfy { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
+        guard nameIsToken && valueIsClean else {
+            throw HTTPClientError(.invalidRequest, "header \"\(field.name)\" has a forbidden character (CR, LF, NUL, ':' or space)")
+        }
+    }
+
+    private func configureCallbacks(_ easy: CurlEasy, _ transfer: Transfer) throws {
+        let context = UnsafeRawPointer(Unmanaged.passUnretained(transfer).toOpaque())
+        try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        try easy.set(CURLOPT_HEADERDATA, pointer: context)
+        // The engine keeps `transfer` alive while libcurl may call these.
+        try Curl.check(countdown_curl_easy_setopt_write(easy.handle) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }, "setting the write callback")
+        try Curl.check(countdown_curl_easy_setopt_header(easy.handle) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.appendHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        }, "setting the header callback")
+    }
+}

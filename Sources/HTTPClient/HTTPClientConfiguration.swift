@@ -1,0 +1,49 @@
+/// Limits and protocol choices of one `HTTPClient`.
+public struct HTTPClientConfiguration: Sendable {
+    public enum HTTPVersion: Sendable {
+        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 with keep-alive for plain `http://`.
+        case automatic
+        /// HTTP/1.1 only.
+        case http1
+        /// HTTP/2 without TLS upgrade negotiation (h2c prior knowledge), for local HTTP/2 servers.
+        case http2PriorKnowledge
+    }
+
+    /// Names the client's thread.
+    public var name: String
+    public var connectTimeout: Duration
+    /// The default whole-transfer timeout of a request.
+    public var requestTimeout: Duration
+    /// The most connections open at once (all hosts); more requests wait for a free one or multiplex over HTTP/2.
+    public var maxConnections: Int
+    /// The most connections open at once to one host.
+    public var maxConnectionsPerHost: Int
+    public var httpVersion: HTTPVersion
+    /// A response body larger than this fails with `.responseTooLarge`.
+    public var maxResponseBytes: Int
+    /// PEM bundle of trusted CAs; the system store when nil.
+    public var caFile: String?
+
+    public init(
+        name: String = "http-client", connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(30),
+        maxConnections: Int = 64, maxConnectionsPerHost: Int? = nil, httpVersion: HTTPVersion = .automatic,
+        maxResponseBytes: Int = 4 << 20, caFile: String? = nil
+    ) {
+        self.name = name
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerHost = maxConnectionsPerHost ?? maxConnections
+        self.httpVersion = httpVersion
+        self.maxResponseBytes = maxResponseBytes
+        self.caFile = caFile
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
+    var curlMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}

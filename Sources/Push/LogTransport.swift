@@ -1,0 +1,47 @@
+import Foundation
+
+/// `PUSH_TRANSPORT=log`: prints each push as one JSON line (tokens shortened to their last 8 characters) and
+/// reports it accepted. Sends nothing.
+public struct LogTransport: PushTransport {
+    private let write: @Sendable (String) -> Void
+
+    /// - Parameter write: receives each line; standard output by default.
+    public init(write: @escaping @Sendable (String) -> Void = LogTransport.standardOutput) {
+        self.write = write
+    }
+
+    public func send(_ message: PushMessage) async -> PushResult {
+        write(Self.line(for: message))
+        return .accepted(messageName: "log/\(message.id)")
+    }
+
+    /// The JSON line for `message`.
+    public static func line(for message: PushMessage) -> String {
+        var json = JSONWriter()
+        switch message.content {
+        case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
+            json.raw("{\"push\":\"live_activity\"")
+            json.member("id", message.id)
+            json.member("fcm_token", PushToken.redacted(fcmToken))
+            json.member("activity_token", PushToken.redacted(activityToken))
+            json.raw(",\"apns_headers\":")
+            json.object(apnsHeaders)
+            json.raw(",\"payload\":")
+            if FCMRequestBody.isJSONObject(apsJSON) { json.raw(apsJSON) } else { json.string(String(decoding: apsJSON, as: UTF8.self)) }
+        case let .notification(fcmToken, title, body, data):
+            json.raw("{\"push\":\"notification\"")
+            json.member("id", message.id)
+            json.member("fcm_token", PushToken.redacted(fcmToken))
+            json.member("title", title)
+            json.member("body", body)
+            json.raw(",\"data\":")
+            json.object(data)
+        }
+        json.raw("}")
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    public static let standardOutput: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

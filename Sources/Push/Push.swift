@@ -1,1 +1,0 @@
-// Push: work in progress.

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPClient
+
+/// Turns a push service's answer (status, headers, body) or a transport failure into a `PushResult`. Pure: no I/O.
+public enum PushOutcomeClassifier {
+    /// A classified answer, or a request to refresh credentials once and send again.
+    public enum Verdict: Sendable, Equatable {
+        case result(PushResult)
+        /// The access / provider token was refused as expired or invalid (FCM 401, APNs `ExpiredProviderToken`).
+        case refreshCredentials(reason: String)
+    }
+
+    /// Classifies an FCM HTTP v1 `messages:send` answer.
+    public static func fcm(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date) -> Verdict {
+        if (200..<300).contains(status) {
+            let name = (try? JSONDecoder().decode(FCMSuccess.self, from: Data(body)))?.name
+            return .result(.accepted(messageName: name))
+        }
+        let error = FCMErrorAnswer(status: status, body: body)
+        let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
+        if error.errorCode == "THIRD_PARTY_AUTH_ERROR" { return .result(.configurationError(reason: error.summary)) }
+        if error.errorCode == "UNREGISTERED" { return .result(.deadToken(reason: "UNREGISTERED")) }
+        switch status {
+        case 400:
+            return .result(.rejected(reason: error.summary, tokenLevel: error.blamesToken))
+        case 401:
+            return .refreshCredentials(reason: error.summary)
+        case 403 where error.errorCode == "SENDER_ID_MISMATCH":
+            return .result(.rejected(reason: error.summary, tokenLevel: true))
+        case 403, 404:
+            // Without UNREGISTERED a 404 means a wrong project or URL, not a dead token; a 403 means missing permission.
+            return .result(.configurationError(reason: error.summary))
+        case 429:
+            return .result(.retryable(after: retryAfter, reason: "QUOTA_EXCEEDED"))
+        case 408, 500..<600:
+            return .result(.retryable(after: retryAfter, reason: error.errorCode ?? error.status ?? "HTTP \(status)"))
+        default:
+            return .result(.rejected(reason: error.summary, tokenLevel: false))
+        }
+    }
+
+    /// Classifies an APNs answer (`reason` from the JSON body).
+    public static func apns(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date) -> Verdict {
+        if status == 200 { return .result(.accepted(messageName: headers["apns-id"])) }
+        let reason = (try? JSONDecoder().decode(APNsErrorBody.self, from: Data(body)))?.reason ?? "HTTP \(status)"
+        let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
+        switch (status, reason) {
+        case (410, _), (400, "BadDeviceToken"):
+            return .result(.deadToken(reason: reason))
+        case (400, "DeviceTokenNotForTopic"), (400, "MissingDeviceToken"):
+            return .result(.rejected(reason: reason, tokenLevel: true))
+        case (403, "ExpiredProviderToken"):
+            return .refreshCredentials(reason: reason)
+        case (403, _), (404, _), (405, _):
+            return .result(.configurationError(reason: "APNs \(status) \(reason)"))
+        case (429, _):
+            return .result(.retryable(after: retryAfter, reason: reason == "HTTP 429" ? "TooManyRequests" : reason))
+        case (500..<600, _):
+            return .result(.retryable(after: retryAfter, reason: reason))
+        default:
+            return .result(.rejected(reason: reason, tokenLevel: false))
+        }
+    }
+
+    /// Classifies a request that got no answer: timeouts and connection errors are retryable.
+    public static func transportFailure(_ error: any Error) -> PushResult {
+        guard let error = error as? HTTPClientError else { return .retryable(after: nil, reason: "\(error)") }
+        if error.code == .invalidRequest { return .configurationError(reason: "invalid request: \(error.message)") }
+        return .retryable(after: nil, reason: "\(error.code.rawValue): \(error.message)")
+    }
+
+    /// Classifies a failure to get an access or provider token.
+    public static func credentialsFailure(_ error: any Error) -> PushResult {
+        if let error = error as? PushError, error.code == .tokenEndpointUnavailable {
+            return .retryable(after: nil, reason: error.description)
+        }
+        return .configurationError(reason: "\(error)")
+    }
+}
+
+private struct FCMSuccess: Decodable { let name: String? }
+
+private struct APNsErrorBody: Decodable { let reason: String? }
+
+/// The parts of an FCM (google.rpc.Status) error body that decide the outcome.
+struct FCMErrorAnswer {
+    private struct Body: Decodable {
+        struct Status: Decodable {
+            let code: Int?
+            let message: String?
+            let status: String?
+            let details: [Detail]?
+        }
+        struct Detail: Decodable {
+            let errorCode: String?
+            let fieldViolations: [Violation]?
+        }
+        struct Violation: Decodable {
+            let field: String?
+            let description: String?
+        }
+        let error: Status
+    }
+
+    let httpStatus: Int
+    let status: String?
+    let errorCode: String?
+    let message: String?
+    let violations: [(field: String, description: String)]
+
+    init(status httpStatus: Int, body: [UInt8]) {
+        self.httpStatus = httpStatus
+        let parsed = (try? JSONDecoder().decode(Body.self, from: Data(body)))?.error
+        status = parsed?.status
+        message = parsed?.message
+        let details = parsed?.details ?? []
+        errorCode = details.lazy.compactMap(\.errorCode).first
+        violations = details.flatMap { $0.fieldViolations ?? [] }.map { ($0.field ?? "", $0.description ?? "") }
+    }
+
+    /// Whether the answer blames the registration or Live Activity token rather than the message.
+    var blamesToken: Bool {
+        if violations.contains(where: { $0.field.lowercased().contains("token") }) { return true }
+        return message?.lowercased().contains("registration token") ?? false
+    }
+
+    /// `CODE: message (field: description; ...)`, for logs and the job's last error.
+    var summary: String {
+        var text = errorCode ?? status ?? "HTTP \(httpStatus)"
+        if let message, !message.isEmpty { text += ": \(message)" }
+        if !violations.isEmpty {
+            text += " (" + violations.map { "\($0.field): \($0.description)" }.joined(separator: "; ") + ")"
+        }
+        return text
+    }
+}

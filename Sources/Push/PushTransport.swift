@@ -1,0 +1,27 @@
+/// Sends pushes. Never throws: every outcome, including transport failures, is a classified `PushResult`.
+public protocol PushTransport: Sendable {
+    func send(_ message: PushMessage) async -> PushResult
+}
+
+extension PushTransport {
+    /// Sends `messages` with at most `concurrency` in flight (`PUSH_CONCURRENCY`); results come back in input order.
+    public func send(_ messages: [PushMessage], concurrency: Int) async -> [PushResult] {
+        precondition(concurrency > 0, "concurrency must be positive")
+        var results = [PushResult?](repeating: nil, count: messages.count)
+        await withTaskGroup(of: (Int, PushResult).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < messages.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await self.send(messages[index])) }
+            }
+            for _ in 0..<min(concurrency, messages.count) { startNext() }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                startNext()
+            }
+        }
+        return results.map { $0! }
+    }
+}

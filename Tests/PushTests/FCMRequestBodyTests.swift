@@ -1,0 +1,64 @@
+import BlockingIO
+import Foundation
+import Push
+import Testing
+
+@Suite struct FCMRequestBodyTests {
+    static let aps = Array(#"{"aps":{"event":"start","timestamp":1776384000,"alert":{"title":"Yayın","body":"45 dakika"}}}"#.utf8)
+
+    @Test func liveActivityBodySplicesTheApsObject() throws {
+        let message = PushMessage.liveActivity(
+            id: "start:s1:d1", fcmToken: "fcm\"tok", activityToken: "abc123",
+            apnsHeaders: ["apns-priority": "10", "apns-expiration": "1776708000"], apsJSON: Self.aps)
+        let body = try #require(FCMRequestBody.encode(message))
+        let expected = #"{"message":{"token":"fcm\"tok","apns":{"live_activity_token":"abc123","headers":{"apns-expiration":"1776708000","apns-priority":"10"},"payload":"#
+            + String(decoding: Self.aps, as: UTF8.self) + "}}}"
+        #expect(String(decoding: body, as: UTF8.self) == expected)
+        #expect(try JSONSerialization.jsonObject(with: Data(body)) is [String: Any])
+    }
+
+    @Test func notificationBodyEscapesStrings() throws {
+        let message = PushMessage.notification(
+            id: "reminder:s1", fcmToken: "tok", title: "Yayın \"Canlı\"\nşimdi", body: "tab\there \\ \u{01} 🎉",
+            data: ["type": "stream_reminder", "streamId": "s1", "deepLink": "allmine://live-stream/s1"])
+        let body = try #require(FCMRequestBody.encode(message))
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains(#""title":"Yayın \"Canlı\"\nşimdi","body":"tab\there \\ \u0001 🎉""#))
+        #expect(text.hasSuffix(#""apns":{"payload":{"aps":{"sound":"default"}}}}}"#))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let inner = try #require(object["message"] as? [String: Any])
+        let notification = try #require(inner["notification"] as? [String: String])
+        #expect(notification["title"] == "Yayın \"Canlı\"\nşimdi")
+        #expect(notification["body"] == "tab\there \\ \u{01} 🎉")
+        #expect(inner["data"] as? [String: String] == ["type": "stream_reminder", "streamId": "s1", "deepLink": "allmine://live-stream/s1"])
+        #expect(inner["token"] as? String == "tok")
+    }
+
+    @Test func invalidApsIsRefused() {
+        for aps in ["", "not json", "[1]", #"{"aps":"#] {
+            let message = PushMessage.liveActivity(id: "x", fcmToken: "t", activityToken: "a", apnsHeaders: [:], apsJSON: Array(aps.utf8))
+            #expect(FCMRequestBody.encode(message) == nil)
+        }
+    }
+
+    @Test func logTransportPrintsOneLineWithShortenedTokens() async throws {
+        let lines = Locked<[String]>([])
+        let transport = LogTransport { line in lines.withLock { $0.append(line) } }
+        let message = PushMessage.liveActivity(
+            id: "end:s1:d1", fcmToken: "fcm-token-0123456789ABCDEF", activityToken: "aaaabbbbccccdddd11112222",
+            apnsHeaders: ["apns-priority": "10"], apsJSON: Self.aps)
+        #expect(await transport.send(message) == .accepted(messageName: "log/end:s1:d1"))
+        let line = try #require(lines.value.first)
+        #expect(!line.contains("\n"))
+        #expect(!line.contains("fcm-token-0123456789ABCDEF") && !line.contains("aaaabbbbccccdddd11112222"))
+        #expect(line.contains("…89ABCDEF") && line.contains("…11112222"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["push"] as? String == "live_activity")
+        #expect(((object["payload"] as? [String: Any])?["aps"] as? [String: Any])?["event"] as? String == "start")
+
+        _ = await transport.send(.notification(id: "r1", fcmToken: "short", title: "T", body: "B", data: ["k": "v"]))
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(lines.value[1].utf8)) as? [String: Any])
+        #expect(second["fcm_token"] as? String == "…short")
+        #expect(second["data"] as? [String: String] == ["k": "v"])
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import HTTPClient
+import JWT
+import Push
+import Testing
+import TestSupport
+
+@Suite struct FCMTransportTests {
+    @Test func sendsTheSpecifiedRequestAndSignsTheAssertion() async throws {
+        let harness = try await FCMHarness.make()
+        let result = await harness.transport.send(FCMHarness.liveActivity(token: "ok-device1"))
+        #expect(result == .accepted(messageName: "projects/countdown-test/messages/1"))
+        let state = try await harness.server.state()
+        let recent = try #require(state.recent.first)
+        #expect(recent.path == "/v1/projects/countdown-test/messages:send")
+        #expect(recent.headers["authorization"] == "Bearer ya29.stub-1")
+        #expect(recent.headers["content-type"] == "application/json; charset=UTF-8")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(recent.body.utf8)) as? [String: Any])
+        let message = try #require(body["message"] as? [String: Any])
+        #expect(message["token"] as? String == "ok-device1")
+        let apns = try #require(message["apns"] as? [String: Any])
+        #expect(apns["live_activity_token"] as? String == "pts-ok-device1")
+        #expect(apns["headers"] as? [String: String] == ["apns-priority": "10", "apns-expiration": "1776708000"])
+
+        let assertion = try #require(state.assertions.first)
+        let publicKey = try AsymmetricKey.privateKey(pem: PushTestKeys.rsaPEM).publicKey()
+        let jwt = try JWTVerifier(keys: [try .rs256(publicKey)], audience: harness.server.baseURL + "/token", now: harness.clock.function)
+            .verify(assertion)
+        struct Claims: Decodable { let iss: String; let scope: String; let iat: Int; let exp: Int }
+        let claims = try jwt.decodeClaims(as: Claims.self)
+        #expect(claims.iss == "push@countdown-test.iam.gserviceaccount.com")
+        #expect(claims.scope == "https://www.googleapis.com/auth/firebase.messaging")
+        #expect(claims.exp - claims.iat <= 3600 && claims.exp > claims.iat)
+        #expect(jwt.header.kid == "k1")
+    }
+
+    @Test func notificationsAreSent() async throws {
+        let harness = try await FCMHarness.make()
+        let result = await harness.transport.send(.notification(
+            id: "reminder:s1", fcmToken: "ok-r", title: "Yayın başlıyor", body: "10 dakika", data: ["type": "stream_reminder"]))
+        guard case .accepted = result else { Issue.record("got \(result)"); return }
+        let body = try #require(try await harness.server.state().recent.first?.body)
+        #expect(body.contains(#""notification":{"title":"Yayın başlıyor","body":"10 dakika"}"#))
+    }
+
+    @Test func everyErrorClassIsClassified() async throws {
+        let harness = try await FCMHarness.make()
+        let cases: [(String, (PushResult) -> Bool)] = [
+            ("unregistered-1", { $0 == .deadToken(reason: "UNREGISTERED") }),
+            ("invalid-1", { if case .rejected(let reason, true) = $0 { reason.contains("message.token") } else { false } }),
+            ("mismatch-1", { $0 == .rejected(reason: "SENDER_ID_MISMATCH: SenderId mismatch", tokenLevel: true) }),
+            ("quota-1", { $0 == .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED") && $0.isThrottled }),
+            ("quotadate-1", {
+                if case .retryable(let after?, "QUOTA_EXCEEDED") = $0 { after > .seconds(20) && after <= .seconds(60) } else { false }
+            }),
+            ("unavailable-1", { $0 == .retryable(after: nil, reason: "UNAVAILABLE") }),
+            ("internal-1", { $0 == .retryable(after: nil, reason: "INTERNAL") }),
+            ("thirdparty-1", { if case .configurationError(let reason) = $0 { reason.hasPrefix("THIRD_PARTY_AUTH_ERROR") } else { false } }),
+        ]
+        for (token, check) in cases {
+            let result = await harness.transport.send(FCMHarness.liveActivity(token: token))
+            #expect(check(result), "\(token) → \(result)")
+        }
+        #expect(try await harness.server.state().token_requests == 1)
+    }
+
+    @Test func tokenIsRefreshedBeforeItExpires() async throws {
+        let harness = try await FCMHarness.make()
+        try await harness.server.configure(["token_lifetime": 600])
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")).label == "accepted")
+        harness.clock.advance(by: 500)
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")).label == "accepted")
+        #expect(try await harness.server.state().token_requests == 1)
+        harness.clock.advance(by: 45)  // 545 s: inside the last 10% of the lifetime
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-3")).label == "accepted")
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(state.recent.last?.headers["authorization"] == "Bearer ya29.stub-2")
+        #expect(harness.refreshes.value == 2)
+    }
+
+    @Test func unauthorizedForcesOneRefreshAndOneRetry() async throws {
+        let harness = try await FCMHarness.make()
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")).label == "accepted")
+        try await harness.server.revokeTokens()
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")).label == "accepted")
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(state.sends == 3)  // ok-1, the refused ok-2, the retried ok-2
+    }
+
+    @Test func unauthorizedAfterARefreshIsAConfigurationErrorWithoutSpinning() async throws {
+        let harness = try await FCMHarness.make()
+        try await harness.server.configure(["reject_auth": 1])
+        let result = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1"))
+        guard case .configurationError(let reason) = result else { Issue.record("got \(result)"); return }
+        #expect(reason.contains("UNAUTHENTICATED"))
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(state.sends == 2)
+    }
+
+    @Test func tokenEndpointRefusalIsConfigurationAndOutageIsRetryable() async throws {
+        let harness = try await FCMHarness.make()
+        try await harness.server.configure(["token_status": 400])
+        let refused = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1"))
+        guard case .configurationError(let reason) = refused else { Issue.record("got \(refused)"); return }
+        #expect(reason.contains("invalid_grant"))
+        try await harness.server.configure(["token_status": 503])
+        guard case .retryable(nil, let outage) = await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")) else {
+            Issue.record("a token endpoint outage should be retryable")
+            return
+        }
+        #expect(outage.contains("503"))
+        #expect(try await harness.server.state().sends == 0)
+    }
+
+    @Test func fiveHundredConcurrentSendersShareOneRefresh() async throws {
+        let harness = try await FCMHarness.make()
+        try await harness.server.configure(["token_delay_ms": 200])
+        let first = await harness.sendConcurrently(500)
+        #expect(first.allSatisfy { $0.label == "accepted" })
+        #expect(try await harness.server.state().token_requests == 1)
+
+        try await harness.server.revokeTokens()
+        let second = await harness.sendConcurrently(500)
+        #expect(second.allSatisfy { $0.label == "accepted" })
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(harness.refreshes.value == 2)
+    }
+
+    @Test func connectionRefusedIsRetryable() async throws {
+        let harness = try await FCMHarness.make(fcmBaseURL: "http://127.0.0.1:\(freeLoopbackPort())")
+        guard case .retryable(nil, let reason) = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")) else {
+            Issue.record("expected retryable")
+            return
+        }
+        #expect(reason.hasPrefix("connectionRefused"))
+    }
+
+    @Test func timeoutIsRetryable() async throws {
+        let harness = try await FCMHarness.make(requestTimeout: .milliseconds(300))
+        guard case .retryable(nil, let reason) = await harness.transport.send(FCMHarness.liveActivity(token: "slow-1")) else {
+            Issue.record("expected retryable")
+            return
+        }
+        #expect(reason.hasPrefix("timeout"))
+    }
+
+    @Test func invalidApsIsRejectedWithoutSending() async throws {
+        let harness = try await FCMHarness.make()
+        let message = PushMessage.liveActivity(id: "x", fcmToken: "ok-1", activityToken: "a", apnsHeaders: [:], apsJSON: Array("{".utf8))
+        #expect(await harness.transport.send(message) == .rejected(reason: "the aps payload is not a JSON object", tokenLevel: false))
+        #expect(try await harness.server.state().sends == 0)
+    }
+
+    @Test func projectAndBaseURLFormTheEndpoint() {
+        let transport = FCMTransport(
+            projectID: "allmine-prod", baseURL: "https://fcm.googleapis.com/", tokens: FixedToken(), http: ScriptedHTTP { _, _ in ScriptedHTTP.response(200) })
+        #expect(transport.endpoint == "https://fcm.googleapis.com/v1/projects/allmine-prod/messages:send")
+    }
+}
+
+struct FixedToken: AccessTokenProviding {
+    func accessToken() async throws -> String { "fixed" }
+    func invalidate(_ token: String) async {}
+}

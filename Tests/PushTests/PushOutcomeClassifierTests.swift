@@ -1,0 +1,162 @@
+import Foundation
+import HTTPClient
+import Push
+import Testing
+
+@Suite struct PushOutcomeClassifierTests {
+    static let now = Date(timeIntervalSince1970: 1_776_384_000)
+
+    static func fcmError(_ code: Int, _ status: String, _ message: String, errorCode: String? = nil, violations: [(String, String)] = []) -> [UInt8] {
+        var details: [[String: Any]] = []
+        if let errorCode { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": errorCode]) }
+        if !violations.isEmpty {
+            details.append(["@type": "type.googleapis.com/google.rpc.BadRequest",
+                            "fieldViolations": violations.map { ["field": $0.0, "description": $0.1] }])
+        }
+        let object: [String: Any] = ["error": ["code": code, "message": message, "status": status, "details": details]]
+        return Array(try! JSONSerialization.data(withJSONObject: object))
+    }
+
+    static func fcm(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = [:]) -> PushOutcomeClassifier.Verdict {
+        PushOutcomeClassifier.fcm(status: status, headers: headers, body: body, now: now)
+    }
+
+    static func apns(_ status: Int, reason: String?, headers: HTTPHeaders = [:]) -> PushOutcomeClassifier.Verdict {
+        let body = reason.map { Array("{\"reason\":\"\($0)\"}".utf8) } ?? []
+        return PushOutcomeClassifier.apns(status: status, headers: headers, body: body, now: now)
+    }
+
+    @Test func fcmSuccessCarriesTheMessageName() {
+        #expect(Self.fcm(200, Array("{\"name\":\"projects/p/messages/123\"}".utf8)) == .result(.accepted(messageName: "projects/p/messages/123")))
+        #expect(Self.fcm(200, []) == .result(.accepted(messageName: nil)))
+    }
+
+    @Test func fcmUnregisteredIsADeadToken() {
+        let body = Self.fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
+        #expect(Self.fcm(404, body) == .result(.deadToken(reason: "UNREGISTERED")))
+    }
+
+    @Test func fcmNotFoundWithoutUnregisteredIsConfiguration() {
+        // A wrong project answers 404 too: that must never wipe tokens.
+        let verdict = Self.fcm(404, Self.fcmError(404, "NOT_FOUND", "Requested entity was not found."))
+        guard case .result(.configurationError(let reason)) = verdict else { Issue.record("got \(verdict)"); return }
+        #expect(reason.contains("NOT_FOUND"))
+    }
+
+    @Test func fcmInvalidArgumentOnTheTokenIsTokenLevel() {
+        let body = Self.fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token",
+                                 errorCode: "INVALID_ARGUMENT", violations: [("message.token", "Invalid registration token")])
+        let expected = "INVALID_ARGUMENT: The registration token is not a valid FCM registration token (message.token: Invalid registration token)"
+        #expect(Self.fcm(400, body) == .result(.rejected(reason: expected, tokenLevel: true)))
+    }
+
+    @Test func fcmInvalidArgumentOnThePayloadIsNotTokenLevel() {
+        let body = Self.fcmError(400, "INVALID_ARGUMENT", "Invalid JSON payload received.", errorCode: "INVALID_ARGUMENT",
+                                 violations: [("message.apns.payload", "Unknown name \"x\"")])
+        guard case .result(.rejected(let reason, let tokenLevel)) = Self.fcm(400, body) else { Issue.record("not rejected"); return }
+        #expect(!tokenLevel)
+        #expect(reason.contains("message.apns.payload: Unknown name \"x\""))
+    }
+
+    @Test func fcmSenderIDMismatchIsTokenLevel() {
+        let body = Self.fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
+        #expect(Self.fcm(403, body) == .result(.rejected(reason: "SENDER_ID_MISMATCH: SenderId mismatch", tokenLevel: true)))
+        let denied = Self.fcm(403, Self.fcmError(403, "PERMISSION_DENIED", "Firebase Cloud Messaging API has not been used"))
+        #expect(denied == .result(.configurationError(reason: "PERMISSION_DENIED: Firebase Cloud Messaging API has not been used")))
+    }
+
+    @Test func fcmQuotaExceededHonoursRetryAfterSeconds() {
+        let body = Self.fcmError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", errorCode: "QUOTA_EXCEEDED")
+        let verdict = Self.fcm(429, body, headers: ["Retry-After": "7"])
+        #expect(verdict == .result(.retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED")))
+        if case .result(let result) = verdict { #expect(result.isThrottled) }
+        #expect(Self.fcm(429, body) == .result(.retryable(after: nil, reason: "QUOTA_EXCEEDED")))
+    }
+
+    @Test func fcmQuotaExceededHonoursRetryAfterDate() {
+        let body = Self.fcmError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", errorCode: "QUOTA_EXCEEDED")
+        let date = "Fri, 17 Apr 2026 00:00:30 GMT"  // now + 30 s
+        #expect(Self.fcm(429, body, headers: ["retry-after": date]) == .result(.retryable(after: .seconds(30), reason: "QUOTA_EXCEEDED")))
+    }
+
+    @Test func fcmServerErrorsAreRetryable() {
+        let unavailable = Self.fcmError(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE")
+        #expect(Self.fcm(503, unavailable) == .result(.retryable(after: nil, reason: "UNAVAILABLE")))
+        #expect(Self.fcm(503, unavailable, headers: ["Retry-After": "3"]) == .result(.retryable(after: .seconds(3), reason: "UNAVAILABLE")))
+        let internalError = Self.fcmError(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL")
+        #expect(Self.fcm(500, internalError) == .result(.retryable(after: nil, reason: "INTERNAL")))
+        #expect(Self.fcm(502, Array("<html>Bad Gateway</html>".utf8)) == .result(.retryable(after: nil, reason: "HTTP 502")))
+        if case .result(let result) = Self.fcm(500, internalError) { #expect(!result.isThrottled) }
+    }
+
+    @Test func fcmUnauthenticatedAsksForARefresh() {
+        let body = Self.fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+        #expect(Self.fcm(401, body) == .refreshCredentials(reason: "UNAUTHENTICATED: Request had invalid authentication credentials."))
+    }
+
+    @Test func fcmThirdPartyAuthErrorIsConfiguration() {
+        let body = Self.fcmError(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR")
+        #expect(Self.fcm(401, body) == .result(.configurationError(reason: "THIRD_PARTY_AUTH_ERROR: Auth error from APNS or Web Push Service")))
+    }
+
+    @Test func apnsSuccessCarriesTheApnsID() {
+        #expect(Self.apns(200, reason: nil, headers: ["apns-id": "E4F3-01"]) == .result(.accepted(messageName: "E4F3-01")))
+    }
+
+    @Test func apnsDeadTokens() {
+        #expect(Self.apns(410, reason: "Unregistered") == .result(.deadToken(reason: "Unregistered")))
+        #expect(Self.apns(410, reason: "ExpiredToken") == .result(.deadToken(reason: "ExpiredToken")))
+        #expect(Self.apns(400, reason: "BadDeviceToken") == .result(.deadToken(reason: "BadDeviceToken")))
+    }
+
+    @Test func apnsRejections() {
+        #expect(Self.apns(400, reason: "DeviceTokenNotForTopic") == .result(.rejected(reason: "DeviceTokenNotForTopic", tokenLevel: true)))
+        #expect(Self.apns(400, reason: "BadExpirationDate") == .result(.rejected(reason: "BadExpirationDate", tokenLevel: false)))
+        #expect(Self.apns(400, reason: "PayloadEmpty") == .result(.rejected(reason: "PayloadEmpty", tokenLevel: false)))
+        #expect(Self.apns(413, reason: "PayloadTooLarge") == .result(.rejected(reason: "PayloadTooLarge", tokenLevel: false)))
+    }
+
+    @Test func apnsProviderTokenProblems() {
+        #expect(Self.apns(403, reason: "ExpiredProviderToken") == .refreshCredentials(reason: "ExpiredProviderToken"))
+        #expect(Self.apns(403, reason: "InvalidProviderToken") == .result(.configurationError(reason: "APNs 403 InvalidProviderToken")))
+        #expect(Self.apns(403, reason: "BadCertificateEnvironment") == .result(.configurationError(reason: "APNs 403 BadCertificateEnvironment")))
+        #expect(Self.apns(404, reason: "BadPath") == .result(.configurationError(reason: "APNs 404 BadPath")))
+    }
+
+    @Test func apnsThrottlingAndServerErrorsAreRetryable() {
+        let throttled = Self.apns(429, reason: "TooManyRequests", headers: ["Retry-After": "12"])
+        #expect(throttled == .result(.retryable(after: .seconds(12), reason: "TooManyRequests")))
+        if case .result(let result) = throttled { #expect(result.isThrottled) }
+        #expect(Self.apns(429, reason: nil) == .result(.retryable(after: nil, reason: "TooManyRequests")))
+        #expect(Self.apns(500, reason: "InternalServerError") == .result(.retryable(after: nil, reason: "InternalServerError")))
+        #expect(Self.apns(503, reason: "ServiceUnavailable") == .result(.retryable(after: nil, reason: "ServiceUnavailable")))
+    }
+
+    @Test func transportFailuresAreRetryableUnlessTheRequestIsInvalid() {
+        for code in [HTTPClientError.Code.timeout, .connectTimeout, .connectionRefused, .connectFailed, .io, .tls, .cannotResolveHost, .shutdown] {
+            let result = PushOutcomeClassifier.transportFailure(HTTPClientError(code, "boom"))
+            #expect(result == .retryable(after: nil, reason: "\(code.rawValue): boom"))
+        }
+        #expect(PushOutcomeClassifier.transportFailure(HTTPClientError(.invalidRequest, "bad URL")) == .configurationError(reason: "invalid request: bad URL"))
+    }
+
+    @Test func credentialFailures() {
+        let unavailable = PushError(.tokenEndpointUnavailable, "token endpoint answered 503")
+        #expect(PushOutcomeClassifier.credentialsFailure(unavailable) == .retryable(after: nil, reason: unavailable.description))
+        let rejected = PushError(.tokenRejected, "token endpoint answered 400 (invalid_grant)", file: "/etc/sa.json")
+        #expect(PushOutcomeClassifier.credentialsFailure(rejected) == .configurationError(reason: rejected.description))
+    }
+
+    @Test func retryAfterForms() {
+        #expect(RetryAfter.parse("120", now: Self.now) == .seconds(120))
+        #expect(RetryAfter.parse(" 0 ", now: Self.now) == .zero)
+        #expect(RetryAfter.parse("Fri, 17 Apr 2026 00:01:00 GMT", now: Self.now) == .seconds(60))
+        #expect(RetryAfter.parse("Friday, 17-Apr-26 00:01:00 GMT", now: Self.now) == .seconds(60))
+        #expect(RetryAfter.parse("Fri Apr 17 00:01:00 2026", now: Self.now) == .seconds(60))
+        #expect(RetryAfter.parse("Thu, 16 Apr 2026 00:00:00 GMT", now: Self.now) == .zero)
+        #expect(RetryAfter.parse("99999999999999999999", now: Self.now) == RetryAfter.maximum)
+        #expect(RetryAfter.parse("soon", now: Self.now) == nil)
+        #expect(RetryAfter.parse("-5", now: Self.now) == nil)
+        #expect(RetryAfter.parse(nil, now: Self.now) == nil)
+    }
+}

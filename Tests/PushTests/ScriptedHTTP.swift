@@ -1,0 +1,25 @@
+import BlockingIO
+import HTTPClient
+
+/// A fake `HTTPRequestSending` that records requests and answers from a script.
+final class ScriptedHTTP: HTTPRequestSending {
+    let requests = Locked<[HTTPRequest]>([])
+    private let answer: @Sendable (HTTPRequest, Int) throws -> HTTPResponse
+
+    /// `answer` gets each request and its 0-based index.
+    init(_ answer: @escaping @Sendable (HTTPRequest, Int) throws -> HTTPResponse) {
+        self.answer = answer
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let index = requests.withLock { requests in
+            requests.append(request)
+            return requests.count - 1
+        }
+        return try answer(request, index)
+    }
+
+    static func response(_ status: Int, _ body: String = "", headers: HTTPHeaders = [:]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers, body: Array(body.utf8), httpVersion: "2")
+    }
+}
