@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "countdown-admin", targets: ["countdown-admin"]),
         .executable(name: "countdown-fake-fcm", targets: ["countdown-fake-fcm"]),
         .executable(name: "countdown-bench", targets: ["countdown-bench"]),
+        .executable(name: "countdown-api", targets: ["countdown-api"]),
     ],
     targets: [
         // C libraries (apt packages named so SwiftPM can tell what is missing).
@@ -47,10 +48,14 @@ let package = Package(
             "Postgres", "Redis", "DelayQueue", "Push", "PushPayloads", "Telemetry", "HTTPServer",
         ]),
 
+        // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
+        .target(name: "CountdownAPI", dependencies: ["CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+
         // Executables.
         .executableTarget(name: "countdown-worker", dependencies: ["CountdownCore"]),
         .executableTarget(name: "countdown-admin", dependencies: ["CountdownCore"]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JWT", "Telemetry"]),
+        .executableTarget(name: "countdown-api", dependencies: ["CountdownAPI"]),
         .executableTarget(name: "countdown-bench", dependencies: ["DelayQueue", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
@@ -70,5 +75,6 @@ let package = Package(
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),
+        .testTarget(name: "CountdownAPITests", dependencies: ["CountdownAPI", "TestSupport"]),
     ]
 )

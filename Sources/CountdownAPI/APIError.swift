@@ -1,0 +1,71 @@
+/// Every answer of the API that is not a success: a code clients can branch on, the HTTP status it maps to,
+/// a message for people, and the request field concerned (for validation errors).
+public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        /// 400: the body is not JSON, or not a JSON object.
+        case malformedJSON = "malformed_json"
+        /// 400: a field has the wrong JSON type.
+        case wrongType = "wrong_type"
+        /// 401: no, or no valid, bearer token.
+        case unauthorized
+        /// 403: the caller may not do this.
+        case forbidden
+        /// 403: the token's user is not in `users` (nothing is created for it).
+        case unknownUser = "unknown_user"
+        /// 404: no such route.
+        case notFound = "not_found"
+        /// 404: no device with this id.
+        case deviceNotFound = "device_not_found"
+        /// 404: no stream with this id.
+        case streamNotFound = "stream_not_found"
+        /// 405: the route exists, the method does not.
+        case methodNotAllowed = "method_not_allowed"
+        /// 409: the stream is already `ready`, `started`, `cancelled` or `expired`.
+        case streamAlreadyEnded = "stream_already_ended"
+        /// 413: the body is over the limit.
+        case payloadTooLarge = "payload_too_large"
+        /// 415: the body is not `application/json`.
+        case unsupportedMediaType = "unsupported_media_type"
+        /// 422: a field breaks a rule (missing, too long, wrong format).
+        case invalidField = "invalid_field"
+        /// 503: PostgreSQL cannot be reached.
+        case unavailable
+        /// 500: anything unexpected (details are logged, not returned).
+        case internalError = "internal_error"
+
+        /// The HTTP status this code is answered with.
+        public var status: Int {
+            switch self {
+            case .malformedJSON, .wrongType: 400
+            case .unauthorized: 401
+            case .forbidden, .unknownUser: 403
+            case .notFound, .deviceNotFound, .streamNotFound: 404
+            case .methodNotAllowed: 405
+            case .streamAlreadyEnded: 409
+            case .payloadTooLarge: 413
+            case .unsupportedMediaType: 415
+            case .invalidField: 422
+            case .internalError: 500
+            case .unavailable: 503
+            }
+        }
+    }
+
+    public let code: Code
+    public let message: String
+    /// The body field (or path parameter) the error is about.
+    public let field: String?
+
+    public init(_ code: Code, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    /// A 422 naming `field`.
+    public static func invalid(_ field: String, _ message: String) -> APIError {
+        APIError(.invalidField, "\(field): \(message)", field: field)
+    }
+
+    public var description: String { "\(code.rawValue) (\(code.status)): \(message)" }
+}

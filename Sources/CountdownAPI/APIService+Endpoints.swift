@@ -1,0 +1,52 @@
+import HTTPServer
+
+extension APIService {
+    /// `POST /notifications/device-token`: auth optional; with auth the device is linked to the caller.
+    func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticator.caller(of: request)
+        let registration = try DeviceRegistration(body: try JSONBody(request))
+        try await store.registerDevice(registration, userID: caller?.userID)
+        return Self.success
+    }
+
+    /// `POST /notifications/live-activity-sessions`: auth required; the device must be the caller's.
+    func registerSession(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticator.requireCaller(of: request)
+        let session = try SessionRegistration(body: try JSONBody(request))
+        try await store.registerSession(session, userID: caller.userID)
+        return Self.success
+    }
+
+    /// `DELETE /notifications/live-activity-sessions/:streamId/:deviceId`: auth required, the device's owner
+    /// only; `204` also when there was nothing to delete.
+    func removeSession(_ request: HTTPRequest, streamID: String, deviceID: String) async throws -> HTTPResponse {
+        let caller = try authenticator.requireCaller(of: request)
+        let stream = try FieldRules.identifier(streamID, field: "streamId")
+        let device = try FieldRules.identifier(deviceID, field: "deviceId")
+        try await store.removeSession(streamID: stream, deviceID: device, userID: caller.userID)
+        return .empty(status: 204)
+    }
+
+    /// `POST /live-stream/:id/cancel`: auth required, the stream's creator or an admin. Any body is ignored.
+    func cancelStream(_ request: HTTPRequest, streamID: String) async throws -> HTTPResponse {
+        let caller = try authenticator.requireCaller(of: request)
+        let stream = try FieldRules.identifier(streamID, field: "id")
+        let report = try await store.cancelStream(id: stream, caller: caller)
+        logger.info("stream cancelled", [
+            "stream": .string(stream), "by": .string(caller.userID), "admin": .bool(caller.isAdmin),
+            "remindersCancelled": .int(report.remindersCancelled), "sessionsToEnd": .int(report.sessionsToEnd),
+        ])
+        return Self.success
+    }
+
+    /// `GET /readyz`: 200 when PostgreSQL answers, 503 otherwise or while shutting down.
+    func readiness() async throws -> HTTPResponse {
+        if isDraining { throw APIError(.unavailable, "the server is shutting down") }
+        do {
+            try await store.ping()
+        } catch {
+            throw APIError(.unavailable, "PostgreSQL is not reachable: \(error)")
+        }
+        return .json(["status": "ready"])
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HTTPServer
+import Synchronization
+import Telemetry
+
+/// The HTTP API of the integration guide: routes each request, checks auth and bodies, calls the store, and
+/// answers JSON. Every answer is counted in the metrics; tokens and bodies are never logged.
+public final class APIService: Sendable {
+    let store: any APIStore
+    let authenticator: Authenticator
+    let metrics: APIMetrics
+    let logger: Logger
+    private let clock = ContinuousClock()
+    private let inFlight = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+
+    public init(store: any APIStore, authenticator: Authenticator, metrics: APIMetrics, logger: Logger) {
+        self.store = store
+        self.authenticator = authenticator
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Answers one request (the `HTTPServer` async handler).
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        let started = clock.now
+        let matched = Route.match(request.path)
+        let response: HTTPResponse
+        if let matched {
+            response = await answer(request, route: matched.route, parameters: matched.parameters)
+        } else {
+            response = APIError(.notFound, "no route for \(request.path.prefix(200))").response
+        }
+        let elapsed = started.duration(to: clock.now)
+        let routeLabel = matched?.route.rawValue ?? Route.unmatchedLabel
+        metrics.record(route: routeLabel, method: request.method, status: response.status, duration: elapsed)
+        logger.debug("request", [
+            "method": .string(request.method), "route": .string(routeLabel), "status": .int(response.status),
+            "seconds": .seconds(elapsed),
+        ])
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest, route: Route, parameters: [String]) async -> HTTPResponse {
+        guard request.method == route.method else {
+            var response = APIError(.methodNotAllowed, "\(route.rawValue) answers \(route.method) only").response
+            response.headers["Allow"] = route.method
+            return response
+        }
+        do {
+            switch route {
+            case .deviceToken: return try await registerDevice(request)
+            case .sessions: return try await registerSession(request)
+            case .session: return try await removeSession(request, streamID: parameters[0], deviceID: parameters[1])
+            case .cancelStream: return try await cancelStream(request, streamID: parameters[0])
+            case .healthz: return .json(["status": "ok"])
+            case .readyz: return try await readiness()
+            case .metrics: return .text(metrics.registry.render(), contentType: MetricsRegistry.contentType)
+            }
+        } catch let error as APIError {
+            if error.code.status >= 500 {
+                logger.error("request failed", ["route": .string(route.rawValue), "error": .string(error.message)])
+            }
+            return error.response
+        } catch {
+            logger.error("request failed", ["route": .string(route.rawValue), "error": .error(error)])
+            return APIError(.internalError, "the request could not be completed; it has been logged").response
+        }
+    }
+
+    /// Requests being answered right now.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    /// From now on `/readyz` answers 503, so load balancers stop sending new requests; others are still served.
+    public func beginDraining() { draining.store(true, ordering: .relaxed) }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Returns once no request is being answered, or after `timeout`; true when idle.
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
+        let deadline = clock.now.advanced(by: timeout)
+        while requestsInFlight > 0 && clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return requestsInFlight == 0
+    }
+
+    /// `{"success": true}`, encoded once.
+    static let success = HTTPResponse.jsonBody(Data(#"{"success":true}"#.utf8))
+}

@@ -1,0 +1,68 @@
+import HTTPServer
+import JWT
+
+/// Turns an `Authorization: Bearer <JWT>` header into a `Caller`. Tokens are issued by the existing backend
+/// (HS256 with a shared secret or RS256 with its key pair); `sub` is the user id and `role: admin` marks
+/// admins. Any problem is a 401 whose message says what is wrong, never what the token holds.
+public struct Authenticator: Sendable {
+    /// Longest accepted `sub` (the `users.id` of the caller).
+    public static let maxUserIDLength = 256
+
+    private struct RoleClaims: Decodable {
+        let role: String?
+
+        private enum CodingKeys: String, CodingKey { case role }
+
+        init(from decoder: any Decoder) throws {
+            role = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .role)
+        }
+    }
+
+    public let verifier: JWTVerifier
+
+    public init(verifier: JWTVerifier) {
+        self.verifier = verifier
+    }
+
+    /// The caller, or nil when the request has no `Authorization` header.
+    /// - Throws: `APIError` `.unauthorized` for a header that is not a valid bearer token.
+    public func caller(of request: HTTPRequest) throws(APIError) -> Caller? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError(.unauthorized, "the Authorization header must be \"Bearer <token>\"")
+        }
+        let jwt: JWT
+        do {
+            jwt = try verifier.verify(String(parts[1].drop { $0 == " " }))
+        } catch {
+            throw APIError(.unauthorized, Self.reason((error as? JWTError)?.code ?? .malformedToken))
+        }
+        guard let subject = jwt.claims.sub, !subject.isEmpty, subject.count <= Self.maxUserIDLength else {
+            throw APIError(.unauthorized, "the token has no usable sub (user id)")
+        }
+        let role = (try? jwt.decodeClaims(as: RoleClaims.self))?.role
+        return Caller(userID: subject, isAdmin: role == "admin")
+    }
+
+    /// The caller, required.
+    /// - Throws: `APIError` `.unauthorized` when there is no header or it is not a valid bearer token.
+    public func requireCaller(of request: HTTPRequest) throws(APIError) -> Caller {
+        guard let caller = try caller(of: request) else {
+            throw APIError(.unauthorized, "this endpoint needs an Authorization: Bearer <token> header")
+        }
+        return caller
+    }
+
+    private static func reason(_ code: JWTError.Code) -> String {
+        switch code {
+        case .malformedToken: "the bearer token is malformed"
+        case .invalidClaims: "the bearer token's claims are invalid (exp is required)"
+        case .unsupportedAlgorithm, .algorithmNotAllowed: "the bearer token's algorithm is not accepted"
+        case .badSignature: "the bearer token's signature does not match"
+        case .expired: "the bearer token has expired"
+        case .notYetValid: "the bearer token is not valid yet"
+        case .invalidKey, .cryptoFailure: "the bearer token cannot be verified"
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPServer
+
+/// A request body read as one JSON object, with typed field access. Unknown fields are ignored; `null` and the
+/// empty string count as absent.
+struct JSONBody {
+    /// Largest body the API reads (the server itself refuses much larger ones before they are read).
+    static let maxBytes = 16 * 1024
+
+    private let object: [String: Any]
+
+    /// Checks size, media type and syntax, in that order.
+    /// - Throws: `APIError` 413, 415 or 400.
+    init(_ request: HTTPRequest, maxBytes: Int = JSONBody.maxBytes) throws(APIError) {
+        guard request.body.count <= maxBytes else {
+            throw APIError(.payloadTooLarge, "the body has \(request.body.count) bytes; at most \(maxBytes) are accepted")
+        }
+        guard let contentType = request.headers["Content-Type"], Self.isJSON(contentType) else {
+            throw APIError(.unsupportedMediaType, "the body must be JSON with Content-Type: application/json")
+        }
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: request.body)
+        } catch {
+            throw APIError(.malformedJSON, "the body is not valid JSON")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw APIError(.malformedJSON, "the body must be a JSON object")
+        }
+        self.object = object
+    }
+
+    /// The string field `name`; nil when absent, null or empty.
+    /// - Throws: `APIError` 400 `.wrongType` when it is not a string.
+    func string(_ name: String) throws(APIError) -> String? {
+        switch object[name] {
+        case nil, is NSNull:
+            return nil
+        case let text as String:
+            return text.isEmpty ? nil : text
+        default:
+            throw APIError(.wrongType, "\(name) must be a string", field: name)
+        }
+    }
+
+    /// `value`, or a 422 saying `field` is required.
+    static func require(_ value: String?, _ field: String) throws(APIError) -> String {
+        guard let value else { throw APIError.invalid(field, "is required") }
+        return value
+    }
+
+    /// `application/json` or `application/<anything>+json`, parameters (charset) allowed.
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+
+/// A `countdown-api` child process, stopped (SIGTERM) on `deinit`.
+final class APIProcess: @unchecked Sendable {
+    let process = Process()
+    let stderrPath: String
+    let port: Int
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the API with `environment` (API_ADDR defaults to a free loopback port) and waits for its
+    /// "listening" line.
+    init(environment: [String: String]) throws {
+        stderrPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("api") + ".log")
+        guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw StartFailed(output: "cannot create \(stderrPath)") }
+        process.executableURL = Self.executable
+        process.environment = ["API_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let announcement = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+              announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
+            process.waitUntilExit()
+            throw StartFailed(output: String(decoding: line, as: UTF8.self) + ((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""))
+        }
+        self.port = port
+    }
+
+    deinit { _ = stop() }
+
+    /// Sends SIGTERM and returns the exit status.
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    static var executable: URL { TestEnvironment.productsDirectory.appendingPathComponent("countdown-api") }
+
+    /// Runs the API to completion (for configuration errors) and returns its exit status and stderr.
+    static func runToExit(environment: [String: String], arguments: [String] = []) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    struct StartFailed: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "countdown-api did not start: \(output)" }
+    }
+
+    /// One HTTP exchange with the running API.
+    func fetch(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}

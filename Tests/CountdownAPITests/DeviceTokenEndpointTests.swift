@@ -1,0 +1,142 @@
+import CountdownAPI
+import Foundation
+import Testing
+
+@Suite("POST /notifications/device-token against PostgreSQL")
+struct DeviceTokenEndpointTests {
+    struct DeviceRow: Equatable {
+        var user: String?
+        var platform: String
+        var fcm: String?
+        var pushToStart: String?
+        var timezone: String?
+        var locale: String?
+    }
+
+    func device(_ fixture: DatabaseFixture, _ id: String) async throws -> DeviceRow? {
+        try await fixture.rows("SELECT * FROM devices WHERE device_id = $1", [id]).first.map {
+            DeviceRow(
+                user: try $0.decode("user_id"), platform: try $0.decode("platform"), fcm: try $0.decode("fcm_token"),
+                pushToStart: try $0.decode("push_to_start_token"), timezone: try $0.decode("timezone"), locale: try $0.decode("locale"))
+        }
+    }
+
+    func register(_ fixture: DatabaseFixture, _ body: [String: Any], as user: String? = nil) async throws -> TestAPI.Reply {
+        await fixture.api.send("POST", "/notifications/device-token", json: body, bearer: try user.map { try fixture.api.token($0) })
+    }
+
+    @Test func authenticatedRegistrationWritesTheRowTheWorkerReads() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1"])
+            let id = Sample.deviceID()
+            let fcm = Sample.fcmToken()
+            let pushToStart = Sample.hexToken(bytes: 80).uppercased()
+            let reply = try await register(fixture, [
+                "token": fcm, "platform": "ios", "deviceId": id, "timezone": "Europe/Istanbul", "locale": "tr-TR",
+                "liveActivityPushToStartToken": pushToStart,
+            ], as: "u1")
+            #expect(reply.succeeded)
+            #expect(String(decoding: reply.body, as: UTF8.self) == #"{"success":true}"#)
+            let row = try await device(fixture, id)
+            #expect(row == DeviceRow(user: "u1", platform: "ios", fcm: fcm, pushToStart: pushToStart.lowercased(), timezone: "Europe/Istanbul", locale: "tr-TR"))
+            let outbox = try await fixture.outbox("device")
+            #expect(outbox.count == 1)
+            #expect(outbox.first?.user == "u1")
+            #expect(outbox.first?.device == id)
+        }
+    }
+
+    @Test func repeatingARegistrationChangesNothing() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1"])
+            let body: [String: Any] = ["token": Sample.fcmToken(), "platform": "ios", "deviceId": Sample.deviceID(),
+                                       "liveActivityPushToStartToken": Sample.hexToken()]
+            #expect(try await register(fixture, body, as: "u1").succeeded)
+            let firstUpdate = try await fixture.rows("SELECT updated_at::text AS t FROM devices").first?.decode("t", as: String.self)
+            for _ in 0..<3 { #expect(try await register(fixture, body, as: "u1").succeeded) }
+            #expect(try await fixture.count("SELECT count(*) FROM devices") == 1)
+            #expect(try await fixture.outbox("device").count == 1)
+            let lastUpdate = try await fixture.rows("SELECT updated_at::text AS t FROM devices").first?.decode("t", as: String.self)
+            #expect(firstUpdate == lastUpdate)
+        }
+    }
+
+    @Test func anonymousRegistrationKeepsAnExistingLink() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1"])
+            let id = Sample.deviceID()
+            var body: [String: Any] = ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id]
+            #expect(try await register(fixture, body).succeeded)
+            #expect(try await device(fixture, id)?.user == nil)
+            #expect(try await fixture.outbox("device").isEmpty, "a device without a user concerns no stream")
+
+            #expect(try await register(fixture, body, as: "u1").succeeded)
+            #expect(try await device(fixture, id)?.user == "u1")
+            #expect(try await fixture.outbox("device").count == 1, "login links the device: backfill")
+
+            body["token"] = Sample.fcmToken()
+            #expect(try await register(fixture, body).succeeded)
+            #expect(try await device(fixture, id)?.user == "u1")
+            #expect(try await fixture.outbox("device").count == 2, "a new FCM token: backfill again")
+        }
+    }
+
+    @Test func theLatestAuthenticatedRegistrationWins() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1", "u2"])
+            let id = Sample.deviceID()
+            let body: [String: Any] = ["token": Sample.fcmToken(), "platform": "android", "deviceId": id]
+            #expect(try await register(fixture, body, as: "u1").succeeded)
+            #expect(try await register(fixture, body, as: "u2").succeeded)
+            #expect(try await device(fixture, id)?.user == "u2")
+            #expect(try await fixture.outbox("device").map(\.user) == ["u1", "u2"])
+        }
+    }
+
+    @Test func anUnknownUserLinksNothing() async throws {
+        try await DatabaseFixture.with { fixture in
+            let id = Sample.deviceID()
+            let reply = try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "ghost")
+            #expect(reply.status == 403)
+            #expect(reply.errorCode == "unknown_user")
+            #expect(try await fixture.count("SELECT count(*) FROM devices") == 0)
+            #expect(try await fixture.count("SELECT count(*) FROM users") == 0)
+        }
+    }
+
+    @Test func pushToStartOnlyUpdateChangesTheTokenOfAKnownDevice() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1"])
+            let id = Sample.deviceID()
+            let newToken = Sample.hexToken(bytes: 64)
+            let update: [String: Any] = ["platform": "ios", "deviceId": id, "liveActivityPushToStartToken": newToken]
+            let unknown = try await register(fixture, update, as: "u1")
+            #expect(unknown.status == 404)
+            #expect(unknown.errorCode == "device_not_found")
+            #expect(try await fixture.count("SELECT count(*) FROM devices") == 0)
+
+            let fcm = Sample.fcmToken()
+            #expect(try await register(fixture, ["token": fcm, "platform": "ios", "deviceId": id, "timezone": "Europe/Berlin",
+                                                 "liveActivityPushToStartToken": Sample.hexToken()], as: "u1").succeeded)
+            #expect(try await register(fixture, update).succeeded)
+            let row = try await device(fixture, id)
+            #expect(row == DeviceRow(user: "u1", platform: "ios", fcm: fcm, pushToStart: newToken, timezone: "Europe/Berlin", locale: nil))
+            #expect(try await fixture.outbox("device").count == 2)
+        }
+    }
+
+    @Test func missingOptionalFieldsKeepStoredValuesAndOtherPlatformsDropPushToStart() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1"])
+            let id = Sample.deviceID()
+            let fcm = Sample.fcmToken()
+            let pushToStart = Sample.hexToken()
+            #expect(try await register(fixture, ["token": fcm, "platform": "ios", "deviceId": id, "locale": "en",
+                                                 "liveActivityPushToStartToken": pushToStart], as: "u1").succeeded)
+            #expect(try await register(fixture, ["token": fcm, "platform": "ios", "deviceId": id], as: "u1").succeeded)
+            #expect(try await device(fixture, id) == DeviceRow(user: "u1", platform: "ios", fcm: fcm, pushToStart: pushToStart, locale: "en"))
+            #expect(try await register(fixture, ["token": fcm, "platform": "web", "deviceId": id], as: "u1").succeeded)
+            #expect(try await device(fixture, id) == DeviceRow(user: "u1", platform: "web", fcm: fcm, pushToStart: nil, locale: "en"))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CountdownAPI
+import CountdownCore
+import Synchronization
+
+/// An `APIStore` over dictionaries with the same outcomes as the PostgreSQL one, for tests of the HTTP layer.
+final class InMemoryAPIStore: APIStore {
+    struct Device: Equatable {
+        var userID: String?
+        var platform: String
+        var fcmToken: String?
+        var pushToStartToken: String?
+        var timezone: String?
+        var locale: String?
+    }
+
+    struct Session: Equatable {
+        var userID: String
+        var token: String
+        var activityID: String?
+    }
+
+    struct Stream: Equatable {
+        var status: String
+        var creator: String?
+    }
+
+    struct State {
+        var users: Set<String> = []
+        var devices: [String: Device] = [:]
+        var streams: [String: Stream] = [:]
+        var sessions: [[String]: Session] = [:]
+        var reachable = true
+    }
+
+    let state = Mutex(State())
+
+    func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws {
+        try state.withLock { state in
+            if let userID, !state.users.contains(userID) { throw APIError(.unknownUser, "unknown user") }
+            let existing = state.devices[registration.deviceID]
+            if registration.isPushToStartUpdate && existing == nil { throw APIError(.deviceNotFound, "unknown device") }
+            var device = existing ?? Device(platform: registration.platform)
+            if !registration.isPushToStartUpdate { device.fcmToken = registration.fcmToken }
+            device.platform = registration.platform
+            device.userID = userID ?? existing?.userID
+            device.pushToStartToken = registration.platform == "ios" ? registration.pushToStartToken ?? existing?.pushToStartToken : nil
+            device.timezone = registration.timezone ?? existing?.timezone
+            device.locale = registration.locale ?? existing?.locale
+            state.devices[registration.deviceID] = device
+        }
+    }
+
+    func registerSession(_ session: SessionRegistration, userID: String) async throws {
+        try state.withLock { state in
+            guard state.streams[session.streamID] != nil else { throw APIError(.streamNotFound, "unknown stream") }
+            guard let device = state.devices[session.deviceID] else { throw APIError(.deviceNotFound, "unknown device") }
+            guard device.userID == userID else { throw APIError(.forbidden, "not yours") }
+            state.sessions[[session.streamID, session.deviceID]] = Session(userID: userID, token: session.liveActivityToken, activityID: session.activityID)
+        }
+    }
+
+    func removeSession(streamID: String, deviceID: String, userID: String) async throws {
+        try state.withLock { state in
+            if let device = state.devices[deviceID], device.userID != userID { throw APIError(.forbidden, "not yours") }
+            state.sessions[[streamID, deviceID]] = nil
+        }
+    }
+
+    func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
+        try state.withLock { state in
+            guard let stream = state.streams[id] else { throw APIError(.streamNotFound, "unknown stream") }
+            guard caller.isAdmin || stream.creator == caller.userID else { throw APIError(.forbidden, "not the creator") }
+            guard stream.status == "scheduled" else { throw APIError(.streamAlreadyEnded, "already \(stream.status)") }
+            state.streams[id]?.status = "cancelled"
+            return StreamCommands.CancelReport(remindersCancelled: 0, sessionsToEnd: state.sessions.keys.filter { $0[0] == id }.count)
+        }
+    }
+
+    func ping() async throws {
+        guard state.withLock({ $0.reachable }) else { throw APIError(.unavailable, "unreachable") }
+    }
+}

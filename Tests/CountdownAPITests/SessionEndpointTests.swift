@@ -1,0 +1,112 @@
+import CountdownAPI
+import Foundation
+import Testing
+
+@Suite("Live Activity session endpoints against PostgreSQL")
+struct SessionEndpointTests {
+    /// Users u1 and u2, stream s1 by u1, and u1's iOS device; returns the device id.
+    func prepare(_ fixture: DatabaseFixture) async throws -> String {
+        try await fixture.seed(users: ["u1", "u2"], stream: "s1", creator: "u1")
+        let id = Sample.deviceID()
+        #expect(await fixture.api.send("POST", "/notifications/device-token",
+                                       json: ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id],
+                                       bearer: try fixture.api.token("u1")).succeeded)
+        return id
+    }
+
+    func post(_ fixture: DatabaseFixture, _ body: [String: Any], as user: String) async throws -> TestAPI.Reply {
+        await fixture.api.send("POST", "/notifications/live-activity-sessions", json: body, bearer: try fixture.api.token(user))
+    }
+
+    func delete(_ fixture: DatabaseFixture, stream: String, device: String, as user: String?) async throws -> TestAPI.Reply {
+        await fixture.api.send("DELETE", "/notifications/live-activity-sessions/\(stream)/\(device)",
+                               bearer: try user.map { try fixture.api.token($0) })
+    }
+
+    func sessionRow(_ fixture: DatabaseFixture, device: String) async throws -> [String?] {
+        try await fixture.rows("SELECT stream_id, user_id, live_activity_token, activity_id FROM live_activity_sessions WHERE device_id = $1", [device])
+            .first.map { row in try (0..<4).map { try row.decode($0, as: String?.self) } } ?? []
+    }
+
+    @Test func registeringWritesTheSessionAndAnOutboxRow() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            let token = Sample.hexToken(bytes: 40).uppercased()
+            let body: [String: Any] = ["streamId": "s1", "deviceId": device, "liveActivityToken": token, "activityId": "A1B2-C3"]
+            #expect(try await post(fixture, body, as: "u1").succeeded)
+            #expect(try await sessionRow(fixture, device: device) == ["s1", "u1", token.lowercased(), "A1B2-C3"])
+            #expect(try await fixture.outbox("session").map(\.stream) == ["s1"])
+
+            #expect(try await post(fixture, body, as: "u1").succeeded)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 1)
+            #expect(try await fixture.outbox("session").count == 1, "an identical repeat is not a change")
+
+            let newToken = Sample.hexToken()
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": newToken], as: "u1").succeeded)
+            #expect(try await sessionRow(fixture, device: device) == ["s1", "u1", newToken, nil])
+            #expect(try await fixture.outbox("session").count == 2, "a new runtime token is recorded")
+        }
+    }
+
+    @Test func onlyTheDevicesOwnerMayRegister() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            let body: [String: Any] = ["streamId": "s1", "deviceId": device, "liveActivityToken": Sample.hexToken()]
+            let other = try await post(fixture, body, as: "u2")
+            #expect(other.status == 403)
+            #expect(other.errorCode == "forbidden")
+            let ghost = try await post(fixture, body, as: "ghost")
+            #expect(ghost.status == 403)
+            #expect(ghost.errorCode == "unknown_user")
+
+            let anonymous = Sample.deviceID()
+            #expect(await fixture.api.send("POST", "/notifications/device-token",
+                                           json: ["token": Sample.fcmToken(), "platform": "ios", "deviceId": anonymous]).succeeded)
+            var unlinked = body
+            unlinked["deviceId"] = anonymous
+            #expect(try await post(fixture, unlinked, as: "u1").status == 403)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 0)
+        }
+    }
+
+    @Test func unknownStreamOrDeviceIs404() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            let noStream = try await post(fixture, ["streamId": "nope", "deviceId": device, "liveActivityToken": Sample.hexToken()], as: "u1")
+            #expect(noStream.status == 404)
+            #expect(noStream.errorCode == "stream_not_found")
+            let noDevice = try await post(fixture, ["streamId": "s1", "deviceId": Sample.deviceID(), "liveActivityToken": Sample.hexToken()], as: "u1")
+            #expect(noDevice.status == 404)
+            #expect(noDevice.errorCode == "device_not_found")
+        }
+    }
+
+    @Test func aSessionForAnEndedStreamIsKeptForItsEndPush() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            try await fixture.sql("UPDATE streams SET status = 'started' WHERE id = 's1'")
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": Sample.hexToken()], as: "u1").succeeded)
+            #expect(try await fixture.outbox("session").count == 1)
+        }
+    }
+
+    @Test func deletingRemovesOnlyTheOwnersSession() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": Sample.hexToken()], as: "u1").succeeded)
+
+            #expect(try await delete(fixture, stream: "s1", device: device, as: nil).status == 401)
+            let other = try await delete(fixture, stream: "s1", device: device, as: "u2")
+            #expect(other.status == 403)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 1)
+
+            let removed = try await delete(fixture, stream: "s1", device: device, as: "u1")
+            #expect(removed.status == 204)
+            #expect(removed.body.isEmpty)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 0)
+            #expect(try await delete(fixture, stream: "s1", device: device, as: "u1").status == 204, "already gone")
+            #expect(try await delete(fixture, stream: "other", device: Sample.deviceID(), as: "u1").status == 204, "never existed")
+            #expect(try await delete(fixture, stream: "s1", device: "bad%20id", as: "u1").status == 422)
+        }
+    }
+}
