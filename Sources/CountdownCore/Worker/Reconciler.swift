@@ -56,7 +56,10 @@ public struct Reconciler: Sendable {
                         ORDER BY s.id LIMIT $2
                         """, [after, limit, expireAfter]).map { try $0.decode("id", as: String.self) }
                     try StreamStateQuery.lockStreams(ids, on: connection)
-                    return (ids, try StreamStateQuery.load(ids, on: connection), try StreamStateQuery.now(on: connection))
+                    var states = try StreamStateQuery.load(ids, on: connection)
+                    // A completed fan-out does not cover devices whose backfill job was lost with Redis.
+                    for id in try Self.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
+                    return (ids, states, try StreamStateQuery.now(on: connection))
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
@@ -79,7 +82,12 @@ public struct Reconciler: Sendable {
     }
 
     private func reconcile(_ states: [String: StreamState], now: Date, report: inout Report, dryRun: Bool) async throws {
-        let desired = states.values.flatMap { planner.planStream($0, now: now) }
+        let desired = states.values.flatMap { state -> [QueueOperation] in
+            var state = state
+            // Reminders still active after the reminder time (created late, or their job was lost) need a run.
+            if state.hasActiveReminders && now >= planner.reminderDue(state.plannedStartAt, now: now) { state.reminderDoneFor = nil }
+            return planner.planStream(state, now: now)
+        }
         let wanted = desired.compactMap { operation -> (CountdownJob, Date)? in
             if case .enqueue(let job, let due) = operation { return (job, due) }
             return nil
@@ -99,6 +107,27 @@ public struct Reconciler: Sendable {
             }
         }
         if !dryRun { try await QueueOperation.apply(repairs, to: queue, now: now) }
+    }
+
+    /// Scheduled streams inside their start window with an eligible device that has no start yet (no ledger row,
+    /// a pending or skipped one, a claim that expired, or a dead token since replaced).
+    static func streamsWithUnstartedDevices(_ ids: [String], on connection: PostgresConnection) throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        return try connection.query("""
+            SELECT DISTINCT p.stream_id FROM stream_participants p
+            JOIN streams s ON s.id = p.stream_id
+            JOIN countdown_stream_progress g ON g.stream_id = s.id AND g.start_done_for = s.planned_start_at
+            JOIN devices d ON d.user_id = p.user_id
+            LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
+            LEFT JOIN countdown_start_ledger l ON l.stream_id = p.stream_id AND l.user_id = p.user_id AND l.device_id = d.device_id
+            WHERE p.stream_id = ANY($1::text[]) AND s.status = 'scheduled' AND s.planned_start_at > now()
+              AND d.platform = 'ios' AND coalesce(d.push_to_start_token, '') <> '' AND coalesce(d.fcm_token, '') <> ''
+              AND coalesce(np.enabled, true)
+              AND (l.status IS NULL OR l.status IN ('pending', 'skipped')
+                   OR (l.status = 'sending' AND l.claimed_until < now())
+                   OR (l.status = 'failed' AND l.reason LIKE 'dead_token:%'
+                       AND l.token_hash IS DISTINCT FROM md5(coalesce(d.fcm_token, '') || ':' || d.push_to_start_token)))
+            """, [PostgresTextArray(ids)]).map { try $0.decode("stream_id", as: String.self) }
     }
 
     /// Pre-start jobs (start, reminder, expire, update) whose stream is gone or no longer scheduled.
