@@ -19,20 +19,10 @@ final class APIProcess: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw StartFailed(output: "cannot create \(stderrPath)") }
         process.executableURL = Self.executable
         process.environment = ["API_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
-        let stdout = Pipe()
-        process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let announcement = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-              announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
-            process.waitUntilExit()
-            throw StartFailed(output: String(decoding: line, as: UTF8.self) + ((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""))
+        let (object, line) = try launchAndReadAnnouncement(process, stdoutPath: stderrPath + ".stdout")
+        guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
+            throw StartFailed(output: line + ((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""))
         }
         self.port = port
     }
@@ -52,17 +42,8 @@ final class APIProcess: @unchecked Sendable {
 
     /// Runs the API to completion (for configuration errors) and returns its exit status and stderr.
     static func runToExit(environment: [String: String], arguments: [String] = []) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let (status, output) = try runProcess(executable.path, arguments, environment: environment)
+        return (status, output)
     }
 
     struct StartFailed: Error, CustomStringConvertible {

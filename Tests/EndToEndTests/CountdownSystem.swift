@@ -146,18 +146,6 @@ final class CountdownSystem: @unchecked Sendable {
     func admin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let executable = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")
         let environment = workerEnvironment
-        return try await offThePool {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.environment = environment
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        return try await offThePool { try runProcess(executable.path, arguments, environment: environment) }
     }
 }

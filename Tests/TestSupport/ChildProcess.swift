@@ -1,21 +1,31 @@
 import Foundation
 
-/// Runs a command to completion and returns its combined output; throws when it exits non-zero.
-@discardableResult
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+/// Runs a command to completion and returns its exit status and combined output. Output goes through a file,
+/// not a pipe, so a sibling process that inherited the pipe cannot keep the reader waiting after the exit.
+public func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    let outputPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("output") + ".log")
+    guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+        throw CommandFailed(command: executable, status: -1, output: "cannot create \(outputPath)")
+    }
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    process.standardOutput = output
+    process.standardError = output
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    let output = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: process.terminationStatus, output: output)
+    try? output.close()
+    return (process.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+}
+
+/// Runs a command to completion and returns its combined output; throws when it exits non-zero.
+@discardableResult
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+    let (status, output) = try runProcess(executable, arguments, environment: environment)
+    guard status == 0 else {
+        throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: output)
     }
     return output
 }
@@ -58,4 +68,26 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
             do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
         }
     }
+}
+
+/// Starts `process` with stdout going to `stdoutPath` (a file, not a pipe: a pipe's write end inherited by a sibling
+/// started at the same moment would keep a reader waiting forever) and waits for its first line, a JSON object
+/// such as `{"event":"listening","port":…}`. Returns it, or nil if the process exited or stayed silent for `timeout`.
+public func launchAndReadAnnouncement(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (object: [String: Any]?, text: String) {
+    guard FileManager.default.createFile(atPath: stdoutPath, contents: nil) else {
+        return (nil, "cannot create \(stdoutPath)")
+    }
+    process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+    try process.run()
+    var line = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        line = (try? Data(contentsOf: URL(fileURLWithPath: stdoutPath))) ?? Data()
+        if line.contains(UInt8(ascii: "\n")) || !process.isRunning { break }
+        usleep(10_000)
+    }
+    if let newline = line.firstIndex(of: UInt8(ascii: "\n")) { line = line[..<newline] }
+    let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any]
+    if object == nil && process.isRunning { process.terminate() }
+    return (object, String(decoding: line, as: UTF8.self))
 }

@@ -38,24 +38,11 @@ public final class FakeFCMProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOG_LEVEL")
         process.environment = environment
-        let stdout = Pipe()
-        process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
-
-        // The first stdout line announces the port; EOF instead means the process failed to start.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let announcement = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-            announcement["event"] as? String == "listening", let port = announcement["port"] as? Int
-        else {
-            process.waitUntilExit()
+        let (object, line) = try launchAndReadAnnouncement(process, stdoutPath: "\(directory)/stdout.log")
+        guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
             let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            throw FakeStartFailed(output: String(decoding: line, as: UTF8.self) + log)
+            throw FakeStartFailed(output: line + log)
         }
         self.port = port
         listening = announcement
