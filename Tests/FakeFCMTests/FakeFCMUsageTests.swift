@@ -5,20 +5,12 @@ import TestSupport
 @Suite struct FakeFCMUsageTests {
     /// Runs the fake expecting it to exit at once; returns its exit status and stderr.
     func runExpectingExit(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm")
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "GOOGLE_APPLICATION_CREDENTIALS")
         merged.merge(environment) { $1 }
-        process.environment = merged
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let (status, output) = try runProcess(
+            TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm").path, arguments, environment: merged)
+        return (status, output)
     }
 
     @Test func badUsageExitsTwoWithOneClearLine() throws {

@@ -32,21 +32,23 @@ enum TestKeys {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
-        let output = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        if input != nil { process.standardInput = inputPipe }
-        try process.run()
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input))
-            try inputPipe.fileHandleForWriting.close()
+        // Files, not pipes: a pipe end inherited by a sibling process would keep this waiting forever.
+        let base = NSTemporaryDirectory() + "openssl-" + UUID().uuidString
+        FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        FileManager.default.createFile(atPath: base + ".in", contents: Data(input ?? []))
+        defer {
+            try? FileManager.default.removeItem(atPath: base + ".out")
+            try? FileManager.default.removeItem(atPath: base + ".in")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.standardOutput = FileHandle(forWritingAtPath: base + ".out")
+        process.standardError = FileHandle.nullDevice
+        if input != nil { process.standardInput = FileHandle(forReadingAtPath: base + ".in") }
+        try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw OpenSSLToolFailed(arguments: arguments, status: process.terminationStatus)
         }
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: base + ".out"))) ?? Data()
         return Array(data)
     }
 }

@@ -40,20 +40,12 @@ final class StubServer: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script]
-        let output = Pipe()
         stdin = Pipe()
-        process.standardOutput = output
         process.standardInput = stdin  // the server exits when this pipe closes, even if the tests crash
-        try process.run()
-        var line: [UInt8] = []
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
-            line.append(contentsOf: byte)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+        let (line, _) = try launchAndReadFirstLine(process, stdoutPath: script + ".out")
+        guard let port = Int(line) else {
             process.terminate()
-            throw StubServerFailed(output: String(decoding: line, as: UTF8.self))
+            throw StubServerFailed(output: line)
         }
         self.port = port
         client = try HTTPClient(configuration: HTTPClientConfiguration(name: "stub-control", maxConnections: 2))

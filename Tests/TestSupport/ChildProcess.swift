@@ -70,24 +70,34 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
     }
 }
 
-/// Starts `process` with stdout going to `stdoutPath` (a file, not a pipe: a pipe's write end inherited by a sibling
-/// started at the same moment would keep a reader waiting forever) and waits for its first line, a JSON object
-/// such as `{"event":"listening","port":…}`. Returns it, or nil if the process exited or stayed silent for `timeout`.
-public func launchAndReadAnnouncement(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (object: [String: Any]?, text: String) {
+/// Starts `process` with stdout going to `stdoutPath` (a file, not a pipe: a pipe's write end inherited by a
+/// sibling started at the same moment would keep a reader waiting forever) and waits for its first line.
+/// Returns the line, or what was written so far if the process exited or stayed silent for `timeout`.
+public func launchAndReadFirstLine(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (line: String, complete: Bool) {
     guard FileManager.default.createFile(atPath: stdoutPath, contents: nil) else {
-        return (nil, "cannot create \(stdoutPath)")
+        return ("cannot create \(stdoutPath)", false)
     }
     process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
     try process.run()
-    var line = Data()
+    var data = Data()
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-        line = (try? Data(contentsOf: URL(fileURLWithPath: stdoutPath))) ?? Data()
-        if line.contains(UInt8(ascii: "\n")) || !process.isRunning { break }
+        data = (try? Data(contentsOf: URL(fileURLWithPath: stdoutPath))) ?? Data()
+        if data.contains(UInt8(ascii: "\n")) || !process.isRunning { break }
         usleep(10_000)
     }
-    if let newline = line.firstIndex(of: UInt8(ascii: "\n")) { line = line[..<newline] }
-    let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any]
+    guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else {
+        if process.isRunning { process.terminate() }
+        return (String(decoding: data, as: UTF8.self), false)
+    }
+    return (String(decoding: data[..<newline], as: UTF8.self), true)
+}
+
+/// `launchAndReadFirstLine` for processes that announce themselves with a JSON object such as
+/// `{"event":"listening","port":…}`; the object is nil when the line is not one.
+public func launchAndReadAnnouncement(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (object: [String: Any]?, text: String) {
+    let (line, complete) = try launchAndReadFirstLine(process, stdoutPath: stdoutPath, timeout: timeout)
+    let object = complete ? (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) : nil
     if object == nil && process.isRunning { process.terminate() }
-    return (object, String(decoding: line, as: UTF8.self))
+    return (object, line)
 }
