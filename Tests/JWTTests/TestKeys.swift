@@ -34,8 +34,8 @@ enum TestKeys {
         process.arguments = arguments
         // Files, not pipes: a pipe end inherited by a sibling process would keep this waiting forever.
         let base = NSTemporaryDirectory() + "openssl-" + UUID().uuidString
-        FileManager.default.createFile(atPath: base + ".out", contents: nil)
-        FileManager.default.createFile(atPath: base + ".in", contents: Data(input ?? []))
+        _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: base + ".in", contents: Data(input ?? []))
         defer {
             try? FileManager.default.removeItem(atPath: base + ".out")
             try? FileManager.default.removeItem(atPath: base + ".in")
