@@ -23,6 +23,9 @@ import TestSupport
         let reminders = pushes.events("notification")
         #expect(Set(reminders.map(\.fcmToken)) == Set(["fan-phone", "fan-ipad", "fan2-web"].map(CountdownSystem.fcmToken)))
         #expect(reminders.allSatisfy { $0.data["type"] == "stream_reminder" && $0.data["streamId"] == "s1" })
+        try await waitUntil(timeout: .seconds(10), "reminders marked sent after their pushes") {
+            try await system.query("SELECT count(*) AS n FROM stream_reminders WHERE status = 'sent'")[0].decode("n", as: Int.self) == 2
+        }
         let statuses = try await system.query("SELECT user_id, status FROM stream_reminders ORDER BY user_id")
         let byUser = Dictionary(uniqueKeysWithValues: try statuses.map { (try $0.decode("user_id", as: String.self), try $0.decode("status", as: String.self)) })
         #expect(byUser == ["fan": "sent", "fan2": "sent", "quiet": "active", "gone": "cancelled"])
