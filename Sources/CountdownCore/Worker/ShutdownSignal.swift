@@ -4,7 +4,8 @@ import BlockingIO
 public final class ShutdownSignal: Sendable {
     private struct State {
         var triggered = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
     }
     private let state = Locked(State())
 
@@ -18,33 +19,53 @@ public final class ShutdownSignal: Sendable {
             guard !state.triggered else { return [] }
             state.triggered = true
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once the latch is tripped.
+    /// Returns once the latch is tripped (or the calling task is cancelled).
     public func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.triggered { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
+        await suspend(timeout: nil)
     }
 
     /// Sleeps for `duration` or until the latch trips, whichever comes first. Returns `true` if tripped.
     @discardableResult
     public func sleep(for duration: Duration) async -> Bool {
         if isTriggered { return true }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: duration) }
-            group.addTask { await self.wait() }
-            await group.next()
-            group.cancelAll()
-        }
+        await suspend(timeout: duration)
         return isTriggered
+    }
+
+    /// Suspends until the latch trips, `timeout` passes or the task is cancelled. Each waiter is resumed exactly
+    /// once, by whichever of those removes it from the table first.
+    private func suspend(timeout: Duration?) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.triggered || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow {
+                    continuation.resume()
+                } else if let timeout {
+                    Task { [self] in
+                        try? await Task.sleep(for: timeout)
+                        release(id)
+                    }
+                }
+            }
+        } onCancel: {
+            release(id)
+        }
+    }
+
+    private func release(_ id: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
     }
 }
