@@ -152,30 +152,35 @@ class Servers:
         subprocess.run(self._as_pg_user([os.path.join(self.pg_bin, "pg_ctl"), "-D", self.pg_data, "-m", mode, "-w", "stop"]),
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def start_postgres(self):
-        """Starts the server again with the options it last ran with (postmaster.opts)."""
+    def start_postgres(self, settings=None):
+        """Starts the server again with the options it last ran with (postmaster.opts), `-c name=value` settings
+        replaced or added from `settings` (remembered for later restarts)."""
+        self.pg_settings = dict(getattr(self, "pg_settings", {}), **(settings or {}))
         with open(os.path.join(self.pg_data, "postmaster.opts")) as handle:
-            options = shlex.split(handle.read())[1:]
-        # Drop "-D <dir>": pg_ctl passes its own.
-        cleaned, skip = [], False
-        for option in options:
-            if skip:
-                skip = False
+            arguments = shlex.split(handle.read())[1:]
+        options, index = [], 0
+        while index < len(arguments):
+            option = arguments[index]
+            value = arguments[index + 1] if index + 1 < len(arguments) else None
+            index += 2 if option in ("-D", "-c", "-p", "-k") else 1
+            if option == "-D" or (option == "-c" and value.split("=", 1)[0] in self.pg_settings):
                 continue
-            if option == "-D":
-                skip = True
-                continue
-            cleaned.append(option)
+            options += [option, value] if option in ("-c", "-p", "-k") else [option]
+        for name, value in self.pg_settings.items():
+            options += ["-c", f"{name}={value}"]
         subprocess.run(self._as_pg_user([
             os.path.join(self.pg_bin, "pg_ctl"), "-D", self.pg_data, "-l", os.path.join(self.pg_data, "server.log"),
-            "-w", "-t", "60", "-o", " ".join(shlex.quote(o) for o in cleaned), "start"]),
+            "-w", "-t", "60", "-o", " ".join(shlex.quote(o) for o in options), "start"]),
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def restart_postgres(self, settings):
+        """A clean restart with some settings changed (see `start_postgres`)."""
+        self.stop_postgres(mode="fast")
+        self.start_postgres(settings)
 
     def enable_statement_statistics(self):
         """Loads pg_stat_statements (a restart); each database then needs CREATE EXTENSION pg_stat_statements."""
-        self.psql(self.database_url(), "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'", single_transaction=False)
-        self.stop_postgres(mode="fast")
-        self.start_postgres()
+        self.restart_postgres({"shared_preload_libraries": "pg_stat_statements"})
 
     def postgres_cpu_seconds(self):
         """CPU of the postmaster, its live backends, and every backend it has reaped."""
@@ -323,6 +328,11 @@ class FakeFCM:
         lines = data.split(b"\n")
         self._partial = lines.pop()
         return [json.loads(line) for line in lines if line]
+
+    def all_records(self):
+        """Every accepted message in the record file, whole (independent of `new_records`)."""
+        with open(self.record_path, "rb") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
 
     def request_log(self):
         """Every send the fake answered (debug log): dicts with `at` (epoch), `token` (last 8), `status`."""
@@ -662,7 +672,7 @@ def expected_starts(deployment, stream_prefix):
 
 def ledger_counts(deployment, stream_prefix):
     rows = deployment.sql(f"""
-        SELECT status || coalesce(':' || split_part(reason, ':', 1), ''), count(*), coalesce(sum(attempts - 1), 0)
+        SELECT status || coalesce(':' || split_part(reason, ':', 1), ''), count(*), coalesce(sum(greatest(attempts - 1, 0)), 0)
         FROM countdown_start_ledger WHERE stream_id LIKE '{stream_prefix}%' GROUP BY 1 ORDER BY 1
     """, single_transaction=False)
     return {row[0]: int(row[1]) for row in rows}, sum(int(row[2]) for row in rows)
