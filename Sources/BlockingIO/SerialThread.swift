@@ -60,8 +60,13 @@ public final class SerialThread: @unchecked Sendable {
                 return
             }
             let work = pending[head]
+            // Drop the queue's reference at once: a finished closure must not keep what it captured alive.
+            pending[head] = {}
             head += 1
-            if head > 1024 && head * 2 > pending.count {
+            if head == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 1024 && head * 2 > pending.count {
                 pending.removeFirst(head)
                 head = 0
             }
