@@ -180,7 +180,7 @@ class Servers:
 
     def enable_statement_statistics(self):
         """Loads pg_stat_statements (a restart); each database then needs CREATE EXTENSION pg_stat_statements."""
-        self.restart_postgres({"shared_preload_libraries": "pg_stat_statements"})
+        self.restart_postgres({"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track_planning": "on"})
 
     def postgres_cpu_seconds(self):
         """CPU of the postmaster, its live backends, and every backend it has reaped."""
