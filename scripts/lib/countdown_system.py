@@ -12,7 +12,6 @@ Standard library only; PostgreSQL through `psql`, Redis through `redis-cli`.
 import collections
 import json
 import os
-import random
 import shlex
 import signal
 import socket
@@ -715,7 +714,3 @@ class PushTally:
 
     def start_times(self, stream_prefix):
         return [at for key, at in self.starts if key[0].startswith(stream_prefix)]
-
-
-def random_choice(items):
-    return random.choice(list(items))
