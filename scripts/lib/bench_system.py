@@ -1,0 +1,382 @@
+"""scripts/bench system: the whole system under a start burst and a reminder fan-out, with exact counts.
+
+For each worker count (default 1, 2, 4) it starts that many real workers and runs start bursts: S streams
+(default 10,000) whose T-60 falls in the same second, each with a creator and two guests holding 1-2 eligible
+iOS devices plus ineligible ones. With the repeat worker count (default 2) it runs three bursts back to back
+(memory must not grow) and then the reminder fan-out: R active reminders (default 100,000) on one popular stream.
+The fake FCM answers every send after a fixed latency (default 30 ms).
+
+Timing: streams are inserted with a planned start a day away, the outbox relay queues their jobs, then one
+UPDATE moves every planned start to (due second + START_LEAD_SECONDS); the due second is chosen after
+measuring how fast the relay drains, so every start job is queued before it is due. Seeding and relaying
+are reported separately from the burst.
+"""
+
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from countdown_system import (  # noqa: E402
+    Deployment, HarnessError, PushTally, Servers, compare, expected_starts, ledger_counts, percentile, seed_people_sql,
+    seed_streams_sql, wait_for)
+
+MB = 1024.0
+TARGET_START_SECONDS = 15
+TARGET_REMINDER_SECONDS = 30
+TARGET_RSS_MB = 150
+GROWTH_TOLERANCE = 0.10
+# A bulk load leaves the planner without statistics until autovacuum catches up (the first burst then ran its
+# per-stream queries 10x slower); a real database has them, so the seed ends with ANALYZE.
+ANALYZE = "\nANALYZE users; ANALYZE devices; ANALYZE streams; ANALYZE stream_participants; ANALYZE stream_reminders;\n"
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(prog="scripts/bench system", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streams", type=int, default=10_000, help="streams per burst (default 10000)")
+    parser.add_argument("--reminders", type=int, default=100_000, help="active reminders on the popular stream (default 100000; 0 skips)")
+    parser.add_argument("--workers", default="1,2,4", help="worker counts to run, comma-separated (default 1,2,4)")
+    parser.add_argument("--repeat", type=int, default=3, help="back-to-back bursts with the repeat worker count (default 3)")
+    parser.add_argument("--repeat-workers", type=int, default=2, help="worker count for repeated bursts and reminders (default 2)")
+    parser.add_argument("--latency-ms", type=int, default=30, help="fake FCM answer latency (default 30)")
+    parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE", help="extra worker environment")
+    parser.add_argument("--profile", action="store_true", help="pg_stat_statements: print the statements that dominate each burst")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--skip-build", action="store_true", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    arguments.worker_counts = [int(part) for part in arguments.workers.split(",") if part]
+    if arguments.streams < 1 or any(count < 1 for count in arguments.worker_counts):
+        parser.error("--streams and --workers must be positive")
+    return arguments
+
+
+def log(message):
+    print(f"  {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, arguments):
+        self.arguments = arguments
+        self.servers = Servers()
+        if arguments.profile:
+            self.servers.enable_statement_statistics()
+        settings = dict(item.split("=", 1) for item in arguments.worker_env)
+        self.deployment = Deployment(self.servers, "bench", settings=settings)
+        if arguments.profile:
+            self.deployment.sql("CREATE EXTENSION pg_stat_statements")
+        self.deployment.fake.fault({"latencyMs": arguments.latency_ms})
+        self.tally = PushTally(self.deployment.fake)
+        self.relay_rows_per_second = None
+        self.results = {"streams": arguments.streams, "reminders": arguments.reminders, "latencyMs": arguments.latency_ms,
+                        "cores": os.cpu_count(), "bursts": [], "reminderFanout": None, "workerExits": {}}
+
+    # Seeding
+
+    def seed_people(self):
+        started = time.time()
+        self.deployment.sql(seed_people_sql("b", self.arguments.streams) + ANALYZE)
+        elapsed = time.time() - started
+        counts = self.deployment.sql("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM devices)", single_transaction=False)[0]
+        self.results["seedPeople"] = {"seconds": round(elapsed, 2), "users": int(counts[0]), "devices": int(counts[1])}
+        log(f"seeded {counts[0]} users and {counts[1]} devices in {elapsed:.1f}s")
+
+    def queue_with_due_second(self, insert_sql, outbox_rows, update_sql, moved_rows):
+        """Inserts rows planned far ahead, lets the relay drain, then moves them so their due second is T and
+        lets the relay drain again. Returns (T, timings)."""
+        deployment = self.deployment
+        started = time.time()
+        deployment.sql(insert_sql)
+        inserted = time.time() - started
+        drained = deployment.wait_outbox_drained(900)
+        rate = outbox_rows / max(drained, 0.05)
+        self.relay_rows_per_second = rate if self.relay_rows_per_second is None else min(rate, self.relay_rows_per_second)
+        lead = max(6, math.ceil(moved_rows / self.relay_rows_per_second * 2) + 4)
+        due = math.ceil(deployment.db_now()) + lead
+        started = time.time()
+        deployment.sql(update_sql.format(due=due))
+        updated = time.time() - started
+        requeued = deployment.wait_outbox_drained(900)
+        queued_before_due = time.time() < due
+        timings = {"insertSeconds": round(inserted, 2), "relaySeconds": round(drained, 2), "relayRowsPerSecond": round(rate),
+                   "outboxRows": outbox_rows, "updateSeconds": round(updated, 2), "requeueSeconds": round(requeued, 2),
+                   "queuedBeforeDue": queued_before_due, "leadSeconds": lead}
+        return due, timings
+
+    # Measurements
+
+    def snapshot(self):
+        workers = self.deployment.workers
+        return {"at": time.time(), "pg": self.servers.postgres_cpu_seconds(), "redis": self.servers.redis_cpu_seconds(),
+                "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers]}
+
+    def usage(self, before, after):
+        window = max(after["at"] - before["at"], 0.001)
+        memory = [worker.memory_kb() or (0, 0) for worker in self.deployment.workers]
+        return {
+            "windowSeconds": round(window, 2),
+            "workerCpuSeconds": [round(b - a, 2) for a, b in zip(before["workers"], after["workers"])],
+            "workerRssMB": [round(rss / MB, 1) for rss, _ in memory],
+            "workerPeakRssMB": [round(peak / MB, 1) for _, peak in memory],
+            "postgresCpuSeconds": round(after["pg"] - before["pg"], 2),
+            "redisCpuSeconds": round(after["redis"] - before["redis"], 2),
+            "fakeFcmCpuSeconds": round(after["fake"] - before["fake"], 2),
+        }
+
+    def reset_statement_statistics(self):
+        if self.arguments.profile:
+            self.deployment.sql("SELECT pg_stat_statements_reset()", single_transaction=False)
+
+    def top_statements(self, limit=8):
+        if not self.arguments.profile:
+            return None
+        rows = self.deployment.sql(f"""
+            SELECT calls, round(total_exec_time::numeric, 0), round(mean_exec_time::numeric, 2), round(total_plan_time::numeric, 0),
+                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+            FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
+            ORDER BY total_exec_time + total_plan_time DESC LIMIT {limit}
+        """, single_transaction=False)
+        return [{"calls": int(r[0]), "totalMs": float(r[1]), "meanMs": float(r[2]), "planMs": float(r[3]), "query": r[4]} for r in rows]
+
+    # Phases
+
+    def burst(self, workers, run):
+        streams = self.arguments.streams
+        prefix = f"w{workers}r{run}."
+        log(f"burst {prefix}: seeding {streams} streams")
+        due, timings = self.queue_with_due_second(
+            seed_streams_sql("b", prefix, streams, "now() + interval '1 day'") + ANALYZE, streams * 4,
+            f"UPDATE streams SET planned_start_at = to_timestamp({{due}} + {self.deployment.start_lead}) WHERE id LIKE '{prefix}%'",
+            streams)
+        expected = expected_starts(self.deployment, prefix)
+        log(f"burst {prefix}: {len(expected)} starts due at {time.strftime('%H:%M:%S', time.localtime(due))} "
+            f"(relay {timings['relaySeconds']}s for {timings['outboxRows']} rows)")
+        self.reset_statement_statistics()
+        wait_for(lambda: time.time() >= due - 0.5, 900, "the due second")
+        load = os.getloadavg()[0]
+        before = self.snapshot()
+        try:
+            wait_for(lambda: len(self.tally.refresh().start_keys(prefix)) >= len(expected), 600, "every start push", every=0.25)
+            complete = True
+        except HarnessError as error:
+            log(str(error))
+            complete = False
+        after = self.snapshot()
+        times = self.tally.start_times(prefix)
+        counts = compare(expected, self.tally.start_keys(prefix))
+        wait_for(lambda: not self._open_ledger_rows(prefix), 120, "the start ledger to settle", every=0.5)
+        ledger, _ = ledger_counts(self.deployment, prefix)
+        lateness = [at - due for at in times]
+        last = max(lateness) if lateness else None
+        result = {
+            "workers": workers, "run": run, "dueSecond": due, "complete": complete, "loadAverage": round(load, 1),
+            "seeding": timings, **counts, "ledger": ledger,
+            "dueToLastSeconds": round(last, 2) if last is not None else None,
+            "pushesPerSecond": round(len(times) / last) if last else None,
+            "latenessP50": round(percentile(lateness, 0.50), 2) if lateness else None,
+            "latenessP99": round(percentile(lateness, 0.99), 2) if lateness else None,
+            "usage": self.usage(before, after),
+            "statements": self.top_statements(),
+        }
+        self.results["bursts"].append(result)
+        log(f"burst {prefix}: {counts['accepted']} accepted, last {result['dueToLastSeconds']}s after due, "
+            f"{result['pushesPerSecond']}/s, lost {counts['lost']}, duplicated {counts['duplicated']}")
+        return result
+
+    def _reconciled(self):
+        return any(line.get("msg") in ("reconciler found the queue consistent", "reconciler repaired the queue")
+                   for worker in self.deployment.workers for line in worker.log_lines())
+
+    def _open_ledger_rows(self, prefix):
+        return int(self.deployment.scalar(
+            f"SELECT count(*) FROM countdown_start_ledger WHERE stream_id LIKE '{prefix}%' AND status IN ('pending', 'sending')"))
+
+    def reminder_fanout(self):
+        count = self.arguments.reminders
+        stream = "rm.popular"
+        log(f"reminders: seeding {count} users, devices and active reminders")
+        insert = f"""
+            INSERT INTO users (id, display_name, locale)
+            SELECT 'rmu' || i, 'Fan ' || i, CASE WHEN i % 3 = 0 THEN 'en' ELSE 'tr' END FROM generate_series(1, {count}) i;
+            INSERT INTO devices (device_id, user_id, platform, fcm_token)
+            SELECT 'rmd' || i, 'rmu' || i, CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
+                   'fcm-rm-' || md5('rm' || i) || lpad(i::text, 8, '0')
+            FROM generate_series(1, {count}) i;
+            DELETE FROM countdown_outbox WHERE topic = 'device';
+            INSERT INTO streams (id, title, planned_start_at) VALUES ('{stream}', 'Büyük final', now() + interval '1 day');
+            INSERT INTO stream_participants (stream_id, user_id, role, position)
+            VALUES ('{stream}', 'bu1_0', 'creator', 0), ('{stream}', 'bu1_1', 'guest', 1);
+            INSERT INTO stream_reminders (stream_id, user_id) SELECT '{stream}', 'rmu' || i FROM generate_series(1, {count}) i;
+        """ + ANALYZE
+        reminder_lead = int(self.deployment.settings["REMINDER_LEAD_SECONDS"])
+        due, timings = self.queue_with_due_second(
+            insert, count + 3, f"UPDATE streams SET planned_start_at = to_timestamp({{due}} + {reminder_lead}) WHERE id = '{stream}'", 1)
+        log(f"reminders: due at {time.strftime('%H:%M:%S', time.localtime(due))} (relay {timings['relaySeconds']}s for {count + 3} rows)")
+        self.reset_statement_statistics()
+        wait_for(lambda: time.time() >= due - 0.5, 900, "the reminder due second")
+        load = os.getloadavg()[0]
+        before = self.snapshot()
+
+        def delivered():
+            return sum(1 for name, _ in self.tally.refresh().reminders if name == stream)
+        try:
+            wait_for(lambda: delivered() >= count, 900, "every reminder", every=0.25)
+            complete = True
+        except HarnessError as error:
+            log(str(error))
+            complete = False
+        after = self.snapshot()
+        times = [at for name, at in self.tally.reminders if name == stream]
+        sent_rows = int(self.deployment.scalar(f"SELECT count(*) FROM stream_reminders WHERE stream_id = '{stream}' AND status = 'sent'"))
+        last = max(times) - due if times else None
+        result = {
+            "reminders": count, "dueSecond": due, "complete": complete, "loadAverage": round(load, 1), "seeding": timings,
+            "accepted": len(times), "remindersMarkedSent": sent_rows,
+            "dueToLastSeconds": round(last, 2) if last is not None else None,
+            "pushesPerSecond": round(len(times) / last) if last else None,
+            "usage": self.usage(before, after), "statements": self.top_statements(),
+        }
+        self.results["reminderFanout"] = result
+        log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due")
+
+    def run(self):
+        self.seed_people()
+        for workers in self.arguments.worker_counts:
+            # The previous fleet's reconcile lock (held for one interval) would make this fleet skip its startup
+            # reconcile; clear it, as if the interval had passed, so every phase starts alike.
+            self.servers.redis("DEL", "{" + self.deployment.namespace + "}:reconcile:lock")
+            started = time.time()
+            for _ in range(workers):
+                self.deployment.start_worker()
+            wait_for(lambda: all(worker.metrics_address() for worker in self.deployment.workers), 60, "the workers to start")
+            # Each start runs the reconciler over every stream that may need a job; measured, and not mixed into the bursts.
+            wait_for(self._reconciled, 900, "the startup reconcile", every=0.5)
+            streams = int(self.deployment.scalar("SELECT count(*) FROM streams"))
+            self.results.setdefault("startupReconcile", []).append(
+                {"workers": workers, "streams": streams, "seconds": round(time.time() - started, 1)})
+            log(f"{workers} workers started; startup reconcile over {streams} streams took {time.time() - started:.1f}s")
+            repeated = workers == self.arguments.repeat_workers
+            for run in range(1, (self.arguments.repeat if repeated else 1) + 1):
+                self.burst(workers, run)
+            if repeated and self.arguments.reminders > 0:
+                self.reminder_fanout()
+            self.results["workerExits"][str(workers)] = self.deployment.stop_workers()
+
+    def close(self):
+        self.deployment.close()
+
+
+# MARK: - Report
+
+
+def verdicts(results, arguments):
+    """(name, passed, detail) for each target of the issue."""
+    checks = []
+    bursts = results["bursts"]
+    target = [b for b in bursts if b["workers"] == arguments.repeat_workers]
+    if target:
+        worst = max((b["dueToLastSeconds"] or float("inf")) for b in target)
+        clean = all(b["lost"] == 0 and b["unexpected"] == 0 and b["complete"] for b in target)
+        checks.append((f"{arguments.streams} streams' starts within {TARGET_START_SECONDS}s with {arguments.repeat_workers} workers",
+                       worst <= TARGET_START_SECONDS and clean, f"worst {worst}s, lost {sum(b['lost'] for b in target)}"))
+    fanout = results.get("reminderFanout")
+    if fanout:
+        seconds = fanout["dueToLastSeconds"] or float("inf")
+        checks.append((f"{fanout['reminders']} reminders within {TARGET_REMINDER_SECONDS}s",
+                       seconds <= TARGET_REMINDER_SECONDS and fanout["complete"], f"{seconds}s"))
+    peaks = [peak for b in bursts for peak in b["usage"]["workerPeakRssMB"]]
+    if fanout:
+        peaks += fanout["usage"]["workerPeakRssMB"]
+    if peaks:
+        checks.append((f"worker RSS <= {TARGET_RSS_MB} MB", max(peaks) <= TARGET_RSS_MB, f"peak {max(peaks)} MB"))
+    if len(target) >= 2:
+        first = max(target[0]["usage"]["workerRssMB"])
+        last = max(target[-1]["usage"]["workerRssMB"])
+        checks.append((f"no growth across {len(target)} back-to-back runs", last <= first * (1 + GROWTH_TOLERANCE),
+                       " -> ".join(f"{max(b['usage']['workerRssMB'])}" for b in target) + " MB"))
+    exits = [code for codes in results["workerExits"].values() for code in codes]
+    checks.append(("workers exit 0 on SIGTERM", all(code == 0 for code in exits), f"exit codes {exits}"))
+    return checks
+
+
+def scaling(results):
+    by_workers = {}
+    for burst in results["bursts"]:
+        by_workers.setdefault(burst["workers"], burst)
+    base = by_workers.get(1)
+    if not base or not base["pushesPerSecond"]:
+        return {}
+    return {workers: round(burst["pushesPerSecond"] / base["pushesPerSecond"], 2)
+            for workers, burst in sorted(by_workers.items()) if burst["pushesPerSecond"]}
+
+
+def print_report(results, arguments):
+    out = sys.stdout
+    people = results.get("seedPeople", {})
+    out.write(f"\nscripts/bench system: {arguments.streams} streams per burst, fake FCM latency {arguments.latency_ms} ms, "
+              f"{results['cores']} cores\n")
+    out.write(f"seeding people: {people.get('users')} users, {people.get('devices')} devices in {people.get('seconds')}s\n")
+    for entry in results.get("startupReconcile", []):
+        out.write(f"workers started ({entry['workers']}): startup reconcile over {entry['streams']} streams took {entry['seconds']}s\n")
+    out.write("\n")
+    header = ("| workers | run | load | seed s | relay s (rows/s) | starts | due→last s | pushes/s | lateness p50/p99 s "
+              "| lost/dup/unexp | worker RSS MB | worker CPU s | PG CPU s | Redis CPU s | fake CPU s |")
+    out.write(header + "\n")
+    out.write("|" + "---|" * (header.count("|") - 1) + "\n")
+    for b in results["bursts"]:
+        usage, seed = b["usage"], b["seeding"]
+        out.write(
+            f"| {b['workers']} | {b['run']} | {b['loadAverage']} | {seed['insertSeconds']} | {seed['relaySeconds']} ({seed['relayRowsPerSecond']}) "
+            f"| {b['accepted']}/{b['expected']} | {b['dueToLastSeconds']} | {b['pushesPerSecond']} | {b['latenessP50']} / {b['latenessP99']} "
+            f"| {b['lost']}/{b['duplicated']}/{b['unexpected']} | {'+'.join(str(v) for v in usage['workerRssMB'])} "
+            f"| {'+'.join(str(v) for v in usage['workerCpuSeconds'])} | {usage['postgresCpuSeconds']} | {usage['redisCpuSeconds']} "
+            f"| {usage['fakeFcmCpuSeconds']} |\n")
+    ratios = scaling(results)
+    if ratios:
+        out.write("\nscaling (pushes/s relative to 1 worker): " + ", ".join(f"{w} workers ×{r}" for w, r in ratios.items()) + "\n")
+    fanout = results.get("reminderFanout")
+    if fanout:
+        usage, seed = fanout["usage"], fanout["seeding"]
+        out.write(
+            f"\nreminder fan-out: {fanout['accepted']}/{fanout['reminders']} accepted, {fanout['remindersMarkedSent']} marked sent, "
+            f"due→last {fanout['dueToLastSeconds']}s ({fanout['pushesPerSecond']}/s), load {fanout['loadAverage']}; "
+            f"seeding {seed['insertSeconds']}s, relay {seed['relaySeconds']}s ({seed['relayRowsPerSecond']} rows/s); "
+            f"worker RSS {'+'.join(str(v) for v in usage['workerRssMB'])} MB, worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
+            f"PG CPU {usage['postgresCpuSeconds']}s, Redis CPU {usage['redisCpuSeconds']}s\n")
+    if arguments.profile:
+        for b in results["bursts"][:1] + ([fanout] if fanout else []):
+            title = "reminder fan-out" if b is fanout else f"burst w{b['workers']}r{b['run']}"
+            out.write(f"\nstatements by total time ({title}):\n")
+            for s in b["statements"] or []:
+                out.write(f"  {s['totalMs']:>7.0f} ms exec {s['planMs']:>6.0f} ms plan {s['calls']:>6} calls {s['meanMs']:>5.2f} ms  {s['query']}\n")
+    out.write("\ntargets:\n")
+    for name, passed, detail in verdicts(results, arguments):
+        out.write(f"  {'PASS' if passed else 'MISS'}  {name}: {detail}\n")
+    out.flush()
+
+
+def main():
+    arguments = parse_arguments()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    bench = Bench(arguments)
+    try:
+        bench.run()
+    finally:
+        bench.close()
+    print_report(bench.results, arguments)
+    if arguments.json:
+        with open(arguments.json, "w") as handle:
+            json.dump(bench.results, handle, indent=2)
+    # Missed targets are findings (printed as MISS); losing or never finishing work is a failure.
+    incomplete = any(not b["complete"] or b["lost"] for b in bench.results["bursts"])
+    fanout = bench.results.get("reminderFanout")
+    incomplete = incomplete or bool(fanout and not fanout["complete"])
+    sys.exit(1 if incomplete else 0)
+
+
+if __name__ == "__main__":
+    main()
