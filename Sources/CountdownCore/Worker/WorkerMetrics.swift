@@ -18,6 +18,7 @@ public final class WorkerMetrics: Sendable {
     public let reconcileRuns: Counter
     public let reconcileRepaired: Counter
     public let ready: Gauge
+    public let clockOffset: Gauge
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -37,6 +38,7 @@ public final class WorkerMetrics: Sendable {
         reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
+        clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 

@@ -14,9 +14,11 @@ public struct WorkerProcess: Sendable {
     public let metrics: WorkerMetrics
     public let services: [any Service]
     private let closers: [@Sendable () -> Void]
+    private let clock: ServerClock
+    private let redis: RedisClient
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
+    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -26,7 +28,10 @@ public struct WorkerProcess: Sendable {
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: max(4, min(32, config.workerConcurrency / 2)))
         let redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
-        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics)
+        let clock = ServerClock()
+        self.clock = clock
+        self.redis = redis
+        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock)
         let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
@@ -56,6 +61,7 @@ public struct WorkerProcess: Sendable {
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
+            ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                               namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
@@ -77,6 +83,8 @@ public struct WorkerProcess: Sendable {
             "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
         ])
+        // Measured once before anything signs credentials; ClockSync keeps it current (and retries if Redis is away).
+        try? await clock.sync(with: redis)
         let outcome = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
         for close in closers { close() }
         withExtendedLifetime(trap) {}
@@ -84,7 +92,7 @@ public struct WorkerProcess: Sendable {
         return outcome.failed ? 1 : 0
     }
 
-    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics) throws -> any PushTransport {
+    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock) throws -> any PushTransport {
         let http = { (name: String) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
                                                                   maxConnections: max(8, min(512, config.pushConcurrency))))
@@ -97,13 +105,13 @@ public struct WorkerProcess: Sendable {
             guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
             let account = try ServiceAccount.load(file: fcm.credentialsFile)
             let client = try http("fcm")
-            let tokens = try FCMAccessTokenProvider(account: account, http: client, onRefresh: { succeeded in
+            let tokens = try FCMAccessTokenProvider(account: account, http: client, now: clock.now, onRefresh: { succeeded in
                 metrics.tokenRefreshes.increment(labels: "fcm", succeeded ? "ok" : "error")
             })
             base = FCMTransport(projectID: fcm.projectID ?? account.projectID, baseURL: fcm.baseURL, tokens: tokens, http: client)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
-            let tokens = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, onRefresh: {
+            let tokens = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
                 metrics.tokenRefreshes.increment(labels: "apns", "ok")
             })
             let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
