@@ -6,7 +6,7 @@ extension PostgresConfiguration {
     ///
     /// User name, password and database may be percent-encoded. Query keywords are libpq connection
     /// keywords; `connect_timeout` (default 5 s) and `application_name` (default `countdown`) are read into
-    /// their own properties. Errors say what is wrong and never contain the password.
+    /// their own properties, and `prepared_statements=false` (not a libpq keyword) turns statement caching off. Errors say what is wrong and never contain the password.
     public init(url: String) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw Self.invalid("not a valid URL; expected postgres://user:password@host:port/database "
@@ -45,6 +45,13 @@ extension PostgresConfiguration {
             timeout = seconds
         }
         let applicationName = query.removeValue(forKey: "application_name") ?? Self.defaultApplicationName
+        var prepares = true
+        if let text = query.removeValue(forKey: "prepared_statements") {
+            guard let value = ["true": true, "on": true, "1": true, "false": false, "off": false, "0": false][text.lowercased()] else {
+                throw Self.invalid("prepared_statements \(Self.mention(text, in: url)) is not true or false")
+            }
+            prepares = value
+        }
 
         let user = components.user.flatMap { $0.isEmpty ? nil : $0 }
         let password = components.password
@@ -52,7 +59,7 @@ extension PostgresConfiguration {
 
         self.init(
             host: host, port: port, user: user, password: password, database: database,
-            connectTimeoutSeconds: timeout, applicationName: applicationName, options: query
+            connectTimeoutSeconds: timeout, applicationName: applicationName, options: query, preparesStatements: prepares
         )
     }
 
@@ -66,7 +73,7 @@ extension PostgresConfiguration {
             if ["user", "password", "dbname", "port", "client_encoding"].contains(name) {
                 throw invalid("parameter \(shown) is not allowed in the query; put it in the URL itself")
             }
-            guard libpqKeywords.contains(name) else { throw invalid("unknown connection parameter \(shown)") }
+            guard libpqKeywords.contains(name) || name == "prepared_statements" else { throw invalid("unknown connection parameter \(shown)") }
             parameters[name] = value
         }
         return parameters

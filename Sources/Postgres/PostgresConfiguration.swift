@@ -15,6 +15,9 @@ public struct PostgresConfiguration: Sendable, Equatable {
     public var applicationName: String
     /// Further libpq connection keywords from the URL's query (`sslmode`, `keepalives_idle`, ...).
     public var options: [String: String]
+    /// Whether sessions prepare each statement once and run it by name (default). Turn off
+    /// (`?prepared_statements=false`) behind a pooler in transaction mode that cannot carry named statements.
+    public var preparesStatements: Bool
 
     public static let defaultPort = 5432
     public static let defaultConnectTimeoutSeconds = 5
@@ -23,7 +26,7 @@ public struct PostgresConfiguration: Sendable, Equatable {
     public init(
         host: String, port: Int = defaultPort, user: String? = nil, password: String? = nil, database: String? = nil,
         connectTimeoutSeconds: Int = defaultConnectTimeoutSeconds, applicationName: String = defaultApplicationName,
-        options: [String: String] = [:]
+        options: [String: String] = [:], preparesStatements: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -33,6 +36,7 @@ public struct PostgresConfiguration: Sendable, Equatable {
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.applicationName = applicationName
         self.options = options
+        self.preparesStatements = preparesStatements
     }
 
     /// `host:port/database`, for errors and logs.

@@ -10,6 +10,7 @@ import Foundation
 public final class PostgresConnection {
     public let configuration: PostgresConfiguration
     private var handle: OpaquePointer?
+    private var statements = PreparedStatementCache()
 
     /// Opens a session; fails with `connectionFailed` (or `timeout`) within the configured connect timeout.
     public init(configuration: PostgresConfiguration) throws {
@@ -45,6 +46,7 @@ public final class PostgresConnection {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        statements.removeAll()
     }
 
     /// Runs one statement with `$1, $2, ...` parameters and returns its rows.
@@ -80,15 +82,33 @@ public final class PostgresConnection {
         return String(cString: quoted)
     }
 
-    /// Runs a statement and returns its checked result.
+    /// Runs a statement and returns its checked result. Each distinct statement (text and parameter types) is
+    /// parsed and planned once per session: it is prepared on first use and executed by name afterwards.
     func run(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> PostgresResult {
-        let what = Self.describe(sql)
-        let handle = try openHandle(what: what)
-        let encoded = try PostgresParameters(parameters, what: what)
+        let handle = try openHandle(what: Self.describe(sql))
+        let encoded = try PostgresParameters(parameters, what: Self.describe(sql))
+        let name = try preparedName(sql, types: encoded.typeOIDs, handle: handle)
         let result = encoded.withCValues { types, values in
-            PQexecParams(handle, sql, Int32(encoded.count), types, values, nil, nil, 0)
+            if let name {
+                PQexecPrepared(handle, name, Int32(encoded.count), values, nil, nil, 0)
+            } else {
+                PQexecParams(handle, sql, Int32(encoded.count), types, values, nil, nil, 0)
+            }
         }
-        return try check(result, what: what)
+        return try check(result, what: Self.describe(sql))
+    }
+
+    /// The server-side name of `sql` prepared with `types`, preparing it now if needed; `nil` once the cache is
+    /// full (the statement then runs unprepared).
+    private func preparedName(_ sql: String, types: [Oid], handle: OpaquePointer) throws -> String? {
+        guard configuration.preparesStatements else { return nil }
+        let key = PreparedStatementCache.Key(sql: sql, types: types)
+        if let name = statements.name(for: key) { return name }
+        guard let name = statements.reserveName() else { return nil }
+        let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+        _ = try check(result, what: Self.describe(sql))
+        statements.insert(key, name: name)
+        return name
     }
 
     /// The one check every statement result goes through: success returns the owned result, anything
@@ -136,6 +156,7 @@ public final class PostgresConnection {
         }
         guard PQstatus(handle) != CONNECTION_OK else { return }
         PQreset(handle)
+        statements.removeAll()
         try checkConnection(what: "reconnect to \(configuration.endpoint)", failure: .connectFailed)
         try prepareSession()
     }

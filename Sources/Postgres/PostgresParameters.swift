@@ -7,7 +7,7 @@ struct PostgresParameters {
     private let types: [Oid]
     private let texts: [String?]
 
-    init(_ parameters: [(any PostgresEncodable)?], what: String) throws {
+    init(_ parameters: [(any PostgresEncodable)?], what: @autoclosure () -> String) throws {
         var types: [Oid] = []
         var texts: [String?] = []
         for (index, parameter) in parameters.enumerated() {
@@ -19,7 +19,7 @@ struct PostgresParameters {
             let text = parameter.postgresText
             guard !text.utf8.contains(0) else {
                 throw PostgresError(
-                    code: .invalidParameter, what: what,
+                    code: .invalidParameter, what: what(),
                     message: "parameter $\(index + 1) contains a NUL character, which PostgreSQL text cannot hold"
                 )
             }
@@ -31,6 +31,9 @@ struct PostgresParameters {
     }
 
     var count: Int { texts.count }
+
+    /// The declared types, part of a prepared statement's identity.
+    var typeOIDs: [Oid] { types }
 
     /// Calls `body` with the declared types and C strings; the strings live until `body` returns.
     func withCValues<R>(_ body: ([Oid], [UnsafePointer<CChar>?]) -> R) -> R {
