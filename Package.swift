@@ -49,7 +49,7 @@ let package = Package(
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
-        .target(name: "CountdownAPI", dependencies: ["CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "CountdownAPI", dependencies: ["BlockingIO", "CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
         // Executables.
         .executableTarget(name: "countdown-worker", dependencies: ["CountdownCore"]),
@@ -75,6 +75,6 @@ let package = Package(
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),
-        .testTarget(name: "CountdownAPITests", dependencies: ["CountdownAPI", "TestSupport"]),
+        .testTarget(name: "CountdownAPITests", dependencies: ["BlockingIO", "CountdownAPI", "Postgres", "TestSupport"]),
     ]
 )

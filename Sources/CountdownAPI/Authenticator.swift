@@ -19,9 +19,12 @@ public struct Authenticator: Sendable {
     }
 
     public let verifier: JWTVerifier
+    let cache: VerifiedTokenCache
 
-    public init(verifier: JWTVerifier) {
+    /// - Parameter cacheCapacity: verified tokens remembered (their time window is still checked on each use).
+    public init(verifier: JWTVerifier, cacheCapacity: Int = 10_000) {
         self.verifier = verifier
+        cache = VerifiedTokenCache(capacity: cacheCapacity)
     }
 
     /// The caller, or nil when the request has no `Authorization` header.
@@ -32,9 +35,18 @@ public struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(.unauthorized, "the Authorization header must be \"Bearer <token>\"")
         }
+        let token = String(parts[1].drop { $0 == " " })
+        if let known = cache.lookup(token) {
+            do {
+                try verifier.checkTimes(known.claims)
+            } catch {
+                throw APIError(.unauthorized, Self.reason((error as? JWTError)?.code ?? .malformedToken))
+            }
+            return known.caller
+        }
         let jwt: JWT
         do {
-            jwt = try verifier.verify(String(parts[1].drop { $0 == " " }))
+            jwt = try verifier.verify(token)
         } catch {
             throw APIError(.unauthorized, Self.reason((error as? JWTError)?.code ?? .malformedToken))
         }
@@ -42,7 +54,9 @@ public struct Authenticator: Sendable {
             throw APIError(.unauthorized, "the token has no usable sub (user id)")
         }
         let role = (try? jwt.decodeClaims(as: RoleClaims.self))?.role
-        return Caller(userID: subject, isAdmin: role == "admin")
+        let caller = Caller(userID: subject, isAdmin: role == "admin")
+        cache.insert(token, VerifiedTokenCache.Entry(caller: caller, claims: jwt.claims))
+        return caller
     }
 
     /// The caller, required.

@@ -5,9 +5,22 @@ import Postgres
 /// triggers turn the rows written here into outbox entries for the workers.
 public final class PostgresAPIStore: APIStore {
     public let database: PostgresClient
+    private let devices: DeviceUpsertBatcher
 
-    public init(database: PostgresClient) {
+    /// - Parameter batchWriters: device registrations are group-committed by up to this many concurrent batches.
+    public init(database: PostgresClient, batchWriters: Int = 2) {
         self.database = database
+        devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { items in
+            try await database.execute(SQL.upsertDevices, [
+                PostgresTextArray(items.map(\.registration.deviceID)), PostgresTextArray(items.map(\.userID)),
+                PostgresTextArray(items.map(\.registration.platform)), PostgresTextArray(items.map(\.registration.fcmToken)),
+                PostgresTextArray(items.map(\.registration.pushToStartToken)), PostgresTextArray(items.map(\.registration.timezone)),
+                PostgresTextArray(items.map(\.registration.locale)),
+            ])
+        }, writeOne: { item in
+            let r = item.registration
+            try await database.execute(SQL.upsertDevice, [r.deviceID, item.userID, r.platform, r.fcmToken, r.pushToStartToken, r.timezone, r.locale])
+        })
     }
 
     public func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws {
@@ -20,9 +33,7 @@ public final class PostgresAPIStore: APIStore {
                 throw APIError(.deviceNotFound, "no device \(r.deviceID); register it with token (its FCM token) first", field: "deviceId")
             }
         } else {
-            _ = try await run {
-                try await database.execute(SQL.upsertDevice, [r.deviceID, userID, r.platform, r.fcmToken, r.pushToStartToken, r.timezone, r.locale])
-            }
+            try await run { try await devices.submit(r, userID: userID) }
         }
     }
 
@@ -113,6 +124,24 @@ public final class PostgresAPIStore: APIStore {
         static let upsertDevice = """
             INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (device_id) DO UPDATE SET
+                user_id = coalesce(EXCLUDED.user_id, d.user_id),
+                platform = EXCLUDED.platform,
+                fcm_token = EXCLUDED.fcm_token,
+                push_to_start_token = CASE WHEN EXCLUDED.platform = 'ios'
+                    THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
+                timezone = coalesce(EXCLUDED.timezone, d.timezone),
+                locale = coalesce(EXCLUDED.locale, d.locale)
+            WHERE (d.user_id, d.platform, d.fcm_token, d.push_to_start_token, d.timezone, d.locale) IS DISTINCT FROM
+                  (coalesce(EXCLUDED.user_id, d.user_id), EXCLUDED.platform, EXCLUDED.fcm_token,
+                   CASE WHEN EXCLUDED.platform = 'ios' THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
+                   coalesce(EXCLUDED.timezone, d.timezone), coalesce(EXCLUDED.locale, d.locale))
+            """
+
+        /// `upsertDevice` for many devices at once (distinct device ids), from parallel arrays.
+        static let upsertDevices = """
+            INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
             ON CONFLICT (device_id) DO UPDATE SET
                 user_id = coalesce(EXCLUDED.user_id, d.user_id),
                 platform = EXCLUDED.platform,

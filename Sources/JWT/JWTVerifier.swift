@@ -55,7 +55,10 @@ public struct JWTVerifier: Sendable {
         return jwt
     }
 
-    private func checkTimes(_ claims: JWTClaims) throws {
+    /// Checks `exp` and `nbf` of claims verified earlier against the clock now (for callers that cache
+    /// verified tokens: a signature stays valid, a token's time window does not).
+    /// - Throws: `JWTError` `.expired`, `.notYetValid` or `.invalidClaims`.
+    public func checkTimes(_ claims: JWTClaims) throws {
         let current = now().timeIntervalSince1970
         let slack = Double(leeway.components.seconds) + Double(leeway.components.attoseconds) / 1e18
         if let exp = claims.exp {

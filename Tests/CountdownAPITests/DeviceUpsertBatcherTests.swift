@@ -1,0 +1,119 @@
+import BlockingIO
+import CountdownAPI
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite("Device registrations are group-committed")
+struct DeviceUpsertBatcherTests {
+    /// Holds the first batch write until opened, and records every write.
+    final class Recorder: Sendable {
+        let batches = Locked([[String]]())
+        let singles = Locked([String]())
+        private let gate = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func held() async {
+            await withCheckedContinuation { continuation in
+                let open = gate.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = gate.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+    }
+
+    static func registration(_ device: String, token: String = "fcm") -> DeviceRegistration {
+        DeviceRegistration(deviceID: device, platform: "ios", fcmToken: token)
+    }
+
+    @Test func registrationsArrivingDuringAWriteShareTheNextStatement() async throws {
+        let recorder = Recorder()
+        let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
+            recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
+            await recorder.held()
+        }, writeOne: { _ in Issue.record("no single writes expected") })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await batcher.submit(Self.registration("first"), userID: nil) }
+            try await waitUntil(timeout: .seconds(5), "the first batch is being written") { recorder.batches.value.count == 1 }
+            for index in 0..<50 { group.addTask { try await batcher.submit(Self.registration("d\(index)"), userID: "u") } }
+            try await waitUntil(timeout: .seconds(5), "50 registrations wait") { batcher.waiting == 50 }
+            recorder.open()
+            try await group.waitForAll()
+        }
+        let batches = recorder.batches.value
+        #expect(batches.map(\.count) == [1, 50])
+        #expect(Set(batches[1]) == Set((0..<50).map { "d\($0)" }))
+        #expect(batcher.waiting == 0)
+    }
+
+    @Test func oneDeviceTwiceGoesInTwoStatementsInArrivalOrder() async throws {
+        let recorder = Recorder()
+        let tokens = Locked([String]())
+        let batcher = DeviceUpsertBatcher(maxWriters: 2, write: { items in
+            recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
+            tokens.withLock { $0 += items.filter { $0.registration.deviceID == "same" }.map { $0.registration.fcmToken ?? "" } }
+            await recorder.held()
+        }, writeOne: { _ in Issue.record("no single writes expected") })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await batcher.submit(Self.registration("same", token: "t1"), userID: nil) }
+            try await waitUntil(timeout: .seconds(5), "t1 is being written") { recorder.batches.value.count == 1 }
+            group.addTask { try await batcher.submit(Self.registration("same", token: "t2"), userID: nil) }
+            try await waitUntil(timeout: .seconds(5), "t2 waits") { batcher.waiting == 1 }
+            group.addTask { try await batcher.submit(Self.registration("same", token: "t3"), userID: nil) }
+            group.addTask { try await batcher.submit(Self.registration("other"), userID: nil) }
+            try await waitUntil(timeout: .seconds(5), "all queued") { batcher.waiting + recorder.batches.value.dropFirst().joined().count >= 3 }
+            recorder.open()
+            try await group.waitForAll()
+        }
+        // The second writer may take "other" while "same" is written, but never t2 or t3 before t1 is done.
+        #expect(tokens.value == ["t1", "t2", "t3"])
+        #expect(recorder.batches.value.allSatisfy { batch in batch.filter { $0 == "same" }.count <= 1 })
+    }
+
+    @Test func aFailedBatchIsWrittenOneByOneSoOnlyTheBadRegistrationFails() async throws {
+        let batcher = DeviceUpsertBatcher(write: { items in
+            if items.contains(where: { $0.userID == "ghost" }) {
+                throw PostgresError(code: .queryFailed, what: "upsert devices", sqlState: "23503", message: "foreign key")
+            }
+        }, writeOne: { item in
+            if item.userID == "ghost" { throw PostgresError(code: .queryFailed, what: "upsert device", sqlState: "23503", message: "foreign key") }
+        })
+        let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
+            for user in ["u1", "ghost", "u2", "u3"] {
+                group.addTask {
+                    do {
+                        try await batcher.submit(Self.registration("device-\(user)"), userID: user)
+                        return (user, true)
+                    } catch {
+                        return (user, false)
+                    }
+                }
+            }
+            var outcomes: [String: Bool] = [:]
+            for await (user, ok) in group { outcomes[user] = ok }
+            return outcomes
+        }
+        #expect(outcomes == ["u1": true, "ghost": false, "u2": true, "u3": true])
+    }
+
+    @Test func aLostDatabaseFailsTheWholeBatchWithoutRetrying() async throws {
+        let singles = Locked(0)
+        let batcher = DeviceUpsertBatcher(write: { _ in
+            throw PostgresError(code: .connectionLost, what: "upsert devices", message: "server closed the connection")
+        }, writeOne: { _ in singles.withLock { $0 += 1 } })
+        let error = await #expect(throws: PostgresError.self) { try await batcher.submit(Self.registration("d1"), userID: nil) }
+        #expect(error?.isConnectionLoss == true)
+        #expect(singles.value == 0)
+    }
+}
