@@ -124,24 +124,16 @@ public final class PostgresAPIStore: APIStore {
         static let upsertDevice = """
             INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT (device_id) DO UPDATE SET
-                user_id = coalesce(EXCLUDED.user_id, d.user_id),
-                platform = EXCLUDED.platform,
-                fcm_token = EXCLUDED.fcm_token,
-                push_to_start_token = CASE WHEN EXCLUDED.platform = 'ios'
-                    THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
-                timezone = coalesce(EXCLUDED.timezone, d.timezone),
-                locale = coalesce(EXCLUDED.locale, d.locale)
-            WHERE (d.user_id, d.platform, d.fcm_token, d.push_to_start_token, d.timezone, d.locale) IS DISTINCT FROM
-                  (coalesce(EXCLUDED.user_id, d.user_id), EXCLUDED.platform, EXCLUDED.fcm_token,
-                   CASE WHEN EXCLUDED.platform = 'ios' THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
-                   coalesce(EXCLUDED.timezone, d.timezone), coalesce(EXCLUDED.locale, d.locale))
-            """
+            """ + deviceConflict
 
         /// `upsertDevice` for many devices at once (distinct device ids), from parallel arrays.
         static let upsertDevices = """
             INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+            """ + deviceConflict
+
+        private static let deviceConflict = """
+
             ON CONFLICT (device_id) DO UPDATE SET
                 user_id = coalesce(EXCLUDED.user_id, d.user_id),
                 platform = EXCLUDED.platform,
