@@ -41,7 +41,7 @@ let package = Package(
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
         .target(name: "PushPayloads"),
-        .target(name: "Push", dependencies: ["HTTPClient", "JWT", "Redis", "Telemetry"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "JWT", "Redis", "Telemetry"]),
 
         // The domain: configuration, schema, flows, outbox relay, reconciler, handlers.
         .target(name: "CountdownCore", dependencies: [
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["Push", "JWT", "HTTPClient", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "Redis", "TestSupport"]),

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The JSON body of an FCM HTTP v1 `messages:send` request (SPEC 6).
 public enum FCMRequestBody {
     /// Builds the body; nil when a live activity's `apsJSON` is not a JSON object (nothing should be sent).
@@ -31,7 +29,13 @@ public enum FCMRequestBody {
         return json.bytes
     }
 
+    /// A shape check, not a parse (parsing every payload again cost a fifth of a push's CPU): the payload
+    /// builders emit JSON objects (golden-tested), and FCM refuses anything malformed with INVALID_ARGUMENT.
     static func isJSONObject(_ bytes: [UInt8]) -> Bool {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any]
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return false
+        }
+        return last > first && bytes[first] == UInt8(ascii: "{") && bytes[last] == UInt8(ascii: "}")
     }
 }

@@ -120,6 +120,6 @@ public struct WorkerProcess: Sendable {
             base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
-        return RateLimitedTransport(base, limiter: limiter)
+        return RateLimitedTransport(base, limiter: CoalescingRateLimiter(limiter))
     }
 }

@@ -1,0 +1,68 @@
+import BlockingIO
+import Foundation
+import Push
+import Testing
+import TestSupport
+
+@Suite struct CoalescingRateLimiterTests {
+    /// Records each reservation; the first one is held until released.
+    final class RecordingLimiter: RateLimiter {
+        let reservations = Locked([Int]())
+        let throttled = Locked(0)
+        let failing = Locked(false)
+        private let gate = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func acquire(_ permits: Int) async throws {
+            reservations.withLock { $0.append(permits) }
+            await withCheckedContinuation { continuation in
+                let open = gate.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+            if failing.value { throw CancellationError() }
+        }
+
+        func reportThrottled() async { throttled.withLock { $0 += 1 } }
+
+        func open() {
+            let waiters = gate.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+    }
+
+    @Test func callersWaitingDuringAReservationShareTheNextOne() async throws {
+        let base = RecordingLimiter()
+        let limiter = CoalescingRateLimiter(base, maxPermits: 64)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await limiter.acquire(1) }
+            try await waitUntil(timeout: .seconds(5), "the first reservation") { base.reservations.value == [1] }
+            for _ in 0..<100 { group.addTask { try await limiter.acquire(1) } }
+            try await waitUntil(timeout: .seconds(5), "100 callers queued behind the held reservation") { limiter.waiting == 100 }
+            base.open()
+            try await group.waitForAll()
+        }
+        let reservations = base.reservations.value
+        #expect(reservations.reduce(0, +) == 101, "every permit reserved exactly once: \(reservations)")
+        #expect(reservations.allSatisfy { $0 <= 64 })
+        #expect(reservations.count < 10, "100 callers shared a few reservations: \(reservations)")
+    }
+
+    @Test func aFailedReservationFailsItsCallersAndThrottlingPassesThrough() async throws {
+        let base = RecordingLimiter()
+        base.failing.withLock { $0 = true }
+        base.open()
+        let limiter = CoalescingRateLimiter(base)
+        await #expect(throws: CancellationError.self) { try await limiter.acquire(3) }
+        base.failing.withLock { $0 = false }
+        try await limiter.acquire(2)
+        #expect(base.reservations.value == [3, 2])
+        await limiter.reportThrottled()
+        #expect(base.throttled.value == 1)
+    }
+}
