@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
-        .testTarget(name: "CountdownCoreTests", dependencies: ["CountdownCore", "Redis", "TestSupport"]),
+        .testTarget(name: "CountdownCoreTests", dependencies: ["BlockingIO", "CountdownCore", "Postgres", "PushPayloads", "Redis", "Telemetry", "TestSupport"]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),

@@ -19,11 +19,11 @@ struct BackfillHandler: Sendable {
 
     private func fanOut(_ streams: [String], scope: FanoutScope) async throws -> HandlerOutcome {
         if streams.isEmpty { return .skipped(reason: "no_stream_in_window") }
-        let fanout = StartFanout(context: context)
+        let outcomes = try await StartFanout(context: context).run(streams: streams, scope: scope)
         var details: [String] = []
         var retry: HandlerOutcome?
         for stream in streams {
-            switch try await fanout.run(stream: stream, scope: scope) {
+            switch outcomes[stream] ?? .skipped(reason: "stream_missing") {
             case .done(let detail): details.append("\(stream): \(detail)")
             case .skipped(let reason): details.append("\(stream): skipped (\(reason))")
             case .reschedule: details.append("\(stream): not in window")

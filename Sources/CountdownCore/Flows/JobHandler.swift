@@ -16,4 +16,9 @@ public struct JobHandler: Sendable {
         case .expire(let stream): try await ExpireHandler(context: context).run(stream: stream)
         }
     }
+
+    /// Several T-60 start jobs at once (one fan-out over all their streams); the outcome of each stream by id.
+    public func handleStarts(_ streams: [String]) async throws -> [String: HandlerOutcome] {
+        try await StartFanout(context: context).run(streams: streams, scope: .stream)
+    }
 }

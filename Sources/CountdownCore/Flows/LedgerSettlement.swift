@@ -2,6 +2,7 @@ import Postgres
 
 /// The outcome of one start push, written back to the ledger in one statement per fan-out.
 struct LedgerSettlement: Sendable {
+    var stream: String
     var user: String
     var device: String
     var status: String
@@ -10,7 +11,9 @@ struct LedgerSettlement: Sendable {
     /// The (FCM, push-to-start) tokens the push went to, when one was sent.
     var tokens: (fcm: String, pts: String)?
 
-    init(user: String, device: String, status: String, reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = nil) {
+    init(stream: String, user: String, device: String, status: String, reason: String?, name: String? = nil,
+         tokens: (fcm: String, pts: String)? = nil) {
+        self.stream = stream
         self.user = user
         self.device = device
         self.status = status
@@ -19,7 +22,7 @@ struct LedgerSettlement: Sendable {
         self.tokens = tokens
     }
 
-    static func apply(_ settlements: [LedgerSettlement], stream: String, on connection: PostgresConnection) throws {
+    static func apply(_ settlements: [LedgerSettlement], on connection: PostgresConnection) throws {
         guard !settlements.isEmpty else { return }
         try connection.execute("""
             UPDATE countdown_start_ledger l
@@ -27,11 +30,11 @@ struct LedgerSettlement: Sendable {
                 claimed_until = NULL, updated_at = now(),
                 sent_at = CASE WHEN t.status = 'sent' THEN now() ELSE l.sent_at END,
                 token_hash = coalesce(md5(t.tokens), l.token_hash)
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-                AS t(user_id, device_id, status, reason, name, tokens)
-            WHERE l.stream_id = $1 AND l.user_id = t.user_id AND l.device_id = t.device_id
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                AS t(stream_id, user_id, device_id, status, reason, name, tokens)
+            WHERE l.stream_id = t.stream_id AND l.user_id = t.user_id AND l.device_id = t.device_id
             """, [
-                stream,
+                PostgresTextArray(settlements.map(\.stream)),
                 PostgresTextArray(settlements.map(\.user)),
                 PostgresTextArray(settlements.map(\.device)),
                 PostgresTextArray(settlements.map(\.status)),

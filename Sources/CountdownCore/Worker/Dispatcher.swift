@@ -15,14 +15,18 @@ public final class Dispatcher: Service {
     private let concurrency: Int
     private let lease: Duration
     private let drain: Duration
+    private let startBatchSize: Int
     private let metrics: WorkerMetrics
     private let logger: Logger
     private let inFlight = Locked([String: JobLease]())
     private let slotFreed = WakeSignal()
 
+    /// - Parameter startBatchSize: start jobs claimed together are fanned out together, this many per batch (each
+    ///   still takes a slot and is settled on its own).
     public init(queue: any DelayQueue, handler: JobHandler, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
-                metrics: WorkerMetrics, logger: Logger) {
+                startBatchSize: Int = 32, metrics: WorkerMetrics, logger: Logger) {
         self.queue = queue
+        self.startBatchSize = max(1, startBatchSize)
         self.handler = handler
         self.concurrency = concurrency
         self.lease = lease
@@ -46,13 +50,24 @@ public final class Dispatcher: Service {
             do {
                 let batch = try await queue.claim(max: min(free, 256), lease: lease)
                 failures = 0
+                var starts: [(ClaimedJob, String)] = []
                 for item in batch.items {
                     switch item {
-                    case .job(let job): start(job, claimedAt: batch.claimedAt)
+                    case .job(let job):
+                        if job.kind == CountdownJob.Kind.start.rawValue,
+                           case .success(.start(let stream)) = CountdownJob.decode(kind: job.kind, payload: job.payload) {
+                            starts.append((job, stream))
+                        } else {
+                            start([job], claimedAt: batch.claimedAt) { await self.process(job) }
+                        }
                     case .corrupt(let id, let reason):
                         metrics.jobs.increment(labels: "unknown", "dead")
                         logger.error("dead-lettered an unreadable job", ["job": .string(id), "reason": .string(reason)])
                     }
+                }
+                for offset in stride(from: 0, to: starts.count, by: startBatchSize) {
+                    let group = Array(starts[offset..<min(offset + startBatchSize, starts.count)])
+                    start(group.map(\.0), claimedAt: batch.claimedAt) { await self.processStarts(group) }
                 }
                 if batch.items.isEmpty {
                     try await queue.waitForWork(timeout: batch.idleWait(maxIdle: .milliseconds(500)))
@@ -68,13 +83,18 @@ public final class Dispatcher: Service {
         extender.cancel()
     }
 
-    private func start(_ job: ClaimedJob, claimedAt: Date) {
-        inFlight.withLock { $0[job.lease.id] = job.lease }
+    /// Runs `work` for `jobs` on a task of its own; each job holds a slot (and has its lease extended) until it ends.
+    private func start(_ jobs: [ClaimedJob], claimedAt: Date, _ work: @escaping @Sendable () async -> Void) {
+        inFlight.withLock { inFlight in
+            for job in jobs { inFlight[job.lease.id] = job.lease }
+        }
         metrics.slots.set(Double(busySlots), labels: "busy")
-        metrics.jobLateness.observe(max(0, claimedAt.timeIntervalSince(job.dueAt)), labels: job.kind)
+        for job in jobs { metrics.jobLateness.observe(max(0, claimedAt.timeIntervalSince(job.dueAt)), labels: job.kind) }
         Task {
-            await self.process(job)
-            self.inFlight.withLock { _ = $0.removeValue(forKey: job.lease.id) }
+            await work()
+            self.inFlight.withLock { inFlight in
+                for job in jobs { inFlight.removeValue(forKey: job.lease.id) }
+            }
             self.metrics.slots.set(Double(self.busySlots), labels: "busy")
             self.slotFreed.notify()
         }
@@ -95,6 +115,29 @@ public final class Dispatcher: Service {
         let outcome: Result<HandlerOutcome, any Error>
         do { outcome = .success(try await handler.handle(job)) } catch { outcome = .failure(error) }
         metrics.jobDuration.observe(ContinuousClock.now - started, labels: claimed.kind)
+        await conclude(claimed, job: job, outcome: outcome, log: log)
+    }
+
+    /// Start jobs claimed together: one fan-out over their streams, then each job settled with its own outcome
+    /// (a failure of the whole fan-out, such as a lost database, is every job's failure).
+    private func processStarts(_ group: [(job: ClaimedJob, stream: String)]) async {
+        let started = ContinuousClock.now
+        let outcomes: Result<[String: HandlerOutcome], any Error>
+        do { outcomes = .success(try await handler.handleStarts(group.map(\.stream))) } catch { outcomes = .failure(error) }
+        let elapsed = ContinuousClock.now - started
+        await withTaskGroup(of: Void.self) { tasks in
+            for (claimed, stream) in group {
+                metrics.jobDuration.observe(elapsed, labels: claimed.kind)
+                let log = logger.with(["job": .string(claimed.id), "kind": .string(claimed.kind), "attempt": .int(claimed.attempt),
+                                       "batch": .int(group.count)])
+                let outcome = outcomes.map { $0[stream] ?? .skipped(reason: "stream_missing") }
+                tasks.addTask { await self.conclude(claimed, job: .start(stream: stream), outcome: outcome, log: log) }
+            }
+        }
+    }
+
+    /// Turns a handler's outcome into the queue action for the job, and counts and logs it.
+    private func conclude(_ claimed: ClaimedJob, job: CountdownJob, outcome: Result<HandlerOutcome, any Error>, log: Logger) async {
         let streamField: [String: LogValue] = job.streamID.map { ["stream": .string($0)] } ?? [:]
         switch outcome {
         case .success(.done(let detail)):
