@@ -4,7 +4,6 @@ import Foundation
 final class RecordFile: @unchecked Sendable {
     let path: String
     private let handle: FileHandle
-    private let encoder: JSONEncoder
     private let log: FakeLog
 
     init(path: String, log: FakeLog) throws(UsageError) {
@@ -16,8 +15,6 @@ final class RecordFile: @unchecked Sendable {
         guard let handle = FileHandle(forWritingAtPath: path) else { throw UsageError("cannot open record file \(path) for writing") }
         handle.seekToEndOfFile()
         self.handle = handle
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
     deinit { try? handle.close() }
@@ -25,9 +22,7 @@ final class RecordFile: @unchecked Sendable {
     /// Appends one line; a failure is logged, and the message stays in memory.
     func append(_ entry: RecordedMessage) {
         do {
-            var line = try encoder.encode(entry)
-            line.append(UInt8(ascii: "\n"))
-            try handle.write(contentsOf: line)
+            try handle.write(contentsOf: Array((entry.jsonLine + "\n").utf8))
         } catch {
             log.error("cannot append to the record file", ["path": path, "seq": String(entry.summary.seq), "error": "\(error)"])
         }

@@ -21,6 +21,18 @@ struct RecordedMessage: Encodable, Sendable {
 
     private enum CodingKeys: String, CodingKey { case seq, receivedAt, project, name, event, token, liveActivityToken, message }
 
+    /// The record file's line (without the newline): the same JSON as `encode(to:)` with sorted keys.
+    var jsonLine: String {
+        var out = "{\"event\":" + JSONText.quote(summary.event)
+        if let liveActivityToken = summary.liveActivityToken { out += ",\"liveActivityToken\":" + JSONText.quote(liveActivityToken) }
+        out += ",\"message\":"
+        message.write(into: &out)
+        out += ",\"name\":" + JSONText.quote(summary.name) + ",\"project\":" + JSONText.quote(summary.project)
+        out += ",\"receivedAt\":" + String(summary.receivedAt) + ",\"seq\":" + String(summary.seq)
+        out += ",\"token\":" + JSONText.quote(summary.token) + "}"
+        return out
+    }
+
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(summary.seq, forKey: .seq)
