@@ -59,7 +59,7 @@ final class MessageLog: Sendable {
             state.stats.accepted += 1
             state.stats.byEvent[message.event, default: 0] += 1
             state.stats.byStatus["200", default: 0] += 1
-            recordFile?.append(RecordedMessage(summary: summary, message: message.message))
+            recordFile?.append(summary, body: body)
             return name
         }
     }

@@ -20,11 +20,11 @@ final class RecordFile: @unchecked Sendable {
     deinit { try? handle.close() }
 
     /// Appends one line; a failure is logged, and the message stays in memory.
-    func append(_ entry: RecordedMessage) {
+    func append(_ summary: RecordedMessage.Summary, body: Data) {
         do {
-            try handle.write(contentsOf: Array((entry.jsonLine + "\n").utf8))
+            try handle.write(contentsOf: RecordedMessage.recordLine(summary, body: body))
         } catch {
-            log.error("cannot append to the record file", ["path": path, "seq": String(entry.summary.seq), "error": "\(error)"])
+            log.error("cannot append to the record file", ["path": path, "seq": String(summary.seq), "error": "\(error)"])
         }
     }
 }
