@@ -18,64 +18,62 @@ struct ReminderFanout: Sendable {
         var enabled: Bool
     }
 
+    /// Pages through the active reminders; the next page is read while the current one is being sent.
     func run(stream streamID: String) async throws -> HandlerOutcome {
         let settings = context.settings
-        var after = ""
+        var page = try await fetch(streamID, after: "")
+        guard let first = page.stream else { return .skipped(reason: "stream_missing") }
+        guard first.status == .scheduled else { return .skipped(reason: "stream_\(first.status.rawValue)") }
+        let planned = first.snapshot.plannedStartAt
+        guard first.now < planned else { return .skipped(reason: "too_late") }
+        let due = planned.addingTimeInterval(-Double(settings.reminderLeadSeconds))
+        if first.now.addingTimeInterval(FlowContext.earlyTolerance) < due {
+            return .reschedule(to: due, now: first.now, reason: "reminder time is later")
+        }
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
-        var stream: StreamSnapshotRow?
-        while true {
-            let cursor = after
-            let chunk: (StreamSnapshotRow?, [Recipient]) = try await context.database.withConnection { connection in
-                guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
-                let rows = try connection.query("""
-                    SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
-                           coalesce(np.enabled, true) AS enabled
-                    FROM (SELECT user_id FROM stream_reminders
-                          WHERE stream_id = $1 AND status = 'active' AND user_id > $2
-                          ORDER BY user_id LIMIT $3) r
-                    JOIN users u ON u.id = r.user_id
-                    LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
-                    LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
-                    ORDER BY r.user_id
-                    """, [streamID, cursor, Self.chunkSize])
-                return (loaded, try rows.map { row in
-                    Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
-                              locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
-                })
-            }
-            guard let current = chunk.0 else { return .skipped(reason: "stream_missing") }
-            if stream == nil {
-                guard current.status == .scheduled else { return .skipped(reason: "stream_\(current.status.rawValue)") }
-                let planned = current.snapshot.plannedStartAt
-                guard current.now < planned else { return .skipped(reason: "too_late") }
-                let due = planned.addingTimeInterval(-Double(settings.reminderLeadSeconds))
-                if current.now.addingTimeInterval(FlowContext.earlyTolerance) < due {
-                    return .reschedule(to: due, now: current.now, reason: "reminder time is later")
-                }
-                stream = current
-            }
-            let recipients = chunk.1
-            guard let last = recipients.last else { break }
-            after = last.user
-            let outcome = try await send(recipients, stream: current)
+        while let current = page.stream, let last = page.recipients.last {
+            async let next = fetch(streamID, after: last.user)
+            let outcome = try await send(page.recipients, stream: current)
             sentUsers += outcome.sentUsers
             if outcome.needsRetry {
                 needsRetry = true
                 if let wait = outcome.retryAfter { retryAfter = max(retryAfter ?? .zero, wait) }
             }
+            page = try await next
         }
+        if page.stream == nil { return .skipped(reason: "stream_missing") }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
-        if let stream {
-            _ = try await context.database.withConnection { connection in
-                try connection.execute("""
-                    INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) VALUES ($1, $2)
-                    ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
-                    """, [streamID, stream.snapshot.plannedStartAt])
-            }
+        _ = try await context.database.withConnection { connection in
+            try connection.execute("""
+                INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) VALUES ($1, $2)
+                ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
+                """, [streamID, planned])
         }
         return .done(detail: "reminded \(sentUsers) users")
+    }
+
+    /// The stream (nil when it is gone) and the next page of users with an active reminder after `cursor`.
+    private func fetch(_ streamID: String, after cursor: String) async throws -> (stream: StreamSnapshotRow?, recipients: [Recipient]) {
+        try await context.database.withConnection { connection in
+            guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
+            let rows = try connection.query("""
+                SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
+                       coalesce(np.enabled, true) AS enabled
+                FROM (SELECT user_id FROM stream_reminders
+                      WHERE stream_id = $1 AND status = 'active' AND user_id > $2
+                      ORDER BY user_id LIMIT $3) r
+                JOIN users u ON u.id = r.user_id
+                LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
+                LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
+                ORDER BY r.user_id
+                """, [streamID, cursor, Self.chunkSize])
+            return (loaded, try rows.map { row in
+                Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
+                          locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
+            })
+        }
     }
 
     /// Sends one chunk; returns how many users are now `sent` and whether (and after when) to retry the rest.
