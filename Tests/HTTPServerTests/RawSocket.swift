@@ -19,7 +19,9 @@ final class RawSocket {
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            Glibc.close(fd)
+            // deinit runs for a class whose init throws once its properties are set: close once, here, and
+            // leave nothing for it (a second close could hit a descriptor another test's server reuses).
+            close()
             throw RawSocketError(what: "connect")
         }
     }

@@ -125,27 +125,51 @@ public final class Dispatcher: Service {
         let outcomes: Result<[String: HandlerOutcome], any Error>
         do { outcomes = .success(try await handler.handleStarts(group.map(\.stream))) } catch { outcomes = .failure(error) }
         let elapsed = ContinuousClock.now - started
+        let decided: [(job: ClaimedJob, stream: String, outcome: Result<HandlerOutcome, any Error>)] = group.map { entry in
+            (entry.job, entry.stream, outcomes.map { $0[entry.stream] ?? .skipped(reason: "stream_missing") })
+        }
+        // Finished jobs are acknowledged in one round trip; the others are settled one by one.
+        let finished = decided.filter { Self.isFinished($0.outcome) }.map(\.job.lease)
+        var acknowledged = false
+        if !finished.isEmpty {
+            do {
+                try await queue.ack(finished)
+                acknowledged = true
+            } catch {
+                logger.warn("could not acknowledge a batch of start jobs; acknowledging one by one", ["error": .error(error)])
+            }
+        }
+        let batchAcknowledged = acknowledged
         await withTaskGroup(of: Void.self) { tasks in
-            for (claimed, stream) in group {
+            for (claimed, stream, outcome) in decided {
                 metrics.jobDuration.observe(elapsed, labels: claimed.kind)
                 let log = logger.with(["job": .string(claimed.id), "kind": .string(claimed.kind), "attempt": .int(claimed.attempt),
                                        "batch": .int(group.count)])
-                let outcome = outcomes.map { $0[stream] ?? .skipped(reason: "stream_missing") }
-                tasks.addTask { await self.conclude(claimed, job: .start(stream: stream), outcome: outcome, log: log) }
+                tasks.addTask { await self.conclude(claimed, job: .start(stream: stream), outcome: outcome, log: log, acknowledged: batchAcknowledged) }
             }
         }
     }
 
+    /// Done or skipped: the job is acknowledged and gone.
+    static func isFinished(_ outcome: Result<HandlerOutcome, any Error>) -> Bool {
+        switch outcome {
+        case .success(.done), .success(.skipped): true
+        default: false
+        }
+    }
+
     /// Turns a handler's outcome into the queue action for the job, and counts and logs it.
-    private func conclude(_ claimed: ClaimedJob, job: CountdownJob, outcome: Result<HandlerOutcome, any Error>, log: Logger) async {
+    /// - Parameter acknowledged: a finished job was already acknowledged with its batch.
+    private func conclude(_ claimed: ClaimedJob, job: CountdownJob, outcome: Result<HandlerOutcome, any Error>, log: Logger,
+                          acknowledged: Bool = false) async {
         let streamField: [String: LogValue] = job.streamID.map { ["stream": .string($0)] } ?? [:]
         switch outcome {
         case .success(.done(let detail)):
-            await settle(claimed, log: log) { try await self.queue.ack(claimed.lease) }
+            if !acknowledged { await settle(claimed, log: log) { try await self.queue.ack(claimed.lease) } }
             metrics.jobs.increment(labels: claimed.kind, "done")
             log.info("job done", streamField.merging(["outcome": "done", "detail": .string(detail)]) { $1 })
         case .success(.skipped(let reason)):
-            await settle(claimed, log: log) { try await self.queue.ack(claimed.lease) }
+            if !acknowledged { await settle(claimed, log: log) { try await self.queue.ack(claimed.lease) } }
             metrics.jobs.increment(labels: claimed.kind, "skipped")
             metrics.skip(kind: claimed.kind, reason: reason)
             log.info("job skipped", streamField.merging(["outcome": "skipped", "reason": .string(reason)]) { $1 })
