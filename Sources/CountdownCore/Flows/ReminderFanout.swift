@@ -23,13 +23,8 @@ struct ReminderFanout: Sendable {
         let settings = context.settings
         var page = try await fetch(streamID, after: "")
         guard let first = page.stream else { return .skipped(reason: "stream_missing") }
-        guard first.status == .scheduled else { return .skipped(reason: "stream_\(first.status.rawValue)") }
+        if let decision = first.windowDecision(leadSeconds: settings.reminderLeadSeconds, notYet: "reminder time is later") { return decision }
         let planned = first.snapshot.plannedStartAt
-        guard first.now < planned else { return .skipped(reason: "too_late") }
-        let due = planned.addingTimeInterval(-Double(settings.reminderLeadSeconds))
-        if first.now.addingTimeInterval(FlowContext.earlyTolerance) < due {
-            return .reschedule(to: due, now: first.now, reason: "reminder time is later")
-        }
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false

@@ -48,7 +48,7 @@ struct StartFanout: Sendable {
                     decided[id] = .skipped(reason: "stream_missing")
                     continue
                 }
-                if let decision = Self.decide(stream, settings: settings) { decided[id] = decision } else { plans[id] = Plan(stream: stream) }
+                if let decision = stream.windowDecision(leadSeconds: settings.startLeadSeconds, notYet: "start window opens later") { decided[id] = decision } else { plans[id] = Plan(stream: stream) }
             }
             guard !plans.isEmpty else { return (decided, plans) }
             let active = streamIDs.filter { plans[$0] != nil }
@@ -74,17 +74,5 @@ struct StartFanout: Sendable {
         }
         guard !plans.isEmpty else { return decided }
         return try await send(plans, scope: scope).merging(decided) { sent, _ in sent }
-    }
-
-    /// Skip or reschedule when the stream is not (or no longer, or not yet) in its start window; nil to go on.
-    static func decide(_ stream: StreamSnapshotRow, settings: FlowSettings) -> HandlerOutcome? {
-        guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
-        let planned = stream.snapshot.plannedStartAt
-        guard stream.now < planned else { return .skipped(reason: "too_late") }
-        let windowOpens = planned.addingTimeInterval(-Double(settings.startLeadSeconds))
-        if stream.now.addingTimeInterval(FlowContext.earlyTolerance) < windowOpens {
-            return .reschedule(to: windowOpens, now: stream.now, reason: "start window opens later")
-        }
-        return nil
     }
 }
