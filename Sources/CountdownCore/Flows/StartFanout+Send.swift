@@ -16,6 +16,7 @@ extension StartFanout {
         var pushes: [OutgoingPush] = []
         var sent: [Sent] = []
         var settlements: [LedgerSettlement] = []
+        var built: [String: LiveActivityPayload] = [:]  // one payload per stream, role and language, shared by its devices
         for (streamID, plan) in plans {
             for (user, device) in plan.claimed {
                 guard let target = plan.targets[Plan.key(user, device)], target.skip == nil, let pts = target.candidate.pushToStartToken else {
@@ -25,7 +26,9 @@ extension StartFanout {
                 let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
-                    let payload = try context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
+                    let key = streamID + "\u{0}" + role.rawValue + "\u{0}" + language.rawValue
+                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
+                    built[key] = payload
                     let fcm = target.candidate.fcmToken ?? ""
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
                     sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm))
