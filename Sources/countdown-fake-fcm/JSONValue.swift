@@ -11,28 +11,8 @@ enum JSONValue: Encodable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses JSON text (Foundation's parser, then a cheap conversion); nil when it is not JSON.
-    static func parse(_ data: Data) -> JSONValue? {
-        guard let tree = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-        return JSONValue(foundation: tree)
-    }
-
-    /// Converts a `JSONSerialization` tree; booleans and integers are told apart by the number's type code.
-    init(foundation value: Any) {
-        // Containers and strings first: testing them against NSNumber would bridge them to Foundation objects.
-        switch value {
-        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init(foundation:)))
-        case let array as [Any]: self = .array(array.map(JSONValue.init(foundation:)))
-        case let text as String: self = .string(text)
-        case let number as NSNumber:
-            switch UInt8(bitPattern: number.objCType.pointee) {
-            case UInt8(ascii: "c"), UInt8(ascii: "B"): self = .bool(number.boolValue)
-            case UInt8(ascii: "d"), UInt8(ascii: "f"), UInt8(ascii: "Q"): self = .number(number.doubleValue)
-            default: self = .integer(number.int64Value)
-            }
-        default: self = .null
-        }
-    }
+    /// Parses JSON text; nil when it is not JSON.
+    static func parse(_ data: Data) -> JSONValue? { JSONParser.parse(data) }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

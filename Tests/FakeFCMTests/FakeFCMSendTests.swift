@@ -124,6 +124,48 @@ import TestSupport
         #expect(try await client.call("GET", "/fake/stats").json["byErrorCode"] as? [String: Int] == ["INVALID_ARGUMENT": 1])
     }
 
+    /// A reminder body written by hand, with `title` spliced in as raw JSON text.
+    static func rawReminder(title: String, tail: String = "") -> String {
+        ##"{"message":{"token":"fcm-raw","notification":{"title":""## + title + ##"","body":"10 dakika kald\u0131"},"##
+            + #""data":{"type":"stream_reminder","streamId":"s1","deepLink":"allmine://live-stream/s1"}}, "validate_only" : false }"# + tail
+    }
+
+    @Test func escapesAndUnicodeArriveDecoded() async throws {
+        let fake = try FakeFCMProcess()
+        let client = FakeFCMClient(fake)
+        let token = try await client.accessToken(for: fake)
+        let body = Self.rawReminder(title: #"Yay\u0131n \"canl\u0131\" \ud83c\udf89\n\/ \\ sekme\t"#)
+        let answer = try await client.call(
+            "POST", "/v1/projects/\(fake.project)/messages:send", body: Data(body.utf8), headers: ["Authorization": "Bearer \(token)"])
+        #expect(answer.status == 200, "\(answer.text)")
+        let recorded = try await client.call("GET", "/fake/messages").array
+        let notification = (recorded.first?["message"] as? [String: Any])?["notification"] as? [String: String]
+        #expect(notification?["title"] == "Yayın \"canlı\" 🎉\n/ \\ sekme\t")
+        #expect(notification?["body"] == "10 dakika kaldı")
+    }
+
+    static let malformedBodies: [String] = [
+        rawReminder(title: #"ok"#, tail: " x"),              // trailing garbage
+        rawReminder(title: #"unterminated"#).replacingOccurrences(of: "}}, ", with: "}, "),
+        rawReminder(title: "raw\u{01}control"),               // control character inside a string
+        rawReminder(title: #"bad \x escape"#),
+        rawReminder(title: #"lone \ud800 surrogate"#),
+        #"{"message":{"token":"t","data":{"n":01}}}"#,       // leading zero
+        #"{"message":{"token":"t",}}"#,                       // trailing comma
+        String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+    ]
+
+    @Test(arguments: malformedBodies)
+    func malformedJSONIsInvalidArgument(_ body: String) async throws {
+        let fake = try FakeFCMProcess()
+        let client = FakeFCMClient(fake)
+        let token = try await client.accessToken(for: fake)
+        let answer = try await client.call(
+            "POST", "/v1/projects/\(fake.project)/messages:send", body: Data(body.utf8), headers: ["Authorization": "Bearer \(token)"])
+        #expect(answer.status == 400, "\(body.prefix(80)): \(answer.text)")
+        #expect((answer.json["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT")
+    }
+
     @Test func nonJSONBodyIsInvalidArgument() async throws {
         let fake = try FakeFCMProcess()
         let client = FakeFCMClient(fake)
