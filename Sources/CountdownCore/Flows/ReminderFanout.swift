@@ -53,17 +53,23 @@ struct ReminderFanout: Sendable {
     private func fetch(_ streamID: String, after cursor: String) async throws -> (stream: StreamSnapshotRow?, recipients: [Recipient]) {
         try await context.database.withConnection { connection in
             guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
+            // The page of users first (an index range scan), then their devices and preferences by key: joined
+            // in one statement, the planner hashes every user and device for each page.
+            let users = try connection.query("""
+                SELECT user_id FROM stream_reminders
+                WHERE stream_id = $1 AND status = 'active' AND user_id > $2
+                ORDER BY user_id LIMIT $3
+                """, [streamID, cursor, Self.chunkSize]).map { try $0.decode("user_id", as: String.self) }
+            guard !users.isEmpty else { return (loaded, []) }
             let rows = try connection.query("""
                 SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
                        coalesce(np.enabled, true) AS enabled
-                FROM (SELECT user_id FROM stream_reminders
-                      WHERE stream_id = $1 AND status = 'active' AND user_id > $2
-                      ORDER BY user_id LIMIT $3) r
+                FROM unnest($1::text[]) AS r(user_id)
                 JOIN users u ON u.id = r.user_id
                 LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
                 LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
                 ORDER BY r.user_id
-                """, [streamID, cursor, Self.chunkSize])
+                """, [PostgresTextArray(users)])
             return (loaded, try rows.map { row in
                 Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
                           locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
@@ -122,8 +128,9 @@ struct ReminderFanout: Sendable {
         try await context.database.withConnection { connection in
             try TokenHygiene.clearFCMTokens(deadTokens, on: connection)
             try connection.execute("""
-                UPDATE stream_reminders SET status = 'sent'
-                WHERE stream_id = $1 AND status = 'active' AND user_id = ANY($2::text[])
+                UPDATE stream_reminders r SET status = 'sent'
+                FROM unnest($2::text[]) AS t(user_id)
+                WHERE r.stream_id = $1 AND r.user_id = t.user_id AND r.status = 'active'
                 """, [streamID, PostgresTextArray(Array(sent))])
         }
         return (sent.count, needsRetry, retryAfter)
