@@ -71,11 +71,18 @@ public final class DeviceUpsertBatcher: Sendable {
             } catch let error as PostgresError where error.isConnectionLoss || error.code == .closed {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
             } catch {
+                var lost: (any Error)?
                 for waiting in batch {
+                    if let lost {
+                        waiting.continuation.resume(throwing: lost)
+                        continue
+                    }
                     do {
                         try await writeOne(waiting.item)
                         waiting.continuation.resume()
                     } catch {
+                        // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
+                        if let failure = error as? PostgresError, failure.isConnectionLoss || failure.code == .closed { lost = error }
                         waiting.continuation.resume(throwing: error)
                     }
                 }

@@ -10,7 +10,8 @@ public final class PostgresAPIStore: APIStore {
     /// - Parameter batchWriters: device registrations are group-committed by up to this many concurrent batches.
     public init(database: PostgresClient, batchWriters: Int = 2) {
         self.database = database
-        devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { items in
+        devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { unordered in
+            let items = unordered.sorted { $0.registration.deviceID < $1.registration.deviceID }  // lock order: device id
             try await database.execute(SQL.upsertDevices, [
                 PostgresTextArray(items.map(\.registration.deviceID)), PostgresTextArray(items.map(\.userID)),
                 PostgresTextArray(items.map(\.registration.platform)), PostgresTextArray(items.map(\.registration.fcmToken)),

@@ -3,6 +3,7 @@ import Foundation
 /// A small strict JSON parser straight into `JSONValue` (RFC 8259: any value at the top, no trailing garbage).
 /// It replaces Foundation's parser plus a conversion on the send path, where that pair was a fifth of the fake's
 /// CPU under load. Integers that fit `Int64` stay integers; anything with a fraction or exponent is a number.
+/// Numbers too large for a `Double` and repeated object keys are refused.
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
@@ -58,7 +59,9 @@ struct JSONParser {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
-            guard let value = value(depth: depth + 1) else { return nil }
+            // A repeated key would make the record line (the body as received) say something else than what
+            // was checked: refused, as FCM does.
+            guard fields[key] == nil, let value = value(depth: depth + 1) else { return nil }
             fields[key] = value
             skipSpace()
             guard index < bytes.count else { return nil }
@@ -179,7 +182,8 @@ struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let value = Int64(text) { return .integer(value) }
-        return Double(text).map(JSONValue.number)
+        guard let number = Double(text), number.isFinite else { return nil }
+        return .number(number)
     }
 
     /// One or more digits.

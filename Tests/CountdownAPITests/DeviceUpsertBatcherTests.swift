@@ -107,6 +107,32 @@ struct DeviceUpsertBatcherTests {
         #expect(outcomes == ["u1": true, "ghost": false, "u2": true, "u3": true])
     }
 
+    @Test func aDatabaseLostDuringTheOneByOneWritesFailsTheRestAtOnce() async throws {
+        let singles = Locked(0)
+        let recorder = Recorder()
+        let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
+            recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
+            if items.count == 1 { await recorder.held() }  // the first, lone registration holds the writer
+            throw PostgresError(code: .queryFailed, what: "upsert devices", sqlState: "23503", message: "foreign key")
+        }, writeOne: { _ in
+            singles.withLock { $0 += 1 }
+            throw PostgresError(code: .connectionLost, what: "upsert device", message: "server closed the connection")
+        })
+        let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await batcher.submit(Self.registration("first"), userID: nil)) == nil }
+            try await waitUntil(timeout: .seconds(5), "the first batch is being written") { recorder.batches.value.count == 1 }
+            for index in 0..<10 { group.addTask { (try? await batcher.submit(Self.registration("d\(index)"), userID: nil)) == nil } }
+            try await waitUntil(timeout: .seconds(5), "10 registrations wait") { batcher.waiting == 10 }
+            recorder.open()
+            var failed = 0
+            for try await didFail in group where didFail { failed += 1 }
+            return failed
+        }
+        #expect(failures == 11)
+        // One single write for the lone first batch, one for the batch of ten: the other nine failed with it.
+        #expect(singles.value == 2)
+    }
+
     @Test func aLostDatabaseFailsTheWholeBatchWithoutRetrying() async throws {
         let singles = Locked(0)
         let batcher = DeviceUpsertBatcher(write: { _ in

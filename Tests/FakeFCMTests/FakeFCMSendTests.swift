@@ -152,6 +152,8 @@ import TestSupport
         rawReminder(title: #"lone \ud800 surrogate"#),
         #"{"message":{"token":"t","data":{"n":01}}}"#,       // leading zero
         #"{"message":{"token":"t",}}"#,                       // trailing comma
+        #"{"message":{"token":"t","data":{"n":1e400}}}"#,     // a number no double holds
+        #"{"message":{"token":"a","token":"b"}}"#,            // a repeated key
         String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
     ]
 

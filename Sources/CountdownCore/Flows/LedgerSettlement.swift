@@ -22,8 +22,10 @@ struct LedgerSettlement: Sendable {
         self.tokens = tokens
     }
 
-    static func apply(_ settlements: [LedgerSettlement], on connection: PostgresConnection) throws {
-        guard !settlements.isEmpty else { return }
+    static func apply(_ unordered: [LedgerSettlement], on connection: PostgresConnection) throws {
+        guard !unordered.isEmpty else { return }
+        // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
+        let settlements = unordered.sorted { ($0.stream, $0.user, $0.device) < ($1.stream, $1.user, $1.device) }
         try connection.execute("""
             UPDATE countdown_start_ledger l
             SET status = t.status, reason = t.reason, message_name = coalesce(t.name, l.message_name),

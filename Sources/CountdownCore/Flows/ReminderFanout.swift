@@ -28,8 +28,8 @@ struct ReminderFanout: Sendable {
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
-        while let current = page.stream, let last = page.recipients.last {
-            async let next = fetch(streamID, after: last.user)
+        while let current = page.stream, let last = page.users.last {
+            async let next = fetch(streamID, after: last)
             let outcome = try await send(page.recipients, stream: current)
             sentUsers += outcome.sentUsers
             if outcome.needsRetry {
@@ -49,10 +49,12 @@ struct ReminderFanout: Sendable {
         return .done(detail: "reminded \(sentUsers) users")
     }
 
-    /// The stream (nil when it is gone) and the next page of users with an active reminder after `cursor`.
-    private func fetch(_ streamID: String, after cursor: String) async throws -> (stream: StreamSnapshotRow?, recipients: [Recipient]) {
+    /// The stream (nil when it is gone), the next page of users with an active reminder after `cursor` (the next
+    /// cursor), and their devices as recipients.
+    private func fetch(_ streamID: String, after cursor: String) async throws
+        -> (stream: StreamSnapshotRow?, users: [String], recipients: [Recipient]) {
         try await context.database.withConnection { connection in
-            guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, []) }
+            guard let loaded = try StreamSnapshotQuery.load(streamID, on: connection) else { return (nil, [], []) }
             // The page of users first (an index range scan), then their devices and preferences by key: joined
             // in one statement, the planner hashes every user and device for each page.
             let users = try connection.query("""
@@ -60,7 +62,7 @@ struct ReminderFanout: Sendable {
                 WHERE stream_id = $1 AND status = 'active' AND user_id > $2
                 ORDER BY user_id LIMIT $3
                 """, [streamID, cursor, Self.chunkSize]).map { try $0.decode("user_id", as: String.self) }
-            guard !users.isEmpty else { return (loaded, []) }
+            guard !users.isEmpty else { return (loaded, [], []) }
             let rows = try connection.query("""
                 SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
                        coalesce(np.enabled, true) AS enabled
@@ -70,7 +72,7 @@ struct ReminderFanout: Sendable {
                 LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
                 ORDER BY r.user_id
                 """, [PostgresTextArray(users)])
-            return (loaded, try rows.map { row in
+            return (loaded, users, try rows.map { row in
                 Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
                           locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
             })

@@ -35,7 +35,9 @@ extension StartFanout {
     /// failed stay as they are, except a skipped row, or one failed on a dead token that the device has since
     /// replaced (a different token hash), which reopen when the device is eligible again.
     static func recordTargets(_ plans: [String: Plan], on connection: PostgresConnection) throws {
+        // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let rows = plans.flatMap { streamID, plan in plan.targets.values.map { (streamID, $0) } }
+            .sorted { ($0.0, $0.1.candidate.userID, $0.1.candidate.deviceID) < ($1.0, $1.1.candidate.userID, $1.1.candidate.deviceID) }
         guard !rows.isEmpty else { return }
         try connection.execute("""
             INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, token_hash)

@@ -5,6 +5,7 @@ enum TokenHygiene {
     static func clearStartTokens(_ dead: [(device: String, fcm: String, pts: String)], transport: CountdownConfig.PushTransportKind,
                                  on connection: PostgresConnection) throws {
         guard !dead.isEmpty else { return }
+        let dead = dead.sorted { $0.device < $1.device }  // devices are locked in id order by every batch writer
         // FCM names the registration token dead; direct APNs names the push-to-start token.
         let column = transport == .apns ? "push_to_start_token" : "fcm_token"
         let tokens = transport == .apns ? dead.map(\.pts) : dead.map(\.fcm)
@@ -18,6 +19,7 @@ enum TokenHygiene {
     /// Clears dead FCM tokens found while sending reminders.
     static func clearFCMTokens(_ dead: [(device: String, fcm: String)], on connection: PostgresConnection) throws {
         guard !dead.isEmpty else { return }
+        let dead = dead.sorted { $0.device < $1.device }
         try connection.execute("""
             UPDATE devices d SET fcm_token = NULL
             FROM unnest($1::text[], $2::text[]) AS t(device_id, token)

@@ -122,12 +122,23 @@ public final class Dispatcher: Service {
     /// (a failure of the whole fan-out, such as a lost database, is every job's failure).
     private func processStarts(_ group: [(job: ClaimedJob, stream: String)]) async {
         let started = ContinuousClock.now
-        let outcomes: Result<[String: HandlerOutcome], any Error>
-        do { outcomes = .success(try await handler.handleStarts(group.map(\.stream))) } catch { outcomes = .failure(error) }
-        let elapsed = ContinuousClock.now - started
-        let decided: [(job: ClaimedJob, stream: String, outcome: Result<HandlerOutcome, any Error>)] = group.map { entry in
-            (entry.job, entry.stream, outcomes.map { $0[entry.stream] ?? .skipped(reason: "stream_missing") })
+        var decided: [(job: ClaimedJob, stream: String, outcome: Result<HandlerOutcome, any Error>)]
+        do {
+            let outcomes = try await handler.handleStarts(group.map(\.stream))
+            decided = group.map { ($0.job, $0.stream, .success(outcomes[$0.stream] ?? .skipped(reason: "stream_missing"))) }
+        } catch where group.count > 1 && !Self.isTransient(error) {
+            // One bad stream must not cost the others an attempt: run each on its own.
+            logger.warn("a start batch failed; running its streams one by one", ["jobs": .int(group.count), "error": .error(error)])
+            decided = []
+            for (job, stream) in group {
+                do { decided.append((job, stream, .success(try await handler.handle(.start(stream: stream))))) } catch {
+                    decided.append((job, stream, .failure(error)))
+                }
+            }
+        } catch {
+            decided = group.map { ($0.job, $0.stream, .failure(error)) }
         }
+        let elapsed = ContinuousClock.now - started
         // Finished jobs are acknowledged in one round trip; the others are settled one by one.
         let finished = decided.filter { Self.isFinished($0.outcome) }.map(\.job.lease)
         var acknowledged = false
@@ -240,7 +251,10 @@ public final class Dispatcher: Service {
     }
 
     static func isTransient(_ error: any Error) -> Bool {
-        if let error = error as? PostgresError { return error.isConnectionLoss || error.code == .connectionFailed }
+        if let error = error as? PostgresError {
+            // A deadlock or serialization race aborted the transaction before anything was decided: run it again.
+            return error.isConnectionLoss || error.code == .connectionFailed || error.isSerializationFailure
+        }
         if let error = error as? RedisError { return error.breaksConnection }
         return false
     }
