@@ -6,6 +6,7 @@ import BlockingIO
 /// waits for its last permit, which at the default rate and 256 permits is 25 ms.
 public final class CoalescingRateLimiter: RateLimiter {
     private struct Waiter {
+        let id: UInt64
         let permits: Int
         let continuation: CheckedContinuation<Void, any Error>
     }
@@ -13,6 +14,7 @@ public final class CoalescingRateLimiter: RateLimiter {
     private struct State {
         var waiting: [Waiter] = []
         var reserving = false
+        var nextID: UInt64 = 0
     }
 
     private let base: any RateLimiter
@@ -28,15 +30,33 @@ public final class CoalescingRateLimiter: RateLimiter {
     /// Callers waiting for a reservation to start (not those in the one in flight).
     public var waiting: Int { state.withLock { $0.waiting.count } }
 
+    /// - Throws: `CancellationError` when cancelled before its group's reservation started (a reservation in
+    ///   progress is waited for), or the base limiter's error.
     public func acquire(_ permits: Int) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let start = state.withLock { state -> Bool in
-                state.waiting.append(Waiter(permits: permits, continuation: continuation))
-                guard !state.reserving else { return false }
-                state.reserving = true
-                return true
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                let start = state.withLock { state -> Bool in
+                    state.waiting.append(Waiter(id: id, permits: permits, continuation: continuation))
+                    guard !state.reserving else { return false }
+                    state.reserving = true
+                    return true
+                }
+                if start { Task { await self.reserve() } }
             }
-            if start { Task { await self.reserve() } }
+        } onCancel: {
+            let removed = state.withLock { state -> Waiter? in
+                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiting.remove(at: index)
+            }
+            removed?.continuation.resume(throwing: CancellationError())
         }
     }
 

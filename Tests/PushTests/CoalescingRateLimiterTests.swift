@@ -53,6 +53,21 @@ import TestSupport
         #expect(reservations.count < 10, "100 callers shared a few reservations: \(reservations)")
     }
 
+    @Test func aCallerCancelledWhileWaitingLeavesAtOnce() async throws {
+        let base = RecordingLimiter()
+        let limiter = CoalescingRateLimiter(base)
+        let first = Task { try await limiter.acquire(1) }
+        try await waitUntil(timeout: .seconds(5), "the first reservation is held") { base.reservations.value == [1] }
+        let waiting = Task { try await limiter.acquire(5) }
+        try await waitUntil(timeout: .seconds(5), "the second caller waits") { limiter.waiting == 1 }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(limiter.waiting == 0)
+        base.open()
+        try await first.value
+        #expect(base.reservations.value == [1], "the cancelled caller's permits were never reserved")
+    }
+
     @Test func aFailedReservationFailsItsCallersAndThrottlingPassesThrough() async throws {
         let base = RecordingLimiter()
         base.failing.withLock { $0 = true }
