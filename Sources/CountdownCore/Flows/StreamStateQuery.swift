@@ -7,8 +7,9 @@ enum StreamStateQuery {
         guard !ids.isEmpty else { return [:] }
         let rows = try connection.query("""
             SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for,
-                   EXISTS (SELECT 1 FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active') AS has_reminders,
-                   EXISTS (SELECT 1 FROM live_activity_sessions l WHERE l.stream_id = s.id) AS has_sessions
+                   s.id IN (SELECT r.stream_id FROM stream_reminders r WHERE r.stream_id = ANY($1::text[]) AND r.status = 'active')
+                       AS has_reminders,
+                   s.id IN (SELECT l.stream_id FROM live_activity_sessions l WHERE l.stream_id = ANY($1::text[])) AS has_sessions
             FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id
             WHERE s.id = ANY($1::text[])
             """, [PostgresTextArray(ids)])
