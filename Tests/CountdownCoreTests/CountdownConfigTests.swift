@@ -12,6 +12,7 @@ import Testing
         #expect(config.httpAddress == "0.0.0.0:9090")
         #expect(config.shutdownGraceSeconds == 25)
         #expect(config.logFormat == .json)
+        #expect(config.startBatchSize == 32)
     }
 
     @Test func everyProblemIsNamedOnItsOwnLine() {
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func rangesAndSchemesAreChecked() {
-        for (name, value) in [("WORKER_CONCURRENCY", "0"), ("HTTP_ADDR", "9090"), ("DEEP_LINK_SCHEME", "all mine"), ("COUNTDOWN_NAMESPACE", "a{b}")] {
+        for (name, value) in [("WORKER_CONCURRENCY", "0"), ("START_BATCH_SIZE", "0"), ("START_BATCH_SIZE", "257"), ("HTTP_ADDR", "9090"), ("DEEP_LINK_SCHEME", "all mine"), ("COUNTDOWN_NAMESPACE", "a{b}")] {
             var env = base
             env[name] = value
             #expect(throws: ConfigProblems.self, "\(name)=\(value)") { try CountdownConfig.load(from: Environment(env)) }

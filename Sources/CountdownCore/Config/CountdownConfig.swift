@@ -30,6 +30,8 @@ public struct CountdownConfig: Sendable {
     public var apns: APNs?
     public var flow: FlowSettings
     public var workerConcurrency: Int
+    /// Start jobs claimed together that share one fan-out (`START_BATCH_SIZE`).
+    public var startBatchSize: Int
     public var pushConcurrency: Int
     public var pushRateLimitPerMinute: Int
     public var httpAddress: String
@@ -105,6 +107,7 @@ public struct CountdownConfig: Sendable {
             apns: apns,
             flow: flow,
             workerConcurrency: read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64),
+            startBatchSize: read({ try env.integer("START_BATCH_SIZE", default: 32, range: 1...256) }, default: 32),
             pushConcurrency: read({ try env.integer("PUSH_CONCURRENCY", default: 256, range: 1...4096) }, default: 256),
             pushRateLimitPerMinute: read({ try env.integer("PUSH_RATE_LIMIT_PER_MINUTE", default: 600_000, range: 1...100_000_000) }, default: 600_000),
             httpAddress: read({ try env.address("HTTP_ADDR", default: "0.0.0.0:9090") }, default: ""),

@@ -67,7 +67,7 @@ public struct WorkerProcess: Sendable {
                               namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
             OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
             Dispatcher(queue: queue, handler: JobHandler(context: context), concurrency: config.workerConcurrency, lease: .seconds(config.jobLeaseSeconds),
-                       drain: grace * 0.8, metrics: metrics, logger: logger),
+                       drain: grace * 0.8, startBatchSize: config.startBatchSize, metrics: metrics, logger: logger),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
