@@ -59,10 +59,10 @@ let package = Package(
         .executableTarget(name: "countdown-bench", dependencies: ["DelayQueue", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Redis"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres", "Redis"], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
         .testTarget(name: "DelayQueueTests", dependencies: ["DelayQueue", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT"]),

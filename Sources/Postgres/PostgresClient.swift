@@ -60,13 +60,21 @@ public final class PostgresClient: Sendable {
     }
 
     /// Runs `body` in a transaction on one connection (see `PostgresConnection.transaction`). Retrying on
-    /// connection loss re-runs the whole transaction, so only ask for it when that is safe.
+    /// connection loss re-runs the whole transaction, so only ask for it when that is safe; the same holds for
+    /// `serializationRetries`, the extra runs allowed after a deadlock or serialization failure (40P01, 40001).
     public func transaction<T: Sendable>(
-        isolation: PostgresIsolation? = nil, retryingOnConnectionLoss: Bool = false,
+        isolation: PostgresIsolation? = nil, retryingOnConnectionLoss: Bool = false, serializationRetries: Int = 0,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         try await withConnection(retryingOnConnectionLoss: retryingOnConnectionLoss) { connection in
-            try connection.transaction(isolation: isolation, body)
+            var retries = serializationRetries
+            while true {
+                do {
+                    return try connection.transaction(isolation: isolation, body)
+                } catch let error as PostgresError where error.isSerializationFailure && retries > 0 {
+                    retries -= 1
+                }
+            }
         }
     }
 

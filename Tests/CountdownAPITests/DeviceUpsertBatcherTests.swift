@@ -11,26 +11,10 @@ struct DeviceUpsertBatcherTests {
     final class Recorder: Sendable {
         let batches = Locked([[String]]())
         let singles = Locked([String]())
-        private let gate = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+        private let gate = AsyncGate()
 
-        func held() async {
-            await withCheckedContinuation { continuation in
-                let open = gate.withLock { state -> Bool in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let waiters = gate.withLock { state in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            waiters.forEach { $0.resume() }
-        }
+        func held() async { await gate.pass() }
+        func open() { gate.open() }
     }
 
     static func registration(_ device: String, token: String = "fcm") -> DeviceRegistration {

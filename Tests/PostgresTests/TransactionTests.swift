@@ -1,3 +1,4 @@
+import BlockingIO
 import Postgres
 import Testing
 
@@ -39,6 +40,28 @@ import Testing
             }
             #expect(error?.message?.contains("rolled back") == true)
             #expect(try await client.query("SELECT count(*) AS n FROM items").first?.decode("n", as: Int.self) == 0)
+        }
+    }
+
+    @Test func serializationFailuresAreRetriedWhenAskedAndOnlyThen() async throws {
+        try await withTestClient { client, _ in
+            try await client.execute("CREATE TABLE items (v int NOT NULL)")
+            let runs = Locked(0)
+            // The first run loses a deadlock after writing: it is rolled back, and the second run commits.
+            try await client.transaction(serializationRetries: 2) { connection in
+                try connection.execute("INSERT INTO items VALUES (1)")
+                if runs.withLock({ $0 += 1; return $0 }) == 1 {
+                    throw PostgresError(code: .queryFailed, what: "test", sqlState: "40P01", message: "deadlock detected")
+                }
+            }
+            #expect(runs.value == 2)
+            #expect(try await client.query("SELECT count(*) AS n FROM items").first?.decode("n", as: Int.self) == 1)
+            let error = await #expect(throws: PostgresError.self) {
+                try await client.transaction { _ in
+                    throw PostgresError(code: .queryFailed, what: "test", sqlState: "40001", message: "could not serialize access")
+                }
+            }
+            #expect(error?.isSerializationFailure == true)
         }
     }
 

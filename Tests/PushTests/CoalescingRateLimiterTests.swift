@@ -10,30 +10,17 @@ import TestSupport
         let reservations = Locked([Int]())
         let throttled = Locked(0)
         let failing = Locked(false)
-        private let gate = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+        private let gate = AsyncGate()
 
         func acquire(_ permits: Int) async throws {
             reservations.withLock { $0.append(permits) }
-            await withCheckedContinuation { continuation in
-                let open = gate.withLock { state -> Bool in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
+            await gate.pass()
             if failing.value { throw CancellationError() }
         }
 
         func reportThrottled() async { throttled.withLock { $0 += 1 } }
 
-        func open() {
-            let waiters = gate.withLock { state in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            waiters.forEach { $0.resume() }
-        }
+        func open() { gate.open() }
     }
 
     @Test func callersWaitingDuringAReservationShareTheNextOne() async throws {

@@ -89,22 +89,9 @@ extension StartFanout {
                         scope: FanoutScope) async throws -> Set<String> {
         let transport = context.transport
         let planned = plans.mapValues(\.stream.snapshot.plannedStartAt)
-        // The pushes went out: losing this write to a deadlock or serialization race would send them again
-        // after the claims expire, so it is retried (it only sets what the pushes answered).
-        var attempt = 1
-        while true {
-            do {
-                return try await settleOnce(settlements, dead: dead, planned: planned, transport: transport, scope: scope)
-            } catch let error as PostgresError where error.isSerializationFailure && attempt < 3 {
-                attempt += 1
-                context.logger.warn("start settlement lost a lock race; retrying", ["attempt": .int(attempt), "error": .error(error)])
-            }
-        }
-    }
-
-    private func settleOnce(_ settlements: [LedgerSettlement], dead: [(device: String, fcm: String, pts: String)], planned: [String: Date],
-                            transport: CountdownConfig.PushTransportKind, scope: FanoutScope) async throws -> Set<String> {
-        try await context.database.transaction { connection -> Set<String> in
+        // The pushes went out: losing this write to a deadlock would send them again once the claims expire,
+        // so it is retried (it only records what the pushes answered).
+        return try await context.database.transaction(serializationRetries: 2) { connection -> Set<String> in
             try LedgerSettlement.apply(settlements, on: connection)
             try TokenHygiene.clearStartTokens(dead, transport: transport, on: connection)
             guard scope == .stream else { return Set(planned.keys) }
