@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The layout is the architecture: C shims → clients (Postgres, Redis, HTTP) → queue and push →
-// domain flows (CountdownCore) → executables. No package dependencies: only the toolchain and
+// domain (pure) → stores (SQL) → flows → worker runtime → executables. No package dependencies: only the toolchain and
 // Debian C libraries wrapped as system library targets.
 
 let package = Package(
@@ -43,19 +43,46 @@ let package = Package(
         .target(name: "PushPayloads"),
         .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "JWT", "Redis", "Telemetry"]),
 
-        // The domain: configuration, schema, flows, outbox relay, reconciler, handlers.
-        .target(name: "CountdownCore", dependencies: [
-            "Postgres", "Redis", "DelayQueue", "Push", "PushPayloads", "Telemetry", "HTTPServer",
+        // Reading and validating the environment (one line per problem, naming the variable).
+        .target(name: "Configuration", dependencies: ["Telemetry"]),
+
+        // The domain, pure: jobs and their ids, the planner, eligibility, window decisions, handler outcomes.
+        // Imports no I/O module.
+        .target(name: "CountdownDomain", dependencies: ["PushPayloads"]),
+
+        // All of the flows' SQL: the schema and its migrations, and one store per concern (ledger, stream
+        // snapshots, sessions, reminders, outbox, progress, device tokens).
+        .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
+
+        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
+        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
+
+        // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
+        .target(name: "CountdownFlows", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
+
+        // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
+        .target(name: "CountdownWorker", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
+            "HTTPServer", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        ]),
+
+        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
+        .target(name: "CountdownAdmin", dependencies: [
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
+            "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
-        .target(name: "CountdownAPI", dependencies: ["BlockingIO", "CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "CountdownAPI", dependencies: ["BlockingIO", "Configuration", "CountdownCommands", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
         // Executables.
-        .executableTarget(name: "countdown-worker", dependencies: ["CountdownCore"]),
-        .executableTarget(name: "countdown-admin", dependencies: ["CountdownCore"]),
+        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
+        .executableTarget(name: "countdown-admin", dependencies: [
+            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
+            "Postgres",
+        ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JWT", "Telemetry"]),
-        .executableTarget(name: "countdown-api", dependencies: ["CountdownAPI"]),
+        .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
         .executableTarget(name: "countdown-bench", dependencies: ["DelayQueue", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
@@ -71,10 +98,21 @@ let package = Package(
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
-        .testTarget(name: "CountdownCoreTests", dependencies: ["BlockingIO", "CountdownCore", "Postgres", "PushPayloads", "Redis", "Telemetry", "TestSupport"]),
+        .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
+        .testTarget(name: "CountdownFlowsTests", dependencies: [
+            "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
+        ]),
+        .testTarget(name: "CountdownWorkerTests", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
+        ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
-        .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
-        .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),
-        .testTarget(name: "CountdownAPITests", dependencies: ["BlockingIO", "CountdownAPI", "Postgres", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: [
+            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
+            "TestSupport",
+        ]),
+        .testTarget(name: "CountdownAPITests", dependencies: [
+            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "Postgres", "TestSupport",
+        ]),
     ]
 )

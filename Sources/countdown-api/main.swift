@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import Configuration
 import Foundation
 import HTTPServer
 import JWT
@@ -72,7 +72,7 @@ sigwait(&stopSignals, &received)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
-server.stop()
+await server.shutdown()
 database.close()
 logger.info("stopped", ["drained": .bool(idle)])
 exit(0)
