@@ -1,6 +1,7 @@
 import DelayQueue
 import Foundation
 import HTTPClient
+import JWT
 import Postgres
 import Push
 import PushPayloads
