@@ -26,22 +26,26 @@ let package = Package(
         // Threads the process owns for blocking C calls, and a bounded pool of thread-confined resources.
         .target(name: "BlockingIO"),
 
+        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields.
+        .target(name: "JSON"),
+        .target(name: "HTTPTypes"),
+
         // Clients: the only code that touches the C APIs.
         .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO"]),
         .target(name: "Redis", dependencies: ["CHiredis", "BlockingIO"]),
         .target(name: "JWT", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
         // Logs and metrics.
-        .target(name: "Telemetry"),
+        .target(name: "Telemetry", dependencies: ["JSON"]),
 
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
-        .target(name: "DelayQueue", dependencies: ["Redis"]),
+        .target(name: "DelayQueue", dependencies: ["BlockingIO", "Redis"]),
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
-        .target(name: "PushPayloads"),
-        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "JWT", "Redis", "Telemetry"]),
+        .target(name: "PushPayloads", dependencies: ["JSON"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis"]),
 
         // Reading and validating the environment (one line per problem, naming the variable).
         .target(name: "Configuration", dependencies: ["Telemetry"]),
@@ -63,7 +67,7 @@ let package = Package(
         // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
         .target(name: "CountdownWorker", dependencies: [
             "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
-            "HTTPServer", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+            "HTTPServer", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
         ]),
 
         // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
@@ -81,23 +85,24 @@ let package = Package(
             "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
             "Postgres",
         ]),
-        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JWT", "Telemetry"]),
+        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JSON", "JWT"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
-        .executableTarget(name: "countdown-bench", dependencies: ["DelayQueue", "Push", "Redis", "Telemetry"]),
+        .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
-        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres", "Redis"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO"]),
         .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
-        .testTarget(name: "DelayQueueTests", dependencies: ["DelayQueue", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["BlockingIO", "Redis", "TestSupport"]),
+        .testTarget(name: "DelayQueueTests", dependencies: ["BlockingIO", "DelayQueue", "Redis", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT"]),
-        .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
-        .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
@@ -112,7 +117,7 @@ let package = Package(
             "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
-            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "Postgres", "TestSupport",
+            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
         ]),
     ]
 )

@@ -69,45 +69,25 @@ public final class OutboxRelay: Service {
     public func relayOnce() async throws -> Int {
         let limit = batchSize
         let planner = self.planner
-        let claimed: (rows: [OutboxRow], states: [String: StreamState], now: Date, backend: Int32) = try await session.run { connection in
-            try connection.execute("BEGIN")
-            do {
+        let queue = self.queue
+        // One transaction across the Redis call: it never commits on a connection that replaced the one that
+        // locked the rows (their lock is gone; they come again).
+        let relayed = try await session.transaction { transaction -> Int in
+            let claimed = try await transaction.run { connection in
                 let rows = try OutboxStore.take(limit: limit, on: connection)
                 let streamIDs = Array(Set(rows.compactMap(\.streamID)))
                 try StreamStateStore.lockStreams(streamIDs, on: connection)
                 let states = try StreamStateStore.load(streamIDs, on: connection)
-                return (rows, states, try StreamStateStore.now(on: connection), connection.backendProcessID)
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                throw error
+                return (rows: rows, states: states, now: try StreamStateStore.now(on: connection))
             }
-        }
-        guard !claimed.rows.isEmpty else {
-            _ = try await session.run { try $0.execute("COMMIT") }
-            return 0
-        }
-        do {
+            guard !claimed.rows.isEmpty else { return 0 }
             let operations = claimed.rows.flatMap { $0.plan(with: planner, states: claimed.states, now: claimed.now) }
             try await QueueOperation.apply(operations, to: queue, now: claimed.now)
-        } catch {
-            _ = try? await session.run { try $0.execute("ROLLBACK") }
-            throw error
+            let ids = claimed.rows.map(\.id)
+            try await transaction.run { try OutboxStore.delete(ids, on: $0) }
+            return claimed.rows.count
         }
-        let ids = claimed.rows.map(\.id)
-        try await session.run { connection in
-            guard connection.backendProcessID == claimed.backend else {
-                // The connection was replaced mid-batch: the lock is gone; the rows are still there and come again.
-                throw RelayInterrupted()
-            }
-            try OutboxStore.delete(ids, on: connection)
-            try connection.execute("COMMIT")
-        }
-        logger.debug("relayed outbox rows", ["rows": .int(claimed.rows.count)])
-        return claimed.rows.count
+        if relayed > 0 { logger.debug("relayed outbox rows", ["rows": .int(relayed)]) }
+        return relayed
     }
-}
-
-/// The relay's connection was lost between its two halves; nothing was deleted.
-struct RelayInterrupted: Error, CustomStringConvertible {
-    var description: String { "database connection changed during an outbox batch; it will be retried" }
 }

@@ -41,26 +41,19 @@ public struct Reconciler: Sendable {
         while true {
             let after = cursor
             let limit = batchSize
-            let batch: (ids: [String], states: [String: StreamState], now: Date) = try await session.run { connection in
-                try connection.execute("BEGIN")
-                do {
+            // One transaction across the queue calls, holding the streams' locks: it never commits on a
+            // connection that replaced the one that took them.
+            let batch = try await session.transaction { transaction -> (ids: [String], states: [String: StreamState]) in
+                let batch = try await transaction.run { connection -> (ids: [String], states: [String: StreamState], now: Date) in
                     let ids = try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: connection)
                     try StreamStateStore.lockStreams(ids, on: connection)
                     var states = try StreamStateStore.load(ids, on: connection)
                     // A completed fan-out does not cover devices whose backfill job was lost with Redis.
                     for id in try ReconcileStore.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
                     return (ids, states, try StreamStateStore.now(on: connection))
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    throw error
                 }
-            }
-            do {
                 try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
-                _ = try await session.run { try $0.execute("COMMIT") }
-            } catch {
-                _ = try? await session.run { try $0.execute("ROLLBACK") }
-                throw error
+                return (batch.ids, batch.states)
             }
             report.streamsChecked += batch.ids.count
             progress(report.streamsChecked, max(total, report.streamsChecked))

@@ -5,6 +5,7 @@ import CountdownStore
 import DelayQueue
 import Foundation
 import HTTPClient
+import JWT
 import Postgres
 import Push
 import PushPayloads

@@ -46,6 +46,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.constraint = constraint
     }
 
+    /// SQLSTATE 57014: a statement was cancelled (statement_timeout, or a cancel request).
+    static let queryCanceled = "57014"
+
     /// A unique constraint rejected the row (SQLSTATE 23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
 

@@ -1,18 +1,16 @@
-import Foundation
-
 /// A small strict JSON parser straight into `JSONValue` (RFC 8259: any value at the top, no trailing garbage).
-/// It replaces Foundation's parser plus a conversion on the send path, where that pair was a fifth of the fake's
-/// CPU under load. Integers that fit `Int64` stay integers; anything with a fraction or exponent is a number.
+/// It replaces Foundation's parser plus a conversion on the fake FCM's send path, where that pair was a fifth of
+/// its CPU under load. Integers that fit `Int` stay integers; anything with a fraction or exponent is a number.
 /// Numbers too large for a `Double` and repeated object keys are refused.
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private static let maxDepth = 256
 
-    private init(_ data: Data) { bytes = Array(data) }
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    static func parse(_ data: Data) -> JSONValue? {
-        var parser = JSONParser(data)
+    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+        var parser = JSONParser(bytes)
         guard let value = parser.value(depth: 0) else { return nil }
         parser.skipSpace()
         return parser.index == parser.bytes.count ? value : nil
@@ -181,7 +179,7 @@ struct JSONParser {
             guard digits() else { return nil }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if integral, let value = Int64(text) { return .integer(value) }
+        if integral, let value = Int(text) { return .int(value) }
         guard let number = Double(text), number.isFinite else { return nil }
         return .number(number)
     }

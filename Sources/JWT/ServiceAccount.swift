@@ -1,6 +1,8 @@
 import Foundation
 
-/// The fields of a Google service-account JSON file (`GOOGLE_APPLICATION_CREDENTIALS`) that FCM needs.
+/// The fields of a Google service-account JSON file (`GOOGLE_APPLICATION_CREDENTIALS`) that the OAuth JWT-bearer
+/// grant needs: who signs the assertion, with which key, for which token endpoint. The FCM transport signs with
+/// it; the fake FCM checks assertions against it.
 public struct ServiceAccount: Sendable, Equatable {
     public let projectID: String
     public let clientEmail: String
@@ -21,11 +23,11 @@ public struct ServiceAccount: Sendable, Equatable {
     }
 
     /// Reads and checks a service-account file.
-    /// - Throws: `PushError.invalidCredentials` naming the file and, when one is at fault, the field.
+    /// - Throws: `JWTError.invalidServiceAccount` naming the file and, when one is at fault, the field.
     public static func load(file path: String) throws -> ServiceAccount {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw PushError(.invalidCredentials, exists ? "the file cannot be read" : "no such file", file: path)
+            throw JWTError(.invalidServiceAccount, exists ? "the file cannot be read" : "no such file", source: path)
         }
         return try parse(Array(data), source: path)
     }
@@ -33,28 +35,33 @@ public struct ServiceAccount: Sendable, Equatable {
     /// Parses service-account JSON; `source` names it in errors.
     public static func parse(_ json: [UInt8], source: String) throws -> ServiceAccount {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
-            throw PushError(.invalidCredentials, "not a JSON object", file: source)
+            throw JWTError(.invalidServiceAccount, "not a JSON object", source: source)
         }
         func field(_ name: String) throws -> String {
-            guard let value = object[name] else { throw PushError(.invalidCredentials, "missing", file: source, field: name) }
+            guard let value = object[name] else { throw JWTError(.invalidServiceAccount, "missing", source: source, field: name) }
             guard let text = value as? String, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw PushError(.invalidCredentials, "must be a non-empty string", file: source, field: name)
+                throw JWTError(.invalidServiceAccount, "must be a non-empty string", source: source, field: name)
             }
             return text
         }
         if let type = object["type"] as? String, type != "service_account" {
-            throw PushError(.invalidCredentials, "is \"\(type)\", expected \"service_account\"", file: source, field: "type")
+            throw JWTError(.invalidServiceAccount, "is \"\(type)\", expected \"service_account\"", source: source, field: "type")
         }
         let tokenURI = try field("token_uri")
         guard tokenURI.hasPrefix("https://") || tokenURI.hasPrefix("http://") else {
-            throw PushError(.invalidCredentials, "must be an http(s) URL", file: source, field: "token_uri")
+            throw JWTError(.invalidServiceAccount, "must be an http(s) URL", source: source, field: "token_uri")
         }
         let privateKey = try field("private_key")
         guard privateKey.contains("-----BEGIN") else {
-            throw PushError(.invalidCredentials, "is not a PEM private key", file: source, field: "private_key")
+            throw JWTError(.invalidServiceAccount, "is not a PEM private key", source: source, field: "private_key")
         }
         return ServiceAccount(
             projectID: try field("project_id"), clientEmail: try field("client_email"), privateKeyPEM: privateKey,
             privateKeyID: object["private_key_id"] as? String, tokenURI: tokenURI, source: source)
+    }
+
+    /// The path part of `token_uri` (`/token` when it has none).
+    public var tokenPath: String {
+        URL(string: tokenURI).map(\.path).flatMap { $0.isEmpty ? nil : $0 } ?? "/token"
     }
 }
