@@ -25,7 +25,7 @@ public final class Dispatcher: Service {
     ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
-                batching: JobBatchPolicy = .none, transient: @escaping @Sendable (any Error) -> Bool = TransientErrors.isTransient,
+                batching: JobBatchPolicy = .none, transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
                 metrics: WorkerMetrics, logger: Logger) {
         self.queue = queue
         self.runner = runner
