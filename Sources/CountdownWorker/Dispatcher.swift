@@ -140,6 +140,9 @@ public final class Dispatcher: Service {
                 switch disposition.action {
                 case .ack:
                     if !acknowledged { try await queue.ack(job.lease) }
+                case .enqueueThenAck(let jobs):
+                    try await queue.enqueue(jobs.map { NewJob(id: $0.id, kind: $0.kind.rawValue, payload: $0.payload, due: .now) })
+                    try await queue.ack(job.lease)
                 case .postpone(let after, let error):
                     try await queue.postpone(job.lease, after: after, error: error)
                 case .retry(let after, let error):

@@ -92,6 +92,21 @@ import TestSupport
         #expect(calls.count < 6, "the starts of one claim share a run")
     }
 
+    @Test func aFanOutQueuesItsJobsForAnyWorkerAndIsAcknowledged() async throws {
+        let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
+        let runner = ScriptedRunner { job in
+            if case .reminder = job { return .success(.fanOut(jobs: pages, detail: "2 pages")) }
+            return .success(.done(detail: "page sent"))
+        }
+        let harness = Harness(runner: runner)
+        try await harness.enqueue([.reminder(stream: "big")])
+        try await waitUntil("both pages ran") { Set(runner.calls.value.flatMap { $0 }).isSuperset(of: pages) }
+        try await waitUntil("everything acknowledged") {
+            try await harness.queue.jobs(ids: ([CountdownJob.reminder(stream: "big")] + pages).map(\.id)).isEmpty
+        }
+        try await harness.stop()
+    }
+
     @Test func aRescheduleComesBackLaterWithItsAttemptGivenBack() async throws {
         let runner = ScriptedRunner { _ in .success(.reschedule(after: .seconds(120), reason: "start window opens later")) }
         let harness = Harness(runner: runner)
