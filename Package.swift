@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
 
-        // Logs and metrics.
-        .target(name: "Telemetry"),
+        // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
+        .target(name: "Telemetry", resources: [.embedInCode("VERSION")]),
 
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
         .target(name: "DelayQueue", dependencies: ["Redis"]),

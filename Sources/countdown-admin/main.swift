@@ -1,9 +1,12 @@
 import CountdownCore
 import Foundation
+import Telemetry
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+BuildInfo.answerVersionFlag(program: "countdown-admin")
 
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("countdown-admin: \(message)\n".utf8))

@@ -35,7 +35,8 @@ struct AdminRun: Sendable, CustomStringConvertible {
 
     /// Starts the binary from the products directory with stdin closed and waits for it without holding a
     /// thread; kills it after `timeout`.
-    static func launch(_ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)) async throws -> AdminRun {
+    static func launch(_ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60),
+                       program: String = "countdown-admin") async throws -> AdminRun {
         let scratch = URL(fileURLWithPath: TestEnvironment.scratchDirectory)
         let base = TestEnvironment.uniqueName("admin-run")
         let outURL = scratch.appendingPathComponent(base + ".out")
@@ -49,7 +50,7 @@ struct AdminRun: Sendable, CustomStringConvertible {
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")
+        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
