@@ -29,6 +29,8 @@ do {
     exit(0)
 } catch let error as UsageError {
     fail("\(error)\n\(AdminUsage.details[command] ?? AdminUsage.summary)", code: 2)
+} catch let error as Confirmation.Refused {
+    fail(error.description, code: 2)
 } catch let error as ConfigProblems {
     fail(error.problems.map(\.description).joined(separator: "\ncountdown-admin: "), code: 2)
 } catch let error as ConfigError {
