@@ -15,8 +15,8 @@ DASHBOARD = "deploy/grafana/countdown.json"
 ALERTS = "deploy/prometheus/alerts.yml"
 ALERT_TESTS = "deploy/prometheus/alerts.test.yml"
 PROMETHEUS_CONFIG = "deploy/prometheus/prometheus.yml"
-ADAPTER_VALUES = "deploy/kubernetes/prometheus-adapter/values.yaml"
-PROMETHEUS_RULE = "deploy/kubernetes/overlays/production/prometheusrule.yaml"
+ADAPTER_VALUES = "deploy/kubernetes/components/monitoring/prometheus-adapter-values.yaml"
+PROMETHEUS_RULE = "deploy/kubernetes/components/monitoring/prometheusrule.yaml"
 # What the issue asks the dashboard to show, as metrics it must query.
 DASHBOARD_MUST_SHOW = {
     "throughput": "countdown_jobs_total",
