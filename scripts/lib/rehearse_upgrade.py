@@ -5,7 +5,8 @@ run on the old schema; a new pod's `migrate` init container applies the new vers
 working; new workers start and become ready; old workers get SIGTERM one at a time. Start bursts fall before,
 during and after each step. At the end the start pushes the fake FCM accepted are compared with what PostgreSQL
 says should have been sent: nothing lost, nothing duplicated. A new worker started before the migration must
-report not ready (`/readyz` 503 naming the schema) and become ready once the migration is applied.
+report not ready (`/readyz` 503 naming the schema) and claim nothing (its schema gate holds the dispatcher, relay
+and reconciler back).
 
 The old build is `COUNTDOWN_OLD_BIN_DIR` (countdown-worker and countdown-admin of the older commit); the new one
 is `COUNTDOWN_BIN_DIR` (this tree), which also provides countdown-fake-fcm.
@@ -87,6 +88,11 @@ def rehearse(s, servers, streams):
     status, body = readiness(early)
     needs_schema = status == 503 and "schema" in body
     s.check(needs_schema, f"a new worker on the old schema is not ready ({status} {body.strip()[:160]})")
+    wait_for(lambda: any(line.get("msg") == "waiting for the database schema before claiming jobs" for line in early.log_lines()),
+             30, "the early new worker to wait for the schema")
+    scrape = early.metrics()
+    handled = sum(value for key, value in scrape.items() if key.startswith("countdown_jobs_total"))
+    s.check(bool(scrape) and handled == 0, f"a new worker on the old schema claims nothing ({handled:.0f} jobs)")
     early.terminate()
     s.check(early.wait(20) == 0, "the early new worker stopped on SIGTERM with exit code 0")
     d.retire(early)
