@@ -59,9 +59,9 @@ public final class WorkerMetrics: Sendable {
     }
 }
 
-/// The version reported in logs and `countdown_build_info`.
+/// The version reported in logs and `countdown_build_info`: the build's (see `BuildInfo`).
 public enum CountdownVersion {
-    public static let current = "0.1.0"
+    public static let current = BuildInfo.version
 }
 
 extension WorkerMetrics: FlowMetrics {}

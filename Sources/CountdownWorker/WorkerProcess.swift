@@ -23,7 +23,8 @@ public struct WorkerProcess: Sendable {
     private let redis: RedisClient
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
+    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher (the last three behind the
+    /// schema gate). Stopping goes the other way.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -48,11 +49,15 @@ public struct WorkerProcess: Sendable {
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
+        let appliedVersion: @Sendable () async throws -> Int = {
+            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
+                .first?.decode("v", as: Int.self) ?? 0
+        }
+        let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
             do {
-                let applied = try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
-                    .first?.decode("v", as: Int.self) ?? 0
+                let applied = try await appliedVersion()
                 if applied < schemaVersion {
                     problems["schema"] = "database is at version \(applied), this worker needs \(schemaVersion): run countdown-admin migrate"
                 }
@@ -68,12 +73,14 @@ public struct WorkerProcess: Sendable {
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
-            ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
-                              namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
-            OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
-            Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
-                       lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
-                       batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize), metrics: metrics, logger: logger),
+            gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
+                                            namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
+                                            logger: logger)),
+            gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
+            gate.guarding(Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
+                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
+                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
+                                     metrics: metrics, logger: logger)),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
