@@ -17,9 +17,9 @@ import TestSupport
         init(dead: Set<String> = []) { self.dead = dead }
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
+            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
-            return dead.contains(fcm) ? .deadToken(reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
+            return dead.contains(fcm) ? .tokenRefused(.fcm, reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
         }
     }
 

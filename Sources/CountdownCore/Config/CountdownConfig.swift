@@ -42,6 +42,9 @@ public struct CountdownConfig: Sendable {
     public var maxAttempts: Int
     /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
     public var jobLeaseSeconds: Int
+    /// The token guard (`TOKEN_GUARD_MIN_REFUSALS`, `TOKEN_GUARD_RATIO`).
+    public var tokenGuardMinRefusals: Int = 20
+    public var tokenGuardRatio: Double = 0.2
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -117,8 +120,11 @@ public struct CountdownConfig: Sendable {
             reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
             maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
             jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
+        var guarded = config
+        guarded.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
+        guarded.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
-        return config
+        return guarded
     }
 }
 

@@ -103,15 +103,17 @@ struct ReminderFanout: Sendable {
         let deliveries = await context.push.sendAll(pushes, kind: .reminder)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
-        var dead: [(device: String, fcm: String)] = []
+        var refused: [TokenHygiene.Invalidation] = []
         var needsRetry = false
         var retryAfter: Duration?
         for (recipient, delivery) in zip(addressed, deliveries) {
             switch delivery {
             case .accepted:
                 delivered.insert(recipient.user)
-            case .deadToken, .rejected(_, true):
-                dead.append((recipient.device ?? "", recipient.fcmToken ?? ""))
+            case .tokenRefused(_, let reason):
+                // A notification names only the FCM token.
+                refused.append(TokenHygiene.Invalidation(device: recipient.device ?? "", token: .fcm, value: recipient.fcmToken ?? "",
+                                                         reason: reason, stream: stream.snapshot.id))
             case .rejected:
                 break
             case .retry(let after, _):
@@ -126,9 +128,9 @@ struct ReminderFanout: Sendable {
         }
         let sent = delivered.subtracting(pendingUsers)
         let streamID = stream.snapshot.id
-        let deadTokens = dead
+        let refusedTokens = refused
         try await context.database.withConnection { connection in
-            try TokenHygiene.clearFCMTokens(deadTokens, on: connection)
+            try TokenHygiene.clear(refusedTokens, on: connection)
             try connection.execute("""
                 UPDATE stream_reminders r SET status = 'sent'
                 FROM unnest($2::text[]) AS t(user_id)

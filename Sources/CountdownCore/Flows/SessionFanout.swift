@@ -32,12 +32,17 @@ struct SessionFanout: Sendable {
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         var remove = unreachable
+        var refused: [TokenHygiene.Invalidation] = []
         var retryAfter: Duration?
         var needsRetry = false
         for (session, delivery) in zip(addressed, deliveries) {
             switch delivery {
-            case .accepted, .deadToken, .rejected:
+            case .accepted, .rejected:
                 remove.append(session)
+            case .tokenRefused(let token, let reason):
+                // A refused runtime token ends the session through TokenHygiene (recorded, restorable).
+                refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
+                if token != .runtime { remove.append(session) }
             case .retry(let after, _):
                 needsRetry = true
                 if let after { retryAfter = max(retryAfter ?? .zero, after) }
@@ -47,8 +52,10 @@ struct SessionFanout: Sendable {
             }
         }
         let finished = remove
+        let refusedTokens = refused
         let claimed = sessions.map(\.device)
         let deleted = try await context.database.transaction { connection in
+            try TokenHygiene.clear(refusedTokens, on: connection)
             let deleted = try connection.execute("""
                 DELETE FROM live_activity_sessions s
                 USING unnest($2::text[], $3::text[]) AS t(device_id, token)
@@ -74,24 +81,23 @@ struct SessionFanout: Sendable {
             try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .update)
-        // A dead runtime token means the activity is gone: its session goes too.
-        let dead = zip(addressed, deliveries).compactMap { session, delivery -> Session? in
-            switch delivery {
-            case .deadToken, .rejected(_, true): session
-            default: nil
-            }
+        // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
+        let refused = zip(addressed, deliveries).compactMap { session, delivery -> TokenHygiene.Invalidation? in
+            guard case .tokenRefused(let token, let reason) = delivery else { return nil }
+            return Self.invalidation(session, token: token, reason: reason, stream: streamID)
         }
-        if !dead.isEmpty {
-            _ = try await context.database.execute("""
-                DELETE FROM live_activity_sessions s
-                USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                """, [streamID, PostgresTextArray(dead.map(\.device)), PostgresTextArray(dead.map(\.activityToken))])
+        if !refused.isEmpty {
+            try await context.database.transaction { connection in try TokenHygiene.clear(refused, on: connection) }
         }
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
             return .retry(after: after, reason: "push_retry")
         }
         return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
+    }
+
+    private static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> TokenHygiene.Invalidation {
+        TokenHygiene.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
+                                  reason: reason, stream: stream)
     }
 
     private func build(

@@ -19,6 +19,8 @@ public final class WorkerMetrics: Sendable {
     public let reconcileRepaired: Counter
     public let ready: Gauge
     public let clockOffset: Gauge
+    public let tokenGuardTripped: Gauge
+    public let queuePaused: Gauge
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -39,6 +41,9 @@ public final class WorkerMetrics: Sendable {
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
+                                           help: "1 while token refusals look like a misconfiguration and no token is cleared.")
+        queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 

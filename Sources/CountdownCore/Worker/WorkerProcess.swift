@@ -31,7 +31,7 @@ public struct WorkerProcess: Sendable {
         let clock = ServerClock()
         self.clock = clock
         self.redis = redis
-        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock)
+        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
         let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
@@ -92,7 +92,8 @@ public struct WorkerProcess: Sendable {
         return outcome.failed ? 1 : 0
     }
 
-    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock) throws -> any PushTransport {
+    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock,
+                              logger: Logger) throws -> any PushTransport {
         let http = { (name: String) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
                                                                   maxConnections: max(8, min(512, config.pushConcurrency))))
@@ -120,6 +121,9 @@ public struct WorkerProcess: Sendable {
             base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
-        return RateLimitedTransport(base, limiter: CoalescingRateLimiter(limiter))
+        let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)
+        let guarded = TokenGuardedTransport(base, rule: rule, window: RedisTokenGuardWindow(redis: redis, namespace: config.namespace),
+                                            logger: logger) { tripped in metrics.tokenGuardTripped.set(tripped ? 1 : 0) }
+        return RateLimitedTransport(guarded, limiter: CoalescingRateLimiter(limiter))
     }
 }
