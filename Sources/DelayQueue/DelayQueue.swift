@@ -7,6 +7,8 @@
 ///   the attempt. Expired leases go back to waiting (or to the dead letters once attempts are used up).
 /// - `ack`, `retry`, `fail` and `extend` act only while the lease token is current; a stale one is a harmless no-op.
 /// - A job whose stored data is missing or unreadable is dead-lettered by `claim` and returned as `.corrupt`.
+/// - `claim` skips jobs of paused kinds: they stay due (held aside with their due time) until `resume`, and every
+///   claimer sees a pause at its next claim.
 public protocol DelayQueue: Sendable {
     /// Adds or replaces jobs (one round trip per few hundred jobs).
     func enqueue(_ jobs: [NewJob]) async throws
@@ -39,6 +41,12 @@ public protocol DelayQueue: Sendable {
     func jobs(ids: [String]) async throws -> [String: JobInfo]
     /// Ids of all jobs whose id starts with `prefix` (and whose kind is `kind`, when given).
     func jobIDs(prefix: String, kind: String?) async throws -> [String]
+    /// Stops claiming jobs of `kinds` (non-empty) for every claimer; `reason` is shown by `pausedKinds`.
+    func pause(kinds: [String], reason: String) async throws
+    /// Claims `kinds` again (every paused kind when empty); returns how many held jobs became claimable.
+    @discardableResult func resume(kinds: [String]) async throws -> Int
+    /// The kinds paused now.
+    func pausedKinds() async throws -> [PausedKind]
 }
 
 extension DelayQueue {

@@ -51,6 +51,8 @@ enum AdminText {
             streams:  \(pairs(stats.streamsByStatus))
             starts in the last hour:    \(pairs(stats.recentStartResults))
             reminders sent in the last hour: \(stats.remindersSentLastHour)
+            paused:   \(stats.paused.isEmpty ? "nothing" : stats.paused.map { "\($0.kind) since \(TimeArgument.format($0.since))"
+                + ($0.reason.isEmpty ? "" : " (\($0.reason))") }.joined(separator: ", ") + "; \(stats.pausedJobs) due job(s) held")
             """
     }
 
