@@ -112,9 +112,10 @@ public struct WorkerProcess: Sendable {
             base = FCMTransport(projectID: fcm.projectID ?? account.projectID, baseURL: fcm.baseURL, tokens: tokens, http: client)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
-            let tokens = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
+            let signer = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
                 metrics.tokenRefreshes.increment(labels: "apns", "ok")
             })
+            let tokens = SharedAPNsProviderToken(signer: signer, redis: redis, namespace: config.namespace)
             let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
                                                   environment: apns.environment == .production ? .production : .development,
                                                   baseURLOverride: apns.baseURL)
