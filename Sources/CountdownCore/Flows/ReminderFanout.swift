@@ -25,6 +25,7 @@ struct ReminderFanout: Sendable {
         guard let first = page.stream else { return .skipped(reason: "stream_missing") }
         if let decision = first.windowDecision(leadSeconds: settings.reminderLeadSeconds, notYet: "reminder time is later") { return decision }
         let planned = first.snapshot.plannedStartAt
+        guard settings.remindersEnabled else { return try await ReminderFanout.recordDone(streamID, planned: planned, context: context) }
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
@@ -40,12 +41,7 @@ struct ReminderFanout: Sendable {
         }
         if page.stream == nil { return .skipped(reason: "stream_missing") }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
-        _ = try await context.database.withConnection { connection in
-            try connection.execute("""
-                INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) VALUES ($1, $2)
-                ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
-                """, [streamID, planned])
-        }
+        try await Self.markDone(streamID, planned: planned, context: context)
         return .done(detail: "reminded \(sentUsers) users")
     }
 

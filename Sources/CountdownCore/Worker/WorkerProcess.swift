@@ -104,12 +104,7 @@ public struct WorkerProcess: Sendable {
             return LogTransport()
         case .fcm:
             guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
-            let account = try ServiceAccount.load(file: fcm.credentialsFile)
-            let client = try http("fcm")
-            let tokens = try FCMAccessTokenProvider(account: account, http: client, now: clock.now, onRefresh: { succeeded in
-                metrics.tokenRefreshes.increment(labels: "fcm", succeeded ? "ok" : "error")
-            })
-            base = FCMTransport(projectID: fcm.projectID ?? account.projectID, baseURL: fcm.baseURL, tokens: tokens, http: client)
+            base = try makeFCMTransport(fcm, http: try http("fcm"), metrics: metrics, clock: clock)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
             let signer = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
@@ -119,7 +114,9 @@ public struct WorkerProcess: Sendable {
             let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
                                                   environment: apns.environment == .production ? .production : .development,
                                                   baseURLOverride: apns.baseURL)
-            base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            // Reminders are plain notifications: with REMINDER_TRANSPORT=fcm they go through FCM credentials.
+            base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm"), metrics: metrics, clock: clock)) } ?? direct
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
         let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)
