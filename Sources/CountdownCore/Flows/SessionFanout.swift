@@ -31,44 +31,66 @@ struct SessionFanout: Sendable {
             try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
-        var remove = unreachable
+        // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
+        // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
+        var delivered: [Session] = []
         var refused: [TokenHygiene.Invalidation] = []
+        var failures = unreachable.map { session in
+            EndDeliveryLedger.Failure(device: session.device, token: session.activityToken,
+                                      reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
+        }
         var retryAfter: Duration?
-        var needsRetry = false
         for (session, delivery) in zip(addressed, deliveries) {
+            func failed(_ reason: String) {
+                failures.append(EndDeliveryLedger.Failure(device: session.device, token: session.activityToken, reason: reason))
+            }
             switch delivery {
-            case .accepted, .rejected:
-                remove.append(session)
+            case .accepted:
+                delivered.append(session)
             case .tokenRefused(let token, let reason):
                 // A refused runtime token ends the session through TokenHygiene (recorded, restorable).
                 refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
-                if token != .runtime { remove.append(session) }
+                if token != .runtime { failed("fcm_token_refused") }
+            case .rejected:
+                failed("rejected")
             case .retry(let after, _):
-                needsRetry = true
+                failed("retry")
                 if let after { retryAfter = max(retryAfter ?? .zero, after) }
             case .configurationError:
-                needsRetry = true
-                retryAfter = .seconds(60)
+                failed("config")
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
-        let finished = remove
+        let finished = delivered
         let refusedTokens = refused
+        let failed = failures
+        let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
         let claimed = sessions.map(\.device)
-        let deleted = try await context.database.transaction { connection in
+        let window = EndDeliveryLedger.window(context.settings)
+        let (deleted, ledger) = try await context.database.transaction { connection in
             try TokenHygiene.clear(refusedTokens, on: connection)
             let deleted = try connection.execute("""
                 DELETE FROM live_activity_sessions s
                 USING unnest($2::text[], $3::text[]) AS t(device_id, token)
                 WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
                 """, [streamID, PostgresTextArray(finished.map(\.device)), PostgresTextArray(finished.map(\.activityToken))])
+            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
+            let ledger = try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile).
             try connection.execute(
                 "DELETE FROM countdown_session_end_claims WHERE stream_id = $1 AND device_id = ANY($2::text[])",
                 [streamID, PostgresTextArray(claimed)])
-            return deleted
+            return (deleted, ledger)
         }
-        if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
-        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))")
+        for reason in ledger.undeliverable {
+            context.metrics.endUndeliverable.increment(labels: reason)
+            context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
+        }
+        if ledger.retrying > 0 {
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
+        }
+        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
+                     + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
     }
 
     /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.

@@ -21,6 +21,7 @@ public final class WorkerMetrics: Sendable {
     public let clockOffset: Gauge
     public let tokenGuardTripped: Gauge
     public let queuePaused: Gauge
+    public let endUndeliverable: Counter
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -43,6 +44,9 @@ public final class WorkerMetrics: Sendable {
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
         tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
                                            help: "1 while token refusals look like a misconfiguration and no token is cleared.")
+        endUndeliverable = registry.counter("countdown_end_undeliverable_total",
+                                            help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
+                                            labels: ["reason"])
         queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
