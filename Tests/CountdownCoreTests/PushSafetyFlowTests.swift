@@ -28,21 +28,12 @@ import TestSupport
     }
 
     static func with(_ answers: [String: Delivery], _ body: (JobHandler, PostgresClient, WorkerMetrics) async throws -> Void) async throws {
-        let database = try await TestDatabase.create(prefix: "safety")
-        let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
-        do {
-            _ = try await Migrator().migrate(client)
+        try await MigratedDatabase.with(prefix: "safety") { client in
             let metrics = WorkerMetrics()
             let context = FlowContext(database: client, push: ScriptedGateway(answers), payloads: try PushPayloadBuilder(),
                                       settings: FlowSettings(startLeadSeconds: 3600), transport: .fcm, metrics: metrics,
                                       logger: Logger(level: .error, sink: CapturingLogSink()))
             try await body(JobHandler(context: context), client, metrics)
-            client.close()
-            try await database.drop()
-        } catch {
-            client.close()
-            try? await database.drop()
-            throw error
         }
     }
 
