@@ -14,12 +14,15 @@ import TestSupport
     final class ScriptedGateway: PushGateway {
         let answers: [String: Delivery]
         let sent = Locked([String]())
+        let payloads = Locked([String]())
         init(_ answers: [String: Delivery]) { self.answers = answers }
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
             let key: String
             switch push {
-            case .liveActivity(_, _, let activity): key = activity
+            case .liveActivity(let payload, _, let activity):
+                key = activity
+                payloads.withLock { $0.append(String(decoding: payload.apsJSON, as: UTF8.self)) }
             case .notification(_, let fcm): key = fcm
             }
             sent.withLock { $0.append(key) }
@@ -28,9 +31,13 @@ import TestSupport
     }
 
     static func with(_ answers: [String: Delivery], _ body: (JobHandler, PostgresClient, WorkerMetrics) async throws -> Void) async throws {
+        try await with(ScriptedGateway(answers), body)
+    }
+
+    static func with(_ gateway: ScriptedGateway, _ body: (JobHandler, PostgresClient, WorkerMetrics) async throws -> Void) async throws {
         try await MigratedDatabase.with(prefix: "safety") { client in
             let metrics = WorkerMetrics()
-            let context = FlowContext(database: client, push: ScriptedGateway(answers), payloads: try PushPayloadBuilder(),
+            let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(),
                                       settings: FlowSettings(startLeadSeconds: 3600), transport: .fcm, metrics: metrics,
                                       logger: Logger(level: .error, sink: CapturingLogSink()))
             try await body(JobHandler(context: context), client, metrics)
@@ -107,6 +114,24 @@ import TestSupport
             #expect(undeliverable == ["b=rejected/3", "d=no_fcm_token/3"])
             let exported = metrics.registry.render()
             #expect(exported.contains(#"countdown_end_undeliverable_total{reason="rejected"} 1"#), "\(exported)")
+        }
+    }
+
+    /// viewerCount: participants and users with a reminder that is not cancelled, each person once, counted when
+    /// the push is built.
+    @Test func viewerCountCountsThePeopleWaiting() async throws {
+        let gateway = ScriptedGateway([:])
+        try await Self.with(gateway) { handler, db, _ in
+            try await db.execute("INSERT INTO users (id, display_name) SELECT u, u FROM unnest(ARRAY['host', 'guest', 'fan', 'gone']) u")
+            try await db.execute("INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES ('h', 'host', 'ios', 'fcm-h', 'pts-h')")
+            try await db.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes')")
+            try await db.execute("INSERT INTO stream_participants (stream_id, user_id, role, position) VALUES ('s', 'host', 'creator', 0), ('s', 'guest', 'guest', 1)")
+            try await db.execute("""
+                INSERT INTO stream_reminders (stream_id, user_id, status) VALUES ('s', 'fan', 'active'), ('s', 'guest', 'active'), ('s', 'gone', 'cancelled')
+                """)
+            _ = try await handler.handle(.start(stream: "s"))
+            let payload = try #require(gateway.payloads.value.first)
+            #expect(payload.contains(#""viewerCount":3"#), "\(payload)")
         }
     }
 }

@@ -28,7 +28,8 @@ struct SessionFanout: Sendable {
                 : .done(detail: "no sessions to end")
         }
         let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
-            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now)
+            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                     viewerCount: stream.snapshot.viewerCount)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
@@ -100,7 +101,8 @@ struct SessionFanout: Sendable {
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
         if sessions.isEmpty { return .done(detail: "no sessions to update") }
         let (pushes, addressed, _) = build(sessions) { session, language, role in
-            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
+            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now,
+                                        viewerCount: stream.snapshot.viewerCount)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .update)
         // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
@@ -161,7 +163,8 @@ struct SessionFanout: Sendable {
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
         try await context.database.transaction { connection in
-            guard let stream = try StreamSnapshotQuery.load(streamID, on: connection) else { return nil }
+            guard var stream = try StreamSnapshotQuery.load(streamID, on: connection) else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
             if let seconds, stream.status.isTerminal {
                 let claimed = try connection.query("""
                     INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until)

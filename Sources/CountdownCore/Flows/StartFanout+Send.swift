@@ -27,7 +27,8 @@ extension StartFanout {
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
                     let key = streamID + "\u{0}" + role.rawValue + "\u{0}" + language.rawValue
-                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
+                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now,
+                                                                             viewerCount: plan.stream.viewerCount)
                     built[key] = payload
                     let fcm = target.candidate.fcmToken ?? ""
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))

@@ -9,6 +9,8 @@ struct StreamSnapshotRow: Sendable {
     var now: Date
     /// Role per participant user id.
     var roles: [String: ParticipantRole]
+    /// People waiting for the stream (`ViewerCountQuery`), filled where Live Activity payloads are built.
+    var viewerCount = 0
 }
 
 enum StreamSnapshotQuery {
