@@ -157,4 +157,32 @@ import TestSupport
         #expect(passed == 19, "three workers together clear at most the minimum")
         #expect(workers.allSatisfy { $0.isTripped })
     }
+
+    /// A wrong APNS_ENVIRONMENT: APNs answers BadDeviceToken to every push of a burst from two workers. At most
+    /// the minimum pass as refusals (tokens the flows would clear); the rest are retried, and the error log
+    /// names APNS_ENVIRONMENT.
+    @Test func aWrongAPNsEnvironmentIsHeldBackFleetWide() async throws {
+        let http = ScriptedHTTP { _, _ in ScriptedHTTP.response(400, #"{"reason":"BadDeviceToken"}"#) }
+        let sink = CapturingLogSink()
+        let workers = try (0..<2).map { _ in
+            let provider = try APNsProviderToken(keyFile: PushTestKeys.p8Path, keyID: "TESTKEY123", teamID: "TEAM456789")
+            let apns = APNsTransport(configuration: APNsTransportTests.configuration(), tokens: provider, http: http)
+            return TokenGuardedTransport(apns, rule: TokenGuard(minRefusals: 20, ratio: 0.2),
+                                         window: RedisTokenGuardWindow(redis: redis, namespace: namespace), logger: Telemetry.Logger(level: .info, sink: sink))
+        }
+        var refused = 0
+        var held = 0
+        for index in 0..<200 {
+            switch await workers[index % 2].send(APNsTransportTests.message(token: String(format: "%064x", index))) {
+            case .tokenRefused(let refusal):
+                refused += 1
+                #expect(refusal.token == .activity)
+            case .retryable(_, "token_guard"): held += 1
+            default: Issue.record("unexpected result")
+            }
+        }
+        #expect(refused == 19)
+        #expect(held == 181)
+        #expect(sink.lines.contains { $0.contains("token guard tripped") && $0.contains("APNS_ENVIRONMENT") })
+    }
 }
