@@ -55,9 +55,10 @@ public final class TokenGuardedTransport: PushTransport {
         return tripped ? .retryable(after: rule.retryAfter, reason: "token_guard") : result
     }
 
-    /// Adds the pending answers to the window now (e.g. before shutdown, or from a periodic tick).
+    /// Adds the pending answers to the window and decides again (a periodic tick keeps the state, and the
+    /// metric, current while nothing is sent).
     public func flush() async {
-        if let batch = takeBatch(force: true), batch > 0 { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
+        _ = await evaluate(sends: takeBatch(force: true) ?? 0, refusals: 0, refusal: nil)
     }
 
     /// Counts one answer locally; returns the batch to record when it is due (or everything, when `force`).

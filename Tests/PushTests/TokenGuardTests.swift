@@ -95,6 +95,20 @@ import TestSupport
         #expect(!transport.isTripped)
     }
 
+    @Test func aTickResetsTheGuardWithoutSends() async {
+        let window = MemoryWindow()
+        let states = Locked<[Bool]>([])
+        let transport = TokenGuardedTransport(
+            Answering { _ in .tokenRefused(Self.mismatch) }, rule: TokenGuard(minRefusals: 2, ratio: 0.2), window: window,
+            logger: Telemetry.Logger(level: .info, sink: CapturingLogSink())) { tripped in states.withLock { $0.append(tripped) } }
+        for index in 0..<3 { _ = await transport.send(Self.message("t\(index)")) }
+        #expect(transport.isTripped)
+        window.counts.withLock { $0 = .init(sends: 0, refusals: 0) }  // the refusals left the window
+        await transport.flush()
+        #expect(!transport.isTripped)
+        #expect(states.value.last == false)
+    }
+
     @Test func otherResultsPassUnchanged() async {
         let transport = TokenGuardedTransport(
             Answering { _ in .retryable(after: nil, reason: "UNAVAILABLE") }, rule: TokenGuard(minRefusals: 1, ratio: 0),

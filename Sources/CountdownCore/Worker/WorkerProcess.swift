@@ -31,7 +31,7 @@ public struct WorkerProcess: Sendable {
         let clock = ServerClock()
         self.clock = clock
         self.redis = redis
-        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
+        let (transport, tokenGuard) = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
         let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
@@ -61,6 +61,7 @@ public struct WorkerProcess: Sendable {
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
+            TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
@@ -93,7 +94,7 @@ public struct WorkerProcess: Sendable {
     }
 
     static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock,
-                              logger: Logger) throws -> any PushTransport {
+                              logger: Logger) throws -> (any PushTransport, TokenGuardedTransport) {
         let http = { (name: String) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
                                                                   maxConnections: max(8, min(512, config.pushConcurrency))))
@@ -101,7 +102,7 @@ public struct WorkerProcess: Sendable {
         let base: any PushTransport
         switch config.pushTransport {
         case .log:
-            return LogTransport()
+            base = LogTransport()
         case .fcm:
             guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
             base = try makeFCMTransport(fcm, http: try http("fcm"), metrics: metrics, clock: clock)
@@ -122,6 +123,7 @@ public struct WorkerProcess: Sendable {
         let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)
         let guarded = TokenGuardedTransport(base, rule: rule, window: RedisTokenGuardWindow(redis: redis, namespace: config.namespace),
                                             logger: logger) { tripped in metrics.tokenGuardTripped.set(tripped ? 1 : 0) }
-        return RateLimitedTransport(guarded, limiter: CoalescingRateLimiter(limiter))
+        if config.pushTransport == .log { return (guarded, guarded) }
+        return (RateLimitedTransport(guarded, limiter: CoalescingRateLimiter(limiter)), guarded)
     }
 }
