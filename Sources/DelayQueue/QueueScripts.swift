@@ -82,7 +82,8 @@ enum QueueScripts {
         """)
 
     /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, attempt, due, data) per job;
-    /// a corrupt job has a negative attempt and its reason instead of data}.
+    /// a corrupt job has a negative attempt and its reason instead of data}. Due jobs of paused kinds met on the
+    /// way are moved to the parked set (at most 5,000 per call, so a long backlog never blocks Redis for long).
     static let claim = script("claim", """
         local now = now_ms()
         local max = tonumber(ARGV[1])
@@ -110,7 +111,8 @@ enum QueueScripts {
           any_paused = true
         end
         local ids, dues, blobs = {}, {}, {}
-        while #ids < max do
+        local held = 0
+        while #ids < max and held < 5000 do
           local taken = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, max - #ids, 'WITHSCORES')
           local n = #taken / 2
           if n == 0 then break end
@@ -122,6 +124,7 @@ enum QueueScripts {
             local kind = kind_of(found[i])
             if kind and paused[kind] then
               redis.call('ZADD', KEYS[8], taken[2 * i], page[i])
+              held = held + 1
             else
               ids[#ids + 1] = page[i]; dues[#dues + 1] = tonumber(taken[2 * i]); blobs[#blobs + 1] = found[i]
             end

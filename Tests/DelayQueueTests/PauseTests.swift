@@ -68,4 +68,22 @@ import Testing
             await #expect(throws: DelayQueueError.self) { try await queue.pause(kinds: [], reason: "") }
         }
     }
+
+    /// A long backlog of a paused kind is held aside a few thousand at a time; what is behind it is still claimed.
+    @Test func aLongPausedBacklogDoesNotHideOtherKinds() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.close() }
+        let queue = fixture.queue
+        let now = Date(timeIntervalSince1970: Double(try await fixture.serverNow()) / 1000)
+        try await queue.enqueue((0..<6000).map { job("start:\($0)", kind: "start", due: .at(now.addingTimeInterval(-60))) })
+        try await queue.enqueue(job("end:s", kind: "end", due: .at(now.addingTimeInterval(-30))))
+        try await queue.pause(kinds: ["start"], reason: "")
+        var claimed: [String] = []
+        for _ in 0..<3 where claimed.isEmpty {
+            claimed = try await queue.claim(max: 10, lease: .seconds(30)).ids
+        }
+        #expect(claimed == ["end:s"])
+        #expect(try await queue.stats().paused == 6000)
+        #expect(try await queue.resume(kinds: ["start"]) == 6000)
+    }
 }
