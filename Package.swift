@@ -73,7 +73,7 @@ let package = Package(
         // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
         .target(name: "CountdownAdmin", dependencies: [
             "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
-            "Redis", "Telemetry",
+            "Push", "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.

@@ -14,6 +14,10 @@ enum AdminUsage {
           dead drop <jobId> [--yes]       delete a dead-lettered job
           reconcile [--dry-run]           rebuild jobs PostgreSQL implies but Redis lacks; remove stale ones
           seed-demo [--t60-in S]          insert the demo users, devices and streams (replaces earlier demo rows; --force on a non-demo database)
+          tokens list [--since T]         tokens the worker cleared (T: RFC 3339 time or 90s, 15m, 2h ago; default 24h)
+          tokens restore --since T        put cleared tokens back where the device has no newer one [--reason R] [--yes]
+          pause [--kind K]... [--reason]  stop claiming jobs of these kinds (all without --kind), fleet-wide; jobs stay due
+          resume [--kind K]...            claim them again
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
         destructive commands (cancel, set-status, dead drop) ask on a terminal; elsewhere they need --yes
@@ -21,6 +25,20 @@ enum AdminUsage {
         """
 
     static let details: [String: String] = [
+        "tokens": """
+            usage: countdown-admin tokens list [--since T] [--reason R] [--json]
+                   countdown-admin tokens restore --since T [--reason R] [--yes] [--json]
+            T is an RFC 3339 time (2026-12-01T20:00:00Z) or a duration ago (90s, 15m, 2h, 1d); R keeps only tokens cleared
+            for that refusal (e.g. SENDER_ID_MISMATCH). restore puts each cleared token back unless the device registered
+            another one since (a runtime token re-creates its session unless the device has another); without --yes on a
+            terminal it asks first, elsewhere --yes is required.
+            """,
+        "pause": """
+            usage: countdown-admin pause [--kind K]... [--reason TEXT] [--json]
+            Stops every worker claiming jobs of kind K (start, reminder, reminder_page, end, update, expire, session_end,
+            backfill_device, backfill_user; every kind without --kind) within a second. Paused jobs stay due and run after resume.
+            """,
+        "resume": "usage: countdown-admin resume [--kind K]... [--json]\nClaims the kinds again (every paused kind without --kind).",
         "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order; prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.",
         "cancel": "usage: countdown-admin cancel <streamId> [--yes] [--json]\nCancels a scheduled stream exactly like POST /live-stream/:id/cancel. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "set-status": "usage: countdown-admin set-status <streamId> ready|started|expired [--yes] [--json]\nEnds the stream's Live Activities with that reason. Without --yes on a terminal, asks first; elsewhere --yes is required.",

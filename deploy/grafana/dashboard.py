@@ -154,6 +154,18 @@ def panels():
                             f" / sum(rate(countdown_pushes_total[{RATE}]))", "error ratio")],
                           "percentunit"), 12, 8)
 
+    layout.row("Push safety")
+    layout.add(timeseries("Token guard and paused job kinds",
+                          "1 while the token guard holds token refusals back (no token is cleared); 1 per job kind "
+                          "whose claiming is paused (countdown-admin pause).",
+                          [("max(countdown_push_token_guard_tripped)", "token guard tripped"),
+                           ("max by (kind) (countdown_queue_paused)", "paused {{kind}}")], "none"), 12, 8)
+    layout.add(timeseries("Undeliverable end pushes",
+                          "Sessions given up on when their end push's dismissal window closed, by last reason "
+                          "(countdown-admin show lists them).",
+                          [(f"sum by (reason) (increase(countdown_end_undeliverable_total[{RATE}]))", "{{reason}}")],
+                          "none"), 12, 8)
+
     layout.row("Queue and lateness")
     layout.add(timeseries("Queue depth by state", "Jobs in the Redis queue: delayed, due, leased, dead.",
                           [("max by (state) (countdown_queue_jobs)", "{{state}}")], "none"), 12, 8)
