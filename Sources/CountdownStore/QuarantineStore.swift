@@ -52,3 +52,12 @@ public enum QuarantineStore {
         try connection.query("SELECT count(*) AS n FROM countdown_quarantine").first?.decode("n", as: Int.self) ?? 0
     }
 }
+
+extension QuarantineStore {
+    /// Removes entries of any kind by key (`nil`: every entry); returns how many there were.
+    @discardableResult
+    public static func remove(keys: [String]?, on connection: PostgresConnection) throws -> Int {
+        guard let keys else { return try connection.execute("DELETE FROM countdown_quarantine") }
+        return try connection.execute("DELETE FROM countdown_quarantine WHERE key = ANY($1::text[])", [PostgresTextArray(keys)])
+    }
+}

@@ -25,12 +25,13 @@ enum AdminCommands {
         case "dead": try await dead(arguments)
         case "reconcile": try await reconcile(arguments)
         case "seed-demo": try await seedDemo(arguments)
+        case "quarantine": try await quarantine(arguments)
         default: throw UsageError("unknown command \"\(command)\"")
         }
     }
 
     /// - Parameter positionals: the names of exactly the positionals expected; `nil` when the caller checks them.
-    private static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
+    static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
                               positionals: [String]?) throws -> ParsedArguments {
         let parsed = try ParsedArguments(arguments, booleanFlags: flags, valueFlags: values)
         if parsed.has("help") {

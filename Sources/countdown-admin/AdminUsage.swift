@@ -13,6 +13,9 @@ enum AdminUsage {
           dead retry <jobId>|--all        put dead-lettered jobs back on the queue
           dead drop <jobId>               delete a dead-lettered job
           reconcile [--dry-run]           rebuild jobs PostgreSQL implies but Redis lacks; remove stale ones
+          quarantine list                 rows the worker could not read or plan, with the reason
+          quarantine retry <key>…|--all   plan quarantined streams again (those that now read and plan leave the quarantine)
+          quarantine drop <key>…|--all    forget quarantine entries (needs --yes when stdin is not a terminal)
           seed-demo [--t60-in S]          insert the demo users, devices and streams (replaces earlier demo rows)
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
@@ -28,6 +31,7 @@ enum AdminUsage {
         "stats": "usage: countdown-admin stats [--json]",
         "dead": "usage: countdown-admin dead list [--limit N] [--json] | dead retry <jobId>|--all | dead drop <jobId>",
         "reconcile": "usage: countdown-admin reconcile [--dry-run] [--json]\nCompares PostgreSQL with the queue and repairs the difference (with --dry-run: only reports).",
+        "quarantine": "usage: countdown-admin quarantine list [--json] | quarantine retry <key>…|--all [--json] | quarantine drop <key>…|--all [--yes] [--json]\nRows the relay or the reconciler could not read or plan (key: the stream id). retry re-plans a stream through the outbox when it now reads and removes it from the quarantine; drop only forgets entries.",
         "seed-demo": "usage: countdown-admin seed-demo [--t60-in SECONDS] [--json]\nInserts demo users, devices and streams relative to the database clock and START_LEAD_SECONDS; the first stream's start window opens after --t60-in seconds (default 8).",
     ]
 }
