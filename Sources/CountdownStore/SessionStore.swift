@@ -13,12 +13,16 @@ public enum SessionStore {
     }
 
     /// Claims the stream's sessions (or `device`'s) for `seconds` where no other sender holds them; returns the
-    /// claimed devices.
+    /// claimed devices. The sessions are key-share locked (in key order) before the claims are written: a session
+    /// another end job is deleting is waited for and then skipped, never a foreign-key error.
     public static func claimEnds(_ stream: String, device: String?, seconds: Int, on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until)
-            SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM live_activity_sessions
-            WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
+            SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM (
+                SELECT stream_id, device_id FROM live_activity_sessions
+                WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
+                ORDER BY device_id FOR KEY SHARE
+            ) AS live
             ON CONFLICT (stream_id, device_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
                 WHERE countdown_session_end_claims.claimed_until < now()
             RETURNING device_id
