@@ -36,11 +36,11 @@ public enum SessionStore {
             [stream, device]).first?.decode("n", as: Int.self) ?? 0
     }
 
-    /// Sessions of the stream (only `devices`' when given).
+    /// Sessions of the stream (only `devices`' when given); an empty FCM token reads as absent.
     public static func sessions(_ stream: String, devices: [String]?, on connection: PostgresConnection) throws -> [Session] {
         if devices?.isEmpty == true { return [] }
         return try connection.query("""
-            SELECT s.device_id, s.live_activity_token, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
+            SELECT s.device_id, s.live_activity_token, nullif(d.fcm_token, '') AS fcm_token, d.locale AS locale, u.locale AS user_locale,
                    coalesce(s.user_id, d.user_id) AS user_id
             FROM live_activity_sessions s
             JOIN devices d ON d.device_id = s.device_id
