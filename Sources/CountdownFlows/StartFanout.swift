@@ -44,8 +44,14 @@ struct StartFanout: Sendable {
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
-            let snapshots = try StreamSnapshotStore.load(streamIDs, on: connection)
+            let (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
             for id in streamIDs {
+                if let error = unreadable[id] {
+                    // One stream that cannot be read is skipped (and quarantined), never the whole batch.
+                    try QuarantineStore.record(.stream, key: id, foundBy: "start", reason: RowFault.reason(of: error) ?? "\(error)", on: connection)
+                    decided[id] = .skipped(reason: "unreadable_stream")
+                    continue
+                }
                 guard let stream = snapshots[id] else {
                     decided[id] = .skipped(reason: "stream_missing")
                     continue
