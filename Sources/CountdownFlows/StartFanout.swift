@@ -58,6 +58,12 @@ struct StartFanout: Sendable {
                 }
                 if let decision = stream.windowDecision(leadSeconds: settings.startLeadSeconds, notYet: "start window opens later") { decided[id] = decision } else { plans[id] = Plan(stream: stream) }
             }
+            // A stream whose row another writer holds waits for it alone; the rest of the batch goes out now.
+            let unheld = try StreamStore.lockUnheld(Array(plans.keys), on: connection)
+            for id in plans.keys where !unheld.contains(id) {
+                plans[id] = nil
+                decided[id] = .reschedule(after: .seconds(1), reason: "stream_locked")
+            }
             guard !plans.isEmpty else { return (decided, plans) }
             let active = streamIDs.filter { plans[$0] != nil }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
