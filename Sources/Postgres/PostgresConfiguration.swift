@@ -18,8 +18,6 @@ public struct PostgresConfiguration: Sendable, Equatable {
     /// Whether sessions prepare each statement once and run it by name (default). Turn off
     /// (`?prepared_statements=false`) behind a pooler in transaction mode that cannot carry named statements.
     public var preparesStatements: Bool
-    /// Run-time parameters set on every session at connect (see `withSessionSettings`).
-    public var sessionSettings: [String: String] = [:]
 
     public static let defaultPort = 5432
     public static let defaultConnectTimeoutSeconds = 5
@@ -58,8 +56,7 @@ public struct PostgresConfiguration: Sendable, Equatable {
         for (key, value) in keepalives.sorted(by: { $0.key < $1.key }) where options[key] == nil {
             parameters.append((key, value))
         }
-        parameters.append(contentsOf: options.sorted(by: { $0.key < $1.key }).filter { $0.key != "options" }.map { ($0.key, $0.value) })
-        if let libpqOptions { parameters.append(("options", libpqOptions)) }
+        parameters.append(contentsOf: options.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
         return parameters
     }
 }
