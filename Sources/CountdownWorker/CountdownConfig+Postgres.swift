@@ -5,8 +5,8 @@ extension CountdownConfig {
     /// lock wait past `DATABASE_LOCK_TIMEOUT_MS` fails (57014, 55P03: transient, the job is retried) instead of
     /// waiting without limit on another writer.
     public func postgresConfiguration() throws -> PostgresConfiguration {
-        try PostgresConfiguration(url: databaseURL).withSessionSettings([
-            "statement_timeout": String(statementTimeoutMilliseconds), "lock_timeout": String(lockTimeoutMilliseconds),
-        ])
+        var configuration = try PostgresConfiguration(url: databaseURL)
+        configuration.setTimeouts(statementMilliseconds: statementTimeoutMilliseconds, lockMilliseconds: lockTimeoutMilliseconds)
+        return configuration
     }
 }

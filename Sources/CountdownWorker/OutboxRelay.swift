@@ -147,8 +147,8 @@ public final class OutboxRelay: Service {
         logger.warn("row quarantined", ["kind": .string(kind.rawValue), "key": .string(key), "outbox_id": "\(id)", "reason": .string(reason)])
     }
 
-    /// `lock_timeout` (SQLSTATE 55P03) ran out waiting for a lock another writer holds.
+    /// `lock_timeout` ran out waiting for a lock another writer holds.
     static func isLockTimeout(_ error: any Error) -> Bool {
-        (error as? PostgresError)?.sqlState == "55P03"
+        (error as? PostgresError)?.isLockTimeout == true
     }
 }

@@ -11,8 +11,9 @@ import TestSupport
         try await withTestClient { _, database in
             var configuration = database.configuration
             configuration.options["options"] = "-c work_mem=8MB"
-            let client = PostgresClient(configuration: configuration.withSessionSettings(
-                ["statement_timeout": "1500", "lock_timeout": "250", "search_path": "public, pg_catalog"]), maxConnections: 1)
+            configuration.setTimeouts(statementMilliseconds: 1500, lockMilliseconds: 250)
+            configuration.sessionSettings["search_path"] = "public, pg_catalog"
+            let client = PostgresClient(configuration: configuration, maxConnections: 1)
             defer { client.close() }
             let row = try await client.withConnection {
                 try $0.query("SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l, current_setting('search_path') AS p, current_setting('work_mem') AS w").first
@@ -26,25 +27,29 @@ import TestSupport
 
     @Test func timeoutsAreTransientErrors() async throws {
         try await withTestClient { client, database in
-            let limited = PostgresClient(configuration: database.configuration.withSessionSettings(["statement_timeout": "200", "lock_timeout": "200"]),
-                                         maxConnections: 1)
+            let limited = PostgresClient(configuration: Self.limited(database.configuration, statement: 200, lock: 200), maxConnections: 1)
             defer { limited.close() }
             let slow = await #expect(throws: PostgresError.self) {
                 try await limited.withConnection(retryingOnConnectionLoss: false) { _ = try $0.query("SELECT pg_sleep(2)") }
             }
-            #expect(slow?.sqlState == "57014" && slow?.isTransient == true)
+            #expect(slow?.isStatementTimeout == true && slow?.isTransient == true)
 
             try await client.withConnection { try $0.executeScript("CREATE TABLE held (id int PRIMARY KEY); INSERT INTO held VALUES (1)") }
             let holder = try await ConfinedConnection(database.configuration)
             try await holder.run { try $0.execute("BEGIN"); _ = try $0.query("SELECT id FROM held FOR UPDATE") }
-            let locking = PostgresClient(configuration: database.configuration.withSessionSettings(["statement_timeout": "5000", "lock_timeout": "200"]),
-                                         maxConnections: 1)
+            let locking = PostgresClient(configuration: Self.limited(database.configuration, statement: 5000, lock: 200), maxConnections: 1)
             defer { locking.close() }
             let waiting = await #expect(throws: PostgresError.self) {
                 try await locking.withConnection(retryingOnConnectionLoss: false) { _ = try $0.execute("UPDATE held SET id = 2") }
             }
-            #expect(waiting?.sqlState == "55P03" && waiting?.isTransient == true)
+            #expect(waiting?.isLockTimeout == true && waiting?.isTransient == true)
             try await holder.run { try $0.execute("ROLLBACK") }
         }
+    }
+
+    static func limited(_ configuration: PostgresConfiguration, statement: Int, lock: Int) -> PostgresConfiguration {
+        var configuration = configuration
+        configuration.setTimeouts(statementMilliseconds: statement, lockMilliseconds: lock)
+        return configuration
     }
 }
