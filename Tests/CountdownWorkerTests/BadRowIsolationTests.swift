@@ -18,8 +18,10 @@ import TestSupport
         let planner = JobPlanner(settings: FlowSettings(startLeadSeconds: 3600))
         let metrics = WorkerMetrics()
 
-        func relay(batchSize: Int = 100) -> OutboxRelay {
-            OutboxRelay(configuration: database.configuration, queue: queue, planner: planner, metrics: metrics,
+        func relay(batchSize: Int = 100, lockTimeoutMilliseconds: Int = 0) -> OutboxRelay {
+            var configuration = database.configuration
+            configuration.setTimeouts(statementMilliseconds: 0, lockMilliseconds: lockTimeoutMilliseconds)
+            return OutboxRelay(configuration: configuration, queue: queue, planner: planner, metrics: metrics,
                         logger: Logger(level: .error, sink: CapturingLogSink()), batchSize: batchSize)
         }
 
@@ -88,6 +90,31 @@ import TestSupport
             #expect(try await fixture.hasJob(.start, "s-good-1"))
             #expect(try await fixture.hasJob(.start, "s-good-2"))
             #expect(try await fixture.quarantine().map { "\($0.key) \($0.foundBy)" } == ["s-infinite reconciler"])
+        }
+    }
+
+    @Test func aStreamLockedByAnotherPlannerDelaysOnlyItsOwnRows() async throws {
+        try await Self.withOldBadRows { fixture in
+            let relay = fixture.relay(lockTimeoutMilliseconds: 200)
+            #expect(try await relay.relayOnce() == 4)
+            _ = try await fixture.client.withConnection {
+                try $0.execute("""
+                    INSERT INTO streams (id, title, planned_start_at) VALUES
+                      ('s-held', 'Held', now() + interval '2 hours'), ('s-free', 'Free', now() + interval '2 hours')
+                    """)
+            }
+            let other = PostgresSession(configuration: fixture.database.configuration)
+            defer { other.close() }
+            let relayed = try await other.transaction { transaction in
+                try await transaction.run { try StreamStateStore.lockStreams(["s-held"], on: $0) }
+                return try await relay.relayOnce()
+            }
+            #expect(relayed == 1)
+            #expect(try await fixture.hasJob(.start, "s-free"))
+            #expect(try await !fixture.hasJob(.start, "s-held"))
+            #expect(try await fixture.quarantine().map(\.key).sorted() == ["s-before-christ", "s-infinite"], "a held stream is not quarantined")
+            #expect(try await relay.relayOnce() == 1)
+            #expect(try await fixture.hasJob(.start, "s-held"))
         }
     }
 
