@@ -82,15 +82,21 @@ public final class OutboxRelay: Service {
     }
 
     /// Plans and queues the rows `take` locks, in one transaction across the Redis call: it never commits on a
-    /// connection that replaced the one that locked the rows (their lock is gone; they come again).
-    private func relay(_ take: @escaping @Sendable (PostgresConnection) throws -> [OutboxRow]) async throws -> Int {
+    /// connection that replaced the one that locked the rows (their lock is gone; they come again). With
+    /// `waitingForStreams` false, a stream another planner holds throws `StreamsHeld` at once.
+    private func relay(waitingForStreams: Bool = true,
+                       _ take: @escaping @Sendable (PostgresConnection) throws -> [OutboxRow]) async throws -> Int {
         let planner = self.planner
         let queue = self.queue
         return try await session.transaction { transaction -> Int in
             let claimed = try await transaction.run { connection in
                 let rows = try take(connection)
                 let streamIDs = Array(Set(rows.compactMap(\.streamID)))
-                try StreamStateStore.lockStreams(streamIDs, on: connection)
+                if waitingForStreams {
+                    try StreamStateStore.lockStreams(streamIDs, on: connection)
+                } else if try !StreamStateStore.tryLockStreams(streamIDs, on: connection) {
+                    throw StreamsHeld()
+                }
                 let states = try StreamStateStore.load(streamIDs, on: connection)
                 return (rows: rows, states: states, now: try StreamStateStore.now(on: connection))
             }
@@ -110,7 +116,7 @@ public final class OutboxRelay: Service {
 
     /// Relays the oldest rows one at a time, each in its own transaction, so one bad row never blocks the rest:
     /// a row that cannot be read or planned is quarantined (and leaves the outbox); a row whose stream another
-    /// writer holds past `lock_timeout` stays for the next pass, and so do the later rows of that stream.
+    /// planner holds stays for the next pass (without waiting for it), and so do the later rows of that stream.
     private func relayRowByRow() async throws -> Int {
         let limit = batchSize
         let rows = try await session.run { try OutboxStore.peek(limit: limit, on: $0) }
@@ -120,8 +126,8 @@ public final class OutboxRelay: Service {
             if let stream = row.streamID, heldStreams.contains(stream) { continue }
             do {
                 let id = row.id
-                handled += try await relay { try OutboxStore.take(id: id, on: $0) }
-            } catch where Self.isLockTimeout(error) {
+                handled += try await relay(waitingForStreams: false) { try OutboxStore.take(id: id, on: $0) }
+            } catch is StreamsHeld {
                 if let stream = row.streamID { heldStreams.insert(stream) }
                 logger.info("stream held by another writer; its rows wait", ["stream_id": .string(row.streamID ?? ""), "outbox_id": "\(row.id)"])
             } catch {
@@ -146,6 +152,9 @@ public final class OutboxRelay: Service {
         metrics.quarantined.increment(labels: "relay")
         logger.warn("row quarantined", ["kind": .string(kind.rawValue), "key": .string(key), "outbox_id": "\(id)", "reason": .string(reason)])
     }
+
+    /// Another planner holds a stream of the row (row by row, streams are not waited for).
+    struct StreamsHeld: Error {}
 
     /// `lock_timeout` ran out waiting for a lock another writer holds.
     static func isLockTimeout(_ error: any Error) -> Bool {
