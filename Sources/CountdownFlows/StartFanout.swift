@@ -44,14 +44,26 @@ struct StartFanout: Sendable {
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
-            var snapshots = try StreamSnapshotStore.load(streamIDs, on: connection)
+            var (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
             try ViewerCountQuery.fill(&snapshots, on: connection)
             for id in streamIDs {
+                if let error = unreadable[id] {
+                    // One stream that cannot be read is skipped (and quarantined), never the whole batch.
+                    try QuarantineStore.record(.stream, key: id, foundBy: "start", reason: RowFault.reason(of: error) ?? "\(error)", on: connection)
+                    decided[id] = .skipped(reason: "unreadable_stream")
+                    continue
+                }
                 guard let stream = snapshots[id] else {
                     decided[id] = .skipped(reason: "stream_missing")
                     continue
                 }
                 if let decision = stream.windowDecision(leadSeconds: settings.startLeadSeconds, notYet: "start window opens later") { decided[id] = decision } else { plans[id] = Plan(stream: stream) }
+            }
+            // A stream whose row another writer holds waits for it alone; the rest of the batch goes out now.
+            let unheld = try StreamStore.lockUnheld(Array(plans.keys), on: connection)
+            for id in plans.keys where !unheld.contains(id) {
+                plans[id] = nil
+                decided[id] = .reschedule(after: .seconds(1), reason: "stream_locked")
             }
             guard !plans.isEmpty else { return (decided, plans) }
             let active = streamIDs.filter { plans[$0] != nil }

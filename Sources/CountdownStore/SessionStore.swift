@@ -13,12 +13,16 @@ public enum SessionStore {
     }
 
     /// Claims the stream's sessions (or `device`'s) for `seconds` where no other sender holds them; returns the
-    /// claimed devices.
+    /// claimed devices. The sessions are key-share locked (in key order) before the claims are written: a session
+    /// another end job is deleting is waited for and then skipped, never a foreign-key error.
     public static func claimEnds(_ stream: String, device: String?, seconds: Int, on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until)
-            SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM live_activity_sessions
-            WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
+            SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM (
+                SELECT stream_id, device_id FROM live_activity_sessions
+                WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
+                ORDER BY device_id FOR KEY SHARE
+            ) AS live
             ON CONFLICT (stream_id, device_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
                 WHERE countdown_session_end_claims.claimed_until < now()
             RETURNING device_id
@@ -32,11 +36,11 @@ public enum SessionStore {
             [stream, device]).first?.decode("n", as: Int.self) ?? 0
     }
 
-    /// Sessions of the stream (only `devices`' when given).
+    /// Sessions of the stream (only `devices`' when given); an empty FCM token reads as absent.
     public static func sessions(_ stream: String, devices: [String]?, on connection: PostgresConnection) throws -> [Session] {
         if devices?.isEmpty == true { return [] }
         return try connection.query("""
-            SELECT s.device_id, s.live_activity_token, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
+            SELECT s.device_id, s.live_activity_token, nullif(d.fcm_token, '') AS fcm_token, d.locale AS locale, u.locale AS user_locale,
                    coalesce(s.user_id, d.user_id) AS user_id
             FROM live_activity_sessions s
             JOIN devices d ON d.device_id = s.device_id

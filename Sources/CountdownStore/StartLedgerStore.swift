@@ -16,10 +16,12 @@ public enum StartLedgerStore {
         }
     }
 
-    /// Every device of every participant of `streams` (or of the scoped device/user), with what eligibility needs.
+    /// Every device of every participant of `streams` (or of the scoped device/user), with what eligibility needs
+    /// (an empty token reads as absent).
     public static func candidates(_ streams: [String], scope: FanoutScope, on connection: PostgresConnection) throws -> [(String, DeviceCandidate)] {
         var sql = """
-            SELECT p.stream_id, p.user_id, p.role, d.device_id, d.platform, d.fcm_token, d.push_to_start_token,
+            SELECT p.stream_id, p.user_id, p.role, d.device_id, d.platform,
+                   nullif(d.fcm_token, '') AS fcm_token, nullif(d.push_to_start_token, '') AS push_to_start_token,
                    d.locale AS locale, u.locale AS user_locale, coalesce(np.enabled, true) AS enabled
             FROM stream_participants p
             JOIN users u ON u.id = p.user_id

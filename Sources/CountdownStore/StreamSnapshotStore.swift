@@ -10,12 +10,24 @@ public enum StreamSnapshotStore {
         try load([streamID], on: connection)[streamID]
     }
 
-    /// `load` for several streams in two statements; streams that are gone are missing from the result.
+    /// `load` for several streams in two statements; streams that are gone are missing from the result. Throws when
+    /// one of them cannot be read.
     public static func load(_ streamIDs: [String], on connection: PostgresConnection) throws -> [String: StreamSnapshotRow] {
+        let loaded = try loadReadable(streamIDs, on: connection)
+        if let (id, error) = loaded.unreadable.first {
+            throw PostgresError(code: .decodeFailed, what: "read stream \(id)", message: RowFault.reason(of: error) ?? "\(error)")
+        }
+        return loaded.rows
+    }
+
+    /// `load` for several streams, each read on its own: a stream that cannot be read (an undecodable value) is
+    /// returned with its error instead of failing the others.
+    public static func loadReadable(_ streamIDs: [String], on connection: PostgresConnection) throws
+        -> (rows: [String: StreamSnapshotRow], unreadable: [String: any Error]) {
         let ids = PostgresTextArray(streamIDs)
         let streams = try connection.query(
             "SELECT id, title, status, planned_start_at, now() AS now FROM streams WHERE id = ANY($1::text[])", [ids])
-        guard !streams.isEmpty else { return [:] }
+        guard !streams.isEmpty else { return ([:], [:]) }
         let participants = try connection.query("""
             SELECT p.stream_id, p.user_id, p.role, u.display_name
             FROM stream_participants p JOIN users u ON u.id = p.user_id
@@ -33,15 +45,20 @@ public enum StreamSnapshotStore {
             people[streamID] = entry
         }
         var rows: [String: StreamSnapshotRow] = [:]
+        var unreadable: [String: any Error] = [:]
         for stream in streams {
             let id = try stream.decode("id", as: String.self)
-            let entry = people[id] ?? ("", [], [:])
-            let status = StreamStatus(rawValue: try stream.decode("status", as: String.self)) ?? .scheduled
-            let snapshot = StreamSnapshot(
-                id: id, title: try stream.decode("title", as: String.self),
-                plannedStartAt: try stream.decode("planned_start_at", as: Date.self), creatorName: entry.creator, guestNames: entry.guests)
-            rows[id] = StreamSnapshotRow(snapshot: snapshot, status: status, now: try stream.decode("now", as: Date.self), roles: entry.roles)
+            do {
+                let entry = people[id] ?? ("", [], [:])
+                let status = StreamStatus(rawValue: try stream.decode("status", as: String.self)) ?? .scheduled
+                let snapshot = StreamSnapshot(
+                    id: id, title: try stream.decode("title", as: String.self),
+                    plannedStartAt: try stream.decode("planned_start_at", as: Date.self), creatorName: entry.creator, guestNames: entry.guests)
+                rows[id] = StreamSnapshotRow(snapshot: snapshot, status: status, now: try stream.decode("now", as: Date.self), roles: entry.roles)
+            } catch {
+                unreadable[id] = error
+            }
         }
-        return rows
+        return (rows, unreadable)
     }
 }

@@ -39,4 +39,14 @@ public enum StreamStateStore {
             FROM (SELECT DISTINCT unnest($1::text[]) AS id ORDER BY 1) AS ids
             """, [PostgresTextArray(ids)])
     }
+
+    /// `lockStreams` without waiting: false (and possibly some taken, released with the transaction) when another
+    /// transaction holds one of them.
+    public static func tryLockStreams(_ ids: [String], on connection: PostgresConnection) throws -> Bool {
+        guard !ids.isEmpty else { return true }
+        return try connection.query("""
+            SELECT bool_and(pg_try_advisory_xact_lock(hashtextextended('countdown.stream:' || id, 0))) AS locked
+            FROM (SELECT DISTINCT unnest($1::text[]) AS id ORDER BY 1) AS ids
+            """, [PostgresTextArray(ids)]).first?.decode("locked", as: Bool?.self) ?? true
+    }
 }

@@ -29,6 +29,15 @@ public enum StreamStore {
         return .later(expiresAt: try row.decode("expires_at"), now: try row.decode("now"))
     }
 
+    /// Key-share locks those of `ids` no other transaction holds `FOR UPDATE` (or is deleting), until this
+    /// transaction ends, without waiting; returns the ones locked. A fan-out needs that lock anyway (its ledger and
+    /// progress rows reference the stream), so the missing ones are exactly those another writer holds.
+    public static func lockUnheld(_ ids: [String], on connection: PostgresConnection) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return Set(try connection.query("SELECT id FROM streams WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE SKIP LOCKED",
+                                         [PostgresTextArray(ids)]).map { try $0.decode("id", as: String.self) })
+    }
+
     /// Whom a backfill is for: one device (through its user) or one user.
     public enum Member: Sendable {
         case device(String)

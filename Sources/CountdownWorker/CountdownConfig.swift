@@ -48,6 +48,10 @@ public struct CountdownConfig: Sendable {
     /// The token guard (`TOKEN_GUARD_MIN_REFUSALS`, `TOKEN_GUARD_RATIO`).
     public var tokenGuardMinRefusals: Int = 20
     public var tokenGuardRatio: Double = 0.2
+    /// `statement_timeout` of every worker session (`DATABASE_STATEMENT_TIMEOUT_MS`, 0: none).
+    public var statementTimeoutMilliseconds: Int = 30_000
+    /// `lock_timeout` of every worker session (`DATABASE_LOCK_TIMEOUT_MS`, 0: none).
+    public var lockTimeoutMilliseconds: Int = 5_000
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -127,13 +131,16 @@ public struct CountdownConfig: Sendable {
             reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
             maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
             jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
-        var guarded = config
-        guarded.reminderTransport = reminders
-        guarded.flow.remindersEnabled = reminders == .fcm
-        guarded.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
-        guarded.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
+        var configured = config
+        configured.reminderTransport = reminders
+        configured.flow.remindersEnabled = reminders == .fcm
+        configured.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
+        configured.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
+        configured.statementTimeoutMilliseconds = read({ try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) },
+                                                       default: 30_000)
+        configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
-        return guarded
+        return configured
     }
 }
 

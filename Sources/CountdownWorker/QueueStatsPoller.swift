@@ -1,9 +1,10 @@
 import CountdownDomain
+import CountdownStore
 import DelayQueue
 import Postgres
 import Telemetry
 
-/// Samples queue depth, lateness and the outbox backlog into gauges every few seconds (scrapes stay cheap and
+/// Samples queue depth, lateness, the outbox backlog and the quarantine into gauges every few seconds (scrapes stay cheap and
 /// never wait on Redis or PostgreSQL).
 public final class QueueStatsPoller: Service {
     public let name = "stats-poller"
@@ -45,6 +46,9 @@ public final class QueueStatsPoller: Service {
             }) {
                 metrics.outboxBacklog.set(Double(outbox.0))
                 metrics.outboxLag.set(outbox.1)
+            }
+            if let quarantined = try? await database.withConnection({ try QuarantineStore.count(on: $0) }) {
+                metrics.quarantineRows.set(Double(quarantined))
             }
             _ = await readiness()
             await shutdown.sleep(for: interval)

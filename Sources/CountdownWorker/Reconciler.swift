@@ -15,6 +15,8 @@ public struct Reconciler: Sendable {
         public var corrected: [String: Int] = [:]
         public var removed: [String: Int] = [:]
         public var dryRun = false
+        /// Streams that could not be read or planned (quarantined unless dry-running).
+        public var quarantined: [String] = []
 
         public var totalChanges: Int { added.values.reduce(0, +) + corrected.values.reduce(0, +) + removed.values.reduce(0, +) }
     }
@@ -41,27 +43,57 @@ public struct Reconciler: Sendable {
         while true {
             let after = cursor
             let limit = batchSize
-            // One transaction across the queue calls, holding the streams' locks: it never commits on a
-            // connection that replaced the one that took them.
-            let batch = try await session.transaction { transaction -> (ids: [String], states: [String: StreamState]) in
-                let batch = try await transaction.run { connection -> (ids: [String], states: [String: StreamState], now: Date) in
-                    let ids = try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: connection)
-                    try StreamStateStore.lockStreams(ids, on: connection)
-                    var states = try StreamStateStore.load(ids, on: connection)
-                    // A completed fan-out does not cover devices whose backfill job was lost with Redis.
-                    for id in try ReconcileStore.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
-                    return (ids, states, try StreamStateStore.now(on: connection))
+            let batch: [String]
+            do {
+                batch = try await reconcileBatch(report: &report, dryRun: dryRun) {
+                    try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: $0)
                 }
-                try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
-                return (batch.ids, batch.states)
+            } catch where RowFault.reason(of: error) != nil {
+                batch = try await reconcileOneByOne(after: after, limit: limit, report: &report, dryRun: dryRun)
             }
-            report.streamsChecked += batch.ids.count
+            report.streamsChecked += batch.count
             progress(report.streamsChecked, max(total, report.streamsChecked))
-            guard let last = batch.ids.last, batch.ids.count == limit else { break }
+            guard let last = batch.last, batch.count == limit else { break }
             cursor = last
         }
         try await removeOrphans(report: &report, dryRun: dryRun)
         return report
+    }
+
+    /// Reconciles the streams `page` returns in one transaction across the queue calls, holding their locks: it
+    /// never commits on a connection that replaced the one that took them. Returns the ids checked.
+    private func reconcileBatch(report: inout Report, dryRun: Bool,
+                                _ page: @escaping @Sendable (PostgresConnection) throws -> [String]) async throws -> [String] {
+        try await session.transaction { transaction -> [String] in
+            let batch = try await transaction.run { connection -> (ids: [String], states: [String: StreamState], now: Date) in
+                let ids = try page(connection)
+                try StreamStateStore.lockStreams(ids, on: connection)
+                var states = try StreamStateStore.load(ids, on: connection)
+                // A completed fan-out does not cover devices whose backfill job was lost with Redis.
+                for id in try ReconcileStore.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
+                return (ids, states, try StreamStateStore.now(on: connection))
+            }
+            try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
+            return batch.ids
+        }
+    }
+
+    /// A batch failed on a row: each stream of the page in its own transaction, and a stream that cannot be read
+    /// or planned goes to the quarantine (unless dry-running) while the others are reconciled.
+    private func reconcileOneByOne(after cursor: String, limit: Int, report: inout Report, dryRun: Bool) async throws -> [String] {
+        let expireAfter = planner.settings.expireAfterSeconds
+        let ids = try await session.run { try ReconcileStore.page(after: cursor, limit: limit, expireAfter: expireAfter, on: $0) }
+        for id in ids {
+            do {
+                _ = try await reconcileBatch(report: &report, dryRun: dryRun) { _ in [id] }
+            } catch {
+                guard let reason = RowFault.reason(of: error) else { throw error }
+                report.quarantined.append(id)
+                if dryRun { continue }
+                try await session.run { try QuarantineStore.record(.stream, key: id, foundBy: "reconciler", reason: reason, on: $0) }
+            }
+        }
+        return ids
     }
 
     private func reconcile(_ states: [String: StreamState], now: Date, report: inout Report, dryRun: Bool) async throws {

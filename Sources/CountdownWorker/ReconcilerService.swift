@@ -34,6 +34,11 @@ public final class ReconcilerService: Service {
                         metrics.reconcileRepaired.increment(by: UInt64(count), labels: kind)
                     }
                     let fields: [String: LogValue] = ["streams": .int(report.streamsChecked), "changes": .int(report.totalChanges)]
+                    if !report.quarantined.isEmpty {
+                        metrics.quarantined.increment(by: UInt64(report.quarantined.count), labels: "reconciler")
+                        logger.warn("reconciler quarantined streams it cannot read or plan",
+                                    ["count": .int(report.quarantined.count), "streams": .string(report.quarantined.prefix(20).joined(separator: ","))])
+                    }
                     if report.totalChanges > 0 {
                         logger.warn("reconciler repaired the queue", fields.merging(["added": "\(report.added)", "removed": "\(report.removed)"]) { $1 })
                     } else {

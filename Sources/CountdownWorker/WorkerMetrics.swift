@@ -20,6 +20,8 @@ public final class WorkerMetrics: Sendable {
     public let slots: Gauge
     public let reconcileRuns: Counter
     public let reconcileRepaired: Counter
+    public let quarantined: Counter
+    public let quarantineRows: Gauge
     public let ready: Gauge
     public let clockOffset: Gauge
     public let tokenGuardTripped: Gauge
@@ -43,6 +45,8 @@ public final class WorkerMetrics: Sendable {
         slots = registry.gauge("countdown_worker_slots", help: "Job slots of this worker (busy, total).", labels: ["state"])
         reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
+        quarantined = registry.counter("countdown_quarantine_events_total", help: "Rows quarantined (or found again in quarantine), by who found them (relay, reconciler).", labels: ["found_by"])
+        quarantineRows = registry.gauge("countdown_quarantine_rows", help: "Rows in the quarantine (countdown-admin quarantine list).")
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
         tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",

@@ -30,7 +30,7 @@ public struct WorkerProcess: Sendable {
         self.logger = logger
         let metrics = WorkerMetrics()
         self.metrics = metrics
-        let postgresConfiguration = try PostgresConfiguration(url: config.databaseURL)
+        let postgresConfiguration = try config.postgresConfiguration()
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: max(4, min(32, config.workerConcurrency / 2)))
         let redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))

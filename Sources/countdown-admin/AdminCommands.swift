@@ -28,6 +28,7 @@ enum AdminCommands {
         case "tokens": try await tokens(arguments)
         case "pause": try await pause(arguments)
         case "resume": try await resume(arguments)
+        case "quarantine": try await quarantine(arguments)
         default: throw UsageError("unknown command \"\(command)\"")
         }
     }

@@ -18,6 +18,9 @@ enum AdminUsage {
           tokens restore --since T        put cleared tokens back where the device has no newer one [--reason R] [--yes]
           pause [--kind K]... [--reason]  stop claiming jobs of these kinds (all without --kind), fleet-wide; jobs stay due
           resume [--kind K]...            claim them again
+          quarantine list                 rows the worker could not read or plan, with the reason
+          quarantine retry <key>…|--all   plan quarantined streams again (those that now read and plan leave the quarantine)
+          quarantine drop <key>…|--all    forget quarantine entries (asks on a terminal, needs --yes elsewhere)
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
         destructive commands (cancel, set-status, dead drop) ask on a terminal; elsewhere they need --yes
@@ -47,6 +50,7 @@ enum AdminUsage {
         "stats": "usage: countdown-admin stats [--json]",
         "dead": "usage: countdown-admin dead list [--limit N] [--json] | dead retry <jobId>|--all | dead drop <jobId> [--yes]\nDropping asks first on a terminal; elsewhere --yes is required.",
         "reconcile": "usage: countdown-admin reconcile [--dry-run] [--json]\nCompares PostgreSQL with the queue and repairs the difference (with --dry-run: only reports).",
+        "quarantine": "usage: countdown-admin quarantine list [--json] | quarantine retry <key>…|--all [--json] | quarantine drop <key>…|--all [--yes] [--json]\nRows the relay or the reconciler could not read or plan (key: the stream id). retry re-plans a stream through the outbox when it now reads and removes it from the quarantine; drop only forgets entries.",
         "seed-demo": "usage: countdown-admin seed-demo [--t60-in SECONDS] [--force] [--json]\nRefuses a database holding non-demo users, devices or streams unless --force. Inserts demo users, devices and streams relative to the database clock and START_LEAD_SECONDS; the first stream's start window opens after --t60-in seconds (default 8).",
     ]
 }

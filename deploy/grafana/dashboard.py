@@ -186,6 +186,12 @@ def panels():
                            (f"sum by (kind) (increase(countdown_reconcile_repaired_total[{RATE}]))",
                             "repaired {{kind}}")],
                           "none"), 8, 8)
+    layout.add(timeseries("Quarantine", "Rows the relay or the reconciler could not read or plan (countdown-admin "
+                          "quarantine list), and how often they were met.",
+                          [("max(countdown_quarantine_rows)", "quarantined rows"),
+                           (f"sum by (found_by) (increase(countdown_quarantine_events_total[{RATE}]))",
+                            "found by {{found_by}}")],
+                          "none"), 8, 8)
 
     layout.row("API")
     layout.add(timeseries("API requests by route and status", "Requests answered per second.",

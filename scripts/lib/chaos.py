@@ -21,6 +21,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -461,6 +462,42 @@ def scenario_sigterm(s):
     s.wait_quiet(s.size(60, 120))
 
 
+def scenario_held_rows(s):
+    """11. The backend holds FOR UPDATE on some streams' rows for 40 s during a burst: the others start on time, the
+    held ones right after the release."""
+    hold = s.size(12, 40)
+    streams = s.size(200, 1000)
+    s.start_workers(2)
+    due = s.seed(streams)
+    held = {f"{s.prefix}{i}" for i in range(1, streams + 1, 10)}
+    listed = ", ".join(f"'{stream}'" for stream in sorted(held))
+    s.wait_until(due - 2)
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", s.d.database_url, "-f", "-"], stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    holder.stdin.write(f"BEGIN;\nSELECT id FROM streams WHERE id IN ({listed}) FOR UPDATE;\nSELECT pg_sleep({hold});\nCOMMIT;\n")
+    holder.stdin.close()
+    wait_for(lambda: int(s.d.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%'")) > 0, 10,
+             "the backend transaction to hold the rows")
+    taken = time.time()
+    code = holder.wait(hold + 30)
+    released = time.time()
+    s.note(f"{len(held)} of {streams} streams held FOR UPDATE from {taken - due:+.1f}s to {released - due:+.1f}s against the due "
+           f"second (psql exit {code})")
+    s.wait_quiet(s.size(60, 120))
+    s.tally.refresh()
+    free_times = [at for key, at in s.tally.starts if key[0].startswith(s.prefix) and key[0] not in held]
+    held_times = [at for key, at in s.tally.starts if key[0] in held]
+    free_late = max((at - due for at in free_times), default=0.0)
+    s.check(free_times and free_late <= 5, f"the streams not held started on time (latest {free_late:.2f}s after the due second, bound 5s)")
+    if held_times:
+        s.check(min(held_times) >= released - 0.5, f"no held stream started before the release (first {min(held_times) - released:+.2f}s)")
+        s.check(max(held_times) - released <= 5, f"the held streams started right after the release (last {max(held_times) - released:+.2f}s, "
+                                                  "bound 5s)")
+    else:
+        s.check(False, "the held streams started")
+
+
 SCENARIOS = [
     (1, "SIGKILL a random worker every 2 s during a burst", scenario_kill_workers,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
@@ -473,6 +510,7 @@ SCENARIOS = [
     (8, "a worker whose clock runs 10 minutes fast", scenario_fast_clock, {}, 30),
     (9, "poison jobs and rows", scenario_poison, {}, 30),
     (10, "SIGTERM during a burst", scenario_sigterm, {"WORKER_CONCURRENCY": "8", "SHUTDOWN_GRACE_SECONDS": "10"}, 100),
+    (11, "the backend holds FOR UPDATE on some streams for 40 s during a burst", scenario_held_rows, {}, 30),
 ]
 
 
