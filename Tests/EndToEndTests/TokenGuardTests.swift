@@ -45,7 +45,9 @@ import TestSupport
         try await waitUntil(timeout: .seconds(10), "the ledger settled") {
             try await Self.count(system, "SELECT 1 FROM countdown_start_ledger WHERE status = 'sending'") == 0
         }
-        let cleared = try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token IS NULL")
+        let clearedDevices = try await system.query("SELECT device_id FROM devices WHERE fcm_token IS NULL")
+            .map { try $0.decode("device_id", as: String.self) }
+        let cleared = clearedDevices.count
         #expect(cleared <= 20, "the guard lets at most TOKEN_GUARD_MIN_REFUSALS refusals clear a token, cleared \(cleared)")
         #expect(cleared > 0, "below the minimum a refusal still clears its token")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE push_to_start_token IS NULL") == 0,
@@ -56,11 +58,17 @@ import TestSupport
         #expect(worker.log.contains("token guard tripped"))
         #expect(worker.log.contains("FCM_PROJECT_ID / GOOGLE_APPLICATION_CREDENTIALS"))
 
+        // The project is right again; then the cleared tokens are restored, and their starts go out.
+        _ = try await system.fakeClient.call("DELETE", "/fake/faults")
         let restore = try await system.admin(["tokens", "restore", "--since", "10m", "--reason", "SENDER_ID_MISMATCH", "--yes", "--json"])
         #expect(restore.status == 0, "\(restore.output)")
         #expect(restore.output.contains("\"fcm\" : \(cleared)"), "\(restore.output)")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token IS NULL") == 0, "every cleared token is back")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token = 'fcm-' || device_id") == devices)
+        let restoredTokens = Set(clearedDevices.map { "fcm-" + $0 })
+        try await system.waitForPushes(timeout: .seconds(30), "the restored devices' starts (their backfill)") { pushes in
+            restoredTokens.isSubset(of: Set(pushes.events("start").map(\.fcmToken)))
+        }
         await system.stop()
     }
 
