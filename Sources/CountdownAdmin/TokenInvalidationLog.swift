@@ -65,18 +65,37 @@ public struct TokenInvalidationLog: Sendable {
                 SELECT 1 FROM devices WHERE device_id IN (SELECT device_id FROM (\(candidates)) AS c) ORDER BY device_id FOR UPDATE
                 """, filter)
             var restored: [String: Int] = [:]
+            var reopen: [(device: String, stream: String)] = []
             for (kind, statement) in Self.restoreStatements {
-                let ids = try connection.query("WITH c AS (\(candidates)) " + statement, filter)
-                    .map { try $0.decode("id", as: Int.self) }
+                let rows = try connection.query("WITH c AS (\(candidates)) " + statement, filter)
+                let ids = try rows.map { try $0.decode("id", as: Int.self) }
                 guard !ids.isEmpty else { continue }
                 restored[kind.rawValue] = ids.count
+                if kind != .runtime {
+                    reopen += try rows.compactMap { row in
+                        try row.decode("stream_id", as: String?.self).map { (try row.decode("device_id", as: String.self), $0) }
+                    }
+                }
                 try connection.execute("""
                     UPDATE countdown_token_invalidations SET restored_at = now(), restore_reason = 'countdown-admin tokens restore'
                     WHERE id = ANY($1::bigint[])
                     """, [PostgresTextArray(ids.map(String.init))])
             }
+            try Self.reopenStarts(reopen, on: connection)
             return RestoreReport(restored: restored, skippedChanged: considered - restored.values.reduce(0, +))
         }
+    }
+
+    /// A start that failed because of a token now restored may go out again: its ledger row forgets the tokens it
+    /// failed with, so the device's next backfill (queued by the token change itself) re-opens and sends it
+    /// while the stream's start window is open.
+    private static func reopenStarts(_ pairs: [(device: String, stream: String)], on connection: PostgresConnection) throws {
+        guard !pairs.isEmpty else { return }
+        try connection.execute("""
+            UPDATE countdown_start_ledger l SET token_hash = NULL, updated_at = now()
+            FROM unnest($1::text[], $2::text[]) AS t(device_id, stream_id)
+            WHERE l.device_id = t.device_id AND l.stream_id = t.stream_id AND l.status = 'failed' AND l.reason LIKE 'dead_token:%'
+            """, [PostgresTextArray(pairs.map(\.device)), PostgresTextArray(pairs.map(\.stream))])
     }
 
     /// Per kind: the statement that puts the candidates `c` back and returns the ids of the entries it restored.
@@ -84,12 +103,12 @@ public struct TokenInvalidationLog: Sendable {
         (.fcm, """
             UPDATE devices d SET fcm_token = c.old_value FROM c
             WHERE c.token_kind = 'fcm' AND d.device_id = c.device_id AND d.fcm_token IS NULL
-            RETURNING c.id
+            RETURNING c.id, c.device_id, c.stream_id
             """),
         (.pushToStart, """
             UPDATE devices d SET push_to_start_token = c.old_value FROM c
             WHERE c.token_kind = 'push_to_start' AND d.device_id = c.device_id AND d.push_to_start_token IS NULL
-            RETURNING c.id
+            RETURNING c.id, c.device_id, c.stream_id
             """),
         (.runtime, """
             , inserted AS (

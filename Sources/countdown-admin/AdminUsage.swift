@@ -33,7 +33,8 @@ enum AdminUsage {
                    countdown-admin tokens restore --since T [--reason R] [--yes] [--json]
             T is an RFC 3339 time (2026-12-01T20:00:00Z) or a duration ago (90s, 15m, 2h, 1d); R keeps only tokens cleared
             for that refusal (e.g. SENDER_ID_MISMATCH). restore puts each cleared token back unless the device registered
-            another one since (a runtime token re-creates its session unless the device has another); without --yes on a
+            another one since (a runtime token re-creates its session unless the device has another) and re-opens the starts
+            that failed with it (the device's backfill sends them while the start window is open); without --yes on a
             terminal it asks first, elsewhere --yes is required.
             """,
         "pause": """

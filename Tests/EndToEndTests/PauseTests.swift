@@ -10,7 +10,7 @@ import TestSupport
     @Test func pausingStartsMidBurstLosesAndRepeatsNothing() async throws {
         let streams = 300
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60", "START_BATCH_SIZE": "8"])
-        try await TokenGuardTests.burst(system, count: streams, startsIn: 63)
+        try await system.burst(streams, startsIn: 63)
         try await system.fault(["latencyMs": 20])
         try system.startWorker()
         try system.startWorker()

@@ -9,24 +9,6 @@ import TestSupport
 /// The token guard end to end: a wrong Firebase project during a start burst clears at most
 /// TOKEN_GUARD_MIN_REFUSALS tokens and `tokens restore` brings them back; real dead tokens are still cleared.
 @Suite(.serialized) struct TokenGuardTests {
-    /// `count` streams starting in `seconds`, each with one creator and one device holding both tokens.
-    static func burst(_ system: CountdownSystem, count: Int, startsIn seconds: Int) async throws {
-        try await system.db.transaction { connection in
-            try connection.execute("INSERT INTO users (id, display_name) SELECT 'u' || i, 'User ' || i FROM generate_series(1, $1) i", [count])
-            try connection.execute("""
-                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
-                SELECT 'd' || i, 'u' || i, 'ios', 'fcm-d' || i, md5('pts' || i) FROM generate_series(1, $1) i
-                """, [count])
-            try connection.execute("""
-                INSERT INTO streams (id, title, planned_start_at) SELECT 's' || i, 'Stream ' || i, now() + make_interval(secs => $2)
-                FROM generate_series(1, $1) i
-                """, [count, seconds])
-            try connection.execute("""
-                INSERT INTO stream_participants (stream_id, user_id, role) SELECT 's' || i, 'u' || i, 'creator' FROM generate_series(1, $1) i
-                """, [count])
-        }
-    }
-
     static func count(_ system: CountdownSystem, _ sql: String) async throws -> Int {
         try await system.query("SELECT count(*) AS n FROM (\(sql)) AS counted")[0].decode("n")
     }
@@ -34,7 +16,7 @@ import TestSupport
     @Test func aWrongProjectClearsAtMostTheMinimumAndRestoreBringsThemBack() async throws {
         let devices = 300
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60"])
-        try await Self.burst(system, count: devices, startsIn: 63)
+        try await system.burst(devices, startsIn: 63)
         // Every send is refused as a token of another Firebase project, as when FCM_PROJECT_ID is wrong.
         try await system.fault(["status": 403, "errorCode": "SENDER_ID_MISMATCH", "forSeconds": 600])
         let worker = try system.startWorker()
@@ -45,7 +27,9 @@ import TestSupport
         try await waitUntil(timeout: .seconds(10), "the ledger settled") {
             try await Self.count(system, "SELECT 1 FROM countdown_start_ledger WHERE status = 'sending'") == 0
         }
-        let cleared = try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token IS NULL")
+        let clearedDevices = try await system.query("SELECT device_id FROM devices WHERE fcm_token IS NULL")
+            .map { try $0.decode("device_id", as: String.self) }
+        let cleared = clearedDevices.count
         #expect(cleared <= 20, "the guard lets at most TOKEN_GUARD_MIN_REFUSALS refusals clear a token, cleared \(cleared)")
         #expect(cleared > 0, "below the minimum a refusal still clears its token")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE push_to_start_token IS NULL") == 0,
@@ -56,18 +40,24 @@ import TestSupport
         #expect(worker.log.contains("token guard tripped"))
         #expect(worker.log.contains("FCM_PROJECT_ID / GOOGLE_APPLICATION_CREDENTIALS"))
 
+        // The project is right again; then the cleared tokens are restored, and their starts go out.
+        _ = try await system.fakeClient.call("DELETE", "/fake/faults")
         let restore = try await system.admin(["tokens", "restore", "--since", "10m", "--reason", "SENDER_ID_MISMATCH", "--yes", "--json"])
         #expect(restore.status == 0, "\(restore.output)")
         #expect(restore.output.contains("\"fcm\" : \(cleared)"), "\(restore.output)")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token IS NULL") == 0, "every cleared token is back")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE fcm_token = 'fcm-' || device_id") == devices)
+        let restoredTokens = Set(clearedDevices.map { "fcm-" + $0 })
+        try await system.waitForPushes(timeout: .seconds(30), "the restored devices' starts (their backfill)") { pushes in
+            restoredTokens.isSubset(of: Set(pushes.events("start").map(\.fcmToken)))
+        }
         await system.stop()
     }
 
     @Test func aRealShareOfDeadTokensIsStillCleared() async throws {
         let devices = 200
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60"])
-        try await Self.burst(system, count: devices, startsIn: 63)
+        try await system.burst(devices, startsIn: 63)
         let dead = stride(from: 10, through: devices, by: 10).map { "fcm-d\($0)" }  // 10%
         for token in dead { try await system.fault(["token": token, "status": 404, "errorCode": "UNREGISTERED"]) }
         try system.startWorker()
