@@ -118,10 +118,13 @@ struct SessionFanout: Sendable {
     /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
-        try await context.database.transaction { connection in
+        let me = context.liveness.workerID
+        let owners = seconds == nil ? ([], []) : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }
+        return try await context.database.transaction { connection in
             guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
             if let seconds, stream.status.isTerminal {
-                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, on: connection)
+                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: me, owners: owners,
+                                                           on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)
                 let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
                 return (Loaded(snapshot: stream, othersClaimed: total - claimed.count), sessions)

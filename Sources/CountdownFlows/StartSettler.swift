@@ -1,0 +1,98 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import Postgres
+import Telemetry
+
+/// Writes start-push outcomes to the ledger as they arrive, in small batches a few milliseconds apart, for every
+/// fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
+/// memory and is written again with backoff for as long as the process lives, while the worker keeps its claims
+/// alive (`ClaimStore.extend`), so no other sender takes the row and pushes it again.
+public actor StartSettler {
+    /// One push's outcome, and the tokens to clear when the push service called them dead.
+    public struct Result: Sendable {
+        public var settlement: LedgerSettlement
+        public var dead: (device: String, fcm: String, pts: String)?
+
+        public init(_ settlement: LedgerSettlement, dead: (device: String, fcm: String, pts: String)? = nil) {
+            self.settlement = settlement
+            self.dead = dead
+        }
+    }
+
+    public typealias Ticket = PendingSettlements<Result>.Ticket
+
+    private let database: PostgresClient
+    private let transport: PushTransportKind
+    private let logger: Logger
+    private let gather: Duration
+    private var pending: PendingSettlements<Result>
+    private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
+    private var writing = false
+
+    /// - Parameters:
+    ///   - batch: most outcomes written in one transaction.
+    ///   - gather: how long a batch not yet full waits for more outcomes before it is written.
+    public init(database: PostgresClient, transport: PushTransportKind, logger: Logger, batch: Int = 500, gather: Duration = .milliseconds(5)) {
+        self.database = database
+        self.transport = transport
+        self.logger = logger.with(["component": "start_settler"])
+        self.gather = gather
+        self.pending = PendingSettlements(maxBatch: batch)
+    }
+
+    /// Outcomes not yet written.
+    public var unsettled: Int { pending.count }
+
+    public func openTicket() -> Ticket { pending.openTicket() }
+
+    /// Queues outcomes under `ticket`; they are written within milliseconds.
+    public func add(_ results: [Result], to ticket: Ticket) {
+        pending.add(results, to: ticket)
+        startWriting()
+    }
+
+    /// Closes `ticket` and waits until all its outcomes are written. Throws the database's error when a write
+    /// fails meanwhile: the outcomes stay queued and are written once PostgreSQL is back, the caller just stops
+    /// waiting (its job is postponed, and finds the rows settled or still claimed by this worker when it runs again).
+    public func settle(_ ticket: Ticket) async throws {
+        guard !pending.close(ticket) else { return }
+        try await withCheckedThrowingContinuation { waiters[ticket] = $0 }
+    }
+
+    private func startWriting() {
+        guard !writing, pending.count > 0 else { return }
+        writing = true
+        Task { await self.writeAll() }
+    }
+
+    private func writeAll() async {
+        while pending.count > 0 {
+            if pending.count < pending.maxBatch && pending.failures == 0 { try? await Task.sleep(for: gather) }
+            guard let batch = pending.takeBatch() else { break }
+            do {
+                try await write(batch)
+                for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
+            } catch {
+                pending.failed()
+                let waiting = waiters
+                waiters = [:]
+                for waiter in waiting.values { waiter.resume(throwing: error) }
+                logger.warn("could not record start outcomes; keeping them to write again", [
+                    "outcomes": .int(pending.count), "retry_in_s": .seconds(pending.backoff), "error": .error(error),
+                ])
+                try? await Task.sleep(for: pending.backoff)
+            }
+        }
+        writing = false
+    }
+
+    private func write(_ batch: [Result]) async throws {
+        let transport = self.transport
+        // Deadlocks are retried at once; anything else comes back here and is retried with backoff.
+        try await database.transaction(serializationRetries: 2) { connection in
+            try StartLedgerStore.settle(batch.map(\.settlement), on: connection)
+            try DeviceTokenStore.clearStartTokens(batch.compactMap(\.dead), transport: transport, on: connection)
+        }
+    }
+}
