@@ -60,6 +60,14 @@ public actor StartSettler {
         try await withCheckedThrowingContinuation { waiters[ticket] = $0 }
     }
 
+    /// Waits until every outcome is written, or `limit` passed (a process about to exit).
+    public func drain(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while pending.count > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     private func startWriting() {
         guard !writing, pending.count > 0 else { return }
         writing = true

@@ -41,6 +41,9 @@ public final class Dispatcher: Service {
 
     public var busySlots: Int { inFlight.withLock { $0.count } }
 
+    /// The leases of the jobs running now (published with the heartbeat, so the fleet can take them over).
+    public var heldLeases: [JobLease] { inFlight.withLock { Array($0.values) } }
+
     public func run(shutdown: ShutdownSignal) async throws {
         let extender = Task { await extendLeases() }
         var failures = 0

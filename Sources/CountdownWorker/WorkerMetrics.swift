@@ -22,6 +22,9 @@ public final class WorkerMetrics: Sendable {
     public let reconcileRepaired: Counter
     public let ready: Gauge
     public let clockOffset: Gauge
+    public let takeovers: Counter
+    public let unsettledStarts: Gauge
+    public let claimsExtended: Counter
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -42,6 +45,9 @@ public final class WorkerMetrics: Sendable {
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        takeovers = registry.counter("countdown_worker_takeovers_total", help: "Dead workers whose queue leases this worker handed back.")
+        unsettledStarts = registry.gauge("countdown_start_outcomes_unsettled", help: "Start push outcomes kept in memory, not yet written to PostgreSQL.")
+        claimsExtended = registry.counter("countdown_claim_extensions_total", help: "Runs extending this worker's ledger and session claims, by result.", labels: ["result"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 

@@ -1,3 +1,4 @@
+import BlockingIO
 import Configuration
 import CountdownDomain
 import CountdownFlows
@@ -21,6 +22,7 @@ public struct WorkerProcess: Sendable {
     private let closers: [@Sendable () -> Void]
     private let clock: ServerClock
     private let redis: RedisClient
+    private let heartbeat: FleetHeartbeat
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
     /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
@@ -42,9 +44,15 @@ public struct WorkerProcess: Sendable {
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+        let workerID = FleetHeartbeat.makeID()
+        let leases = Locked<Dispatcher?>(nil)
+        let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
+                                       leases: { leases.withLock { $0?.heldLeases ?? [] } }, metrics: metrics, logger: logger)
+        self.heartbeat = heartbeat
+        let claimSeconds = config.jobLeaseSeconds * 2
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
-                                  transport: config.pushTransport, metrics: metrics, logger: logger,
-                                  claimSeconds: config.jobLeaseSeconds * 2)
+                                  transport: config.pushTransport, metrics: metrics, logger: logger.with(["worker": .string(workerID)]),
+                                  claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
@@ -64,16 +72,21 @@ public struct WorkerProcess: Sendable {
             return problems
         }
         let grace = Duration.seconds(config.shutdownGraceSeconds)
+        let dispatcher = Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
+                                    lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
+                                    batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
+                                    metrics: metrics, logger: logger)
+        leases.withLock { $0 = dispatcher }
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
+            heartbeat,
+            ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics, logger: logger),
             ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                               namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
             OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
-            Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
-                       lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
-                       batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize), metrics: metrics, logger: logger),
+            dispatcher,
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
@@ -86,11 +99,14 @@ public struct WorkerProcess: Sendable {
             shutdown.trigger()
         }
         logger.info("worker starting", [
+            "worker": .string(heartbeat.workerID ?? ""),
             "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
         ])
         // Measured once before anything signs credentials; ClockSync keeps it current (and retries if Redis is away).
         try? await clock.sync(with: redis)
+        // Heard of before it claims anything, so no other worker mistakes its first claims for a dead worker's.
+        try? await heartbeat.beat()
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         let stopped = DispatchSemaphore(value: 0)
         let watchdog = Task { [logger] in
