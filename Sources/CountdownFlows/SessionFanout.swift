@@ -57,7 +57,11 @@ struct SessionFanout: Sendable {
         let loaded = try await load(streamID, device: nil, claimingFor: nil)
         guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
-        if sessions.isEmpty { return .done(detail: "no sessions to update") }
+        let planned = stream.snapshot.snapshot.plannedStartAt
+        if sessions.isEmpty {
+            try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
+            return .done(detail: "no sessions to update")
+        }
         let (pushes, addressed, _) = build(sessions) { session, language, role in
             try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
         } roles: { stream.roles[$0] }
@@ -77,6 +81,7 @@ struct SessionFanout: Sendable {
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
             return .retry(after: after, reason: "push_retry")
         }
+        try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
         return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
     }
 
