@@ -124,11 +124,11 @@ struct SessionFanout: Sendable {
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
         let me = context.liveness.workerID
-        let owners = seconds == nil ? ([], []) : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }
-        return try await context.database.transaction { connection in
+        let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }.dead
+        return try await context.database.transaction { connection -> (Loaded, [Session])? in
             guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
             if let seconds, stream.status.isTerminal {
-                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: me, owners: owners,
+                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: me, deadOwners: dead,
                                                            on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)
                 let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)

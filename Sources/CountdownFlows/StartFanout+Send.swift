@@ -69,6 +69,7 @@ extension StartFanout {
         let rows = try await context.database.transaction { connection in
             try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, on: connection)
         }
+        await context.settler.hold(rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) })
         var claimed: [String: [(user: String, device: String)]] = [:]
         for row in rows { claimed[row.stream, default: []].append((row.user, row.device)) }
         return claimed

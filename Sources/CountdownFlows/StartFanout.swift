@@ -76,6 +76,9 @@ struct StartFanout: Sendable {
             }
             return (decided, plans)
         }
+        await context.settler.hold(plans.flatMap { streamID, plan in
+            plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) }
+        })
         for plan in plans.values {
             for target in plan.targets.values {
                 if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }

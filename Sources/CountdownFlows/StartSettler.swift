@@ -7,7 +7,10 @@ import Telemetry
 /// Writes start-push outcomes to the ledger as they arrive, in small batches a few milliseconds apart, for every
 /// fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
 /// memory and is written again with backoff for as long as the process lives, while the worker keeps its claims
-/// alive (`ClaimStore.extend`), so no other sender takes the row and pushes it again.
+/// alive, so no other sender takes the row and pushes it again.
+///
+/// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
+/// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.
 public actor StartSettler {
     /// One push's outcome, and the tokens to clear when the push service called them dead.
     public struct Result: Sendable {
@@ -29,6 +32,7 @@ public actor StartSettler {
     private var pending: PendingSettlements<Result>
     private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
     private var writing = false
+    private var held = Set<ClaimStore.Row>()
 
     /// - Parameters:
     ///   - batch: most outcomes written in one transaction.
@@ -43,6 +47,14 @@ public actor StartSettler {
 
     /// Outcomes not yet written.
     public var unsettled: Int { pending.count }
+
+    /// The ledger rows this process claimed and whose outcome is not yet written.
+    public var heldRows: [ClaimStore.Row] { Array(held) }
+
+    /// Records rows a fan-out just claimed: they are held until their outcome is written.
+    public func hold(_ rows: [ClaimStore.Row]) {
+        held.formUnion(rows)
+    }
 
     public func openTicket() -> Ticket { pending.openTicket() }
 
@@ -80,6 +92,10 @@ public actor StartSettler {
             guard let batch = pending.takeBatch() else { break }
             do {
                 try await write(batch)
+                for result in batch {
+                    let settlement = result.settlement
+                    held.remove(ClaimStore.Row(stream: settlement.stream, user: settlement.user, device: settlement.device))
+                }
                 for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
             } catch {
                 pending.failed()

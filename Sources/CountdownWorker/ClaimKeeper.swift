@@ -3,10 +3,10 @@ import CountdownStore
 import Postgres
 import Telemetry
 
-/// Keeps this worker's start-ledger and session end claims alive: extends them to `seconds` from now every
-/// quarter of that, so a fan-out or a settlement that takes long (a large stream, PostgreSQL away for a while)
-/// never lets another sender take rows this worker is still pushing or recording. Also exports how many start
-/// outcomes wait in memory.
+/// Keeps this worker's start-ledger claims alive: every quarter of `seconds`, extends the rows it holds (claimed
+/// and not yet recorded) to `seconds` from now, so a fan-out or a settlement that takes long (a large stream,
+/// PostgreSQL away for a while) never lets another sender take rows this worker is still pushing or recording;
+/// and gives back its expired claims on rows it no longer holds. Also exports how many outcomes wait in memory.
 public final class ClaimKeeper: Service {
     public let name = "claim_keeper"
     private let owner: String
@@ -31,9 +31,11 @@ public final class ClaimKeeper: Service {
             await shutdown.sleep(for: every)
             metrics.unsettledStarts.set(Double(await settler.unsettled))
             let (owner, seconds) = (self.owner, self.seconds)
+            let held = await settler.heldRows
             do {
-                _ = try await database.withConnection { try ClaimStore.extend(owner: owner, seconds: seconds, on: $0) }
+                let kept = try await database.transaction { try ClaimStore.keepAlive(owner: owner, held: held, seconds: seconds, on: $0) }
                 metrics.claimsExtended.increment(labels: "ok")
+                if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }
             } catch {
                 metrics.claimsExtended.increment(labels: "error")
                 logger.warn("could not extend this worker's claims", ["error": .error(error)])

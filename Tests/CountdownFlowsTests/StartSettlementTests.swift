@@ -97,6 +97,7 @@ import TestSupport
             await outage.pass()
             #expect(gateway.sent.value.count == 6)
             #expect(await first.settler.unsettled > 0, "the outcomes are kept in memory")
+            #expect(await first.settler.heldRows.count == 6, "and their rows held (their claims are kept alive)")
             try await database.administer { c in
                 try c.execute("ALTER DATABASE \(try c.quoteIdentifier(name)) WITH ALLOW_CONNECTIONS true")
             }
@@ -107,6 +108,7 @@ import TestSupport
                 #expect(retried == .retry(after: .seconds(0), reason: "rows_claimed_elsewhere"), "worker-a's rows are still open")
             }
             try await Self.waitUntilSettled(first)
+            #expect(await first.settler.heldRows.isEmpty, "rows are let go once their outcome is written")
             #expect(try await Self.ledger(client) == ["sent": 6])
             #expect(gateway.sent.value.count == 6, "no device got a second start")
             let outcome = try await JobHandler(context: second).handle(.start(stream: "s"))
@@ -146,13 +148,22 @@ import TestSupport
             let done = try await client.query("SELECT 1 FROM countdown_stream_progress WHERE stream_id = 's' AND start_done_for IS NOT NULL")
             #expect(done.count == 1)
 
-            try await client.execute("UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now(), claimed_by = 'pager' WHERE device_id = 'd1'")
-            let extended = try await client.withConnection { try ClaimStore.extend(owner: "pager", seconds: 60, on: $0) }
-            #expect(extended == 1)
-            let left: Double = try await client.query("""
-                SELECT extract(epoch FROM claimed_until - now())::float8 AS s FROM countdown_start_ledger WHERE device_id = 'd1'
-                """)[0].decode("s")
-            #expect(left > 50)
+            // d1 is held (being sent), d2 claimed by this worker but no longer held, d3 held by another worker.
+            try await client.execute("""
+                UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now() - interval '1 second',
+                    claimed_by = CASE WHEN device_id = 'd3' THEN 'other' ELSE 'pager' END
+                WHERE device_id IN ('d1', 'd2', 'd3')
+                """)
+            let kept = try await client.transaction {
+                try ClaimStore.keepAlive(owner: "pager", held: [ClaimStore.Row(stream: "s", user: "u", device: "d1")], seconds: 60, on: $0)
+            }
+            #expect(kept == (1, 1))
+            let rows: [String] = try await client.query("""
+                SELECT device_id || '=' || status || coalesce(':' || claimed_by, '') || CASE WHEN claimed_until > now() + interval '50 seconds'
+                       THEN ' extended' ELSE '' END AS row
+                FROM countdown_start_ledger WHERE device_id IN ('d1', 'd2', 'd3') ORDER BY 1
+                """).map { try $0.decode("row") }
+            #expect(rows == ["d1=sending:pager extended", "d2=pending", "d3=sending:other"])
         }
     }
 }

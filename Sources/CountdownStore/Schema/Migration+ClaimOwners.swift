@@ -1,7 +1,7 @@
 extension Migration {
-    /// Start-ledger rows and session end claims name the worker that holds them, so a claim lasts while that
-    /// worker lives (it extends `claimed_until`) and is taken over as soon as its heartbeat is gone, instead of
-    /// waiting for the claim to expire. The partial index finds one worker's open rows for the extension.
+    /// Start-ledger rows and session end claims name the worker that holds them, so a ledger claim lasts while
+    /// that worker lives (it extends `claimed_until`) and both are taken over as soon as its heartbeat is gone,
+    /// instead of waiting for the claim to expire. The partial index finds one worker's open rows.
     ///
     /// A move of a stream's planned start also records, in the writer's transaction, that its running activities
     /// need an update push for the new time (`update_pending_for`); the update handler clears it once sent, and the
@@ -10,7 +10,6 @@ extension Migration {
     ALTER TABLE countdown_start_ledger ADD COLUMN claimed_by text NULL;
     ALTER TABLE countdown_session_end_claims ADD COLUMN claimed_by text NULL;
     CREATE INDEX countdown_start_ledger_claimed_by ON countdown_start_ledger (claimed_by) WHERE status = 'sending';
-    CREATE INDEX countdown_session_end_claims_claimed_by ON countdown_session_end_claims (claimed_by);
 
     ALTER TABLE countdown_stream_progress ADD COLUMN update_pending_for timestamptz NULL;
     CREATE FUNCTION countdown_stream_rescheduled() RETURNS trigger LANGUAGE plpgsql AS $$
