@@ -30,6 +30,32 @@ extension StartFanout {
         let settler = context.settler
         let ticket = await settler.openTicket()
         var tally = Tally()
+        do {
+            try await sendPages(plans, scope: scope, owners: owners, ticket: ticket, tally: &tally)
+        } catch {
+            await settler.abandon(ticket)
+            throw error
+        }
+        try await settler.settle(ticket)
+        let finished = try await recordProgress(plans, scope: scope)
+        var outcomes: [String: HandlerOutcome] = [:]
+        for (streamID, plan) in plans {
+            if let after = tally.retryAfter[streamID] {
+                outcomes[streamID] = .retry(after: after, reason: "push_retry")
+            } else if !finished.contains(streamID) && plan.openByOthers > 0 {
+                outcomes[streamID] = .retry(after: .seconds(context.claimSeconds), reason: "rows_claimed_elsewhere")
+            } else {
+                outcomes[streamID] = .done(detail: "sent \(tally.sent[streamID] ?? 0) of \(tally.claimed[streamID] ?? 0) claimed, "
+                    + "\(plan.targets.count) devices considered")
+            }
+        }
+        return outcomes
+    }
+
+    /// Sends the first page (claimed with the plans), then claims and sends further pages while the streams have
+    /// more pending rows.
+    private func sendPages(_ plans: [String: Plan], scope: FanoutScope, owners: (dead: [String], alive: [String]),
+                           ticket: StartSettler.Ticket, tally: inout Tally) async throws {
         var page = plans
         var built: [String: LiveActivityPayload] = [:]  // one payload per stream, role and language, shared by its devices
         while true {
@@ -46,20 +72,6 @@ extension StartFanout {
                 page[streamID]?.claimed = rows
             }
         }
-        try await settler.settle(ticket)
-        let finished = try await recordProgress(plans, scope: scope)
-        var outcomes: [String: HandlerOutcome] = [:]
-        for (streamID, plan) in plans {
-            if let after = tally.retryAfter[streamID] {
-                outcomes[streamID] = .retry(after: after, reason: "push_retry")
-            } else if !finished.contains(streamID) && plan.openByOthers > 0 {
-                outcomes[streamID] = .retry(after: .seconds(context.claimSeconds), reason: "rows_claimed_elsewhere")
-            } else {
-                outcomes[streamID] = .done(detail: "sent \(tally.sent[streamID] ?? 0) of \(tally.claimed[streamID] ?? 0) claimed, "
-                    + "\(plan.targets.count) devices considered")
-            }
-        }
-        return outcomes
     }
 
     /// Claims the next page of `streams`' pending rows for this worker.

@@ -80,6 +80,11 @@ public actor StartSettler {
         }
     }
 
+    /// Closes `ticket` without waiting (its fan-out failed; its outcomes are still written).
+    public func abandon(_ ticket: Ticket) {
+        _ = pending.close(ticket)
+    }
+
     private func startWriting() {
         guard !writing, pending.count > 0 else { return }
         writing = true

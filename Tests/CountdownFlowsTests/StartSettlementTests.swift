@@ -22,15 +22,24 @@ import TestSupport
         }
     }
 
-    /// Accepts every push; `before` runs (once) before the first push is answered.
+    /// Accepts every push; `before` runs (once) before the first push is answered, and no push is answered before
+    /// it finished.
     final class Gateway: PushGateway {
         let sent = Locked([String]())
         let before: Locked<(@Sendable () async -> Void)?>
+        let ran = AsyncGate()
 
-        init(before: (@Sendable () async -> Void)? = nil) { self.before = Locked(before) }
+        init(before: (@Sendable () async -> Void)? = nil) {
+            self.before = Locked(before)
+            if before == nil { ran.open() }
+        }
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            if let hook = before.withLock({ hook in defer { hook = nil }; return hook }) { await hook() }
+            if let hook = before.withLock({ hook in defer { hook = nil }; return hook }) {
+                await hook()
+                ran.open()
+            }
+            await ran.pass()
             guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
             sent.withLock { $0.append(fcm) }
             return .accepted(name: "projects/p/messages/\(fcm)")
