@@ -18,15 +18,17 @@ public final class Dispatcher: Service {
     private let transient: @Sendable (any Error) -> Bool
     private let metrics: WorkerMetrics
     private let logger: Logger
+    private let onClaimed: @Sendable () async -> Void
     private let inFlight = Locked([String: JobLease]())
     private let slotFreed = WakeSignal()
 
     /// - Parameters:
     ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
+    ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
                 batching: JobBatchPolicy = .none, transient: @escaping @Sendable (any Error) -> Bool = TransientErrors.isTransient,
-                metrics: WorkerMetrics, logger: Logger) {
+                metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
         self.queue = queue
         self.runner = runner
         self.concurrency = concurrency
@@ -34,6 +36,7 @@ public final class Dispatcher: Service {
         self.drain = drain
         self.batching = batching
         self.transient = transient
+        self.onClaimed = onClaimed
         self.metrics = metrics
         self.logger = logger.with(["component": "dispatcher"])
         metrics.slots.set(Double(concurrency), labels: "total")
@@ -66,6 +69,7 @@ public final class Dispatcher: Service {
                     }
                 }
                 for group in batching.group(claimed) { start(group, claimedAt: batch.claimedAt) }
+                if !claimed.isEmpty { await onClaimed() }
                 if batch.items.isEmpty {
                     try await queue.waitForWork(timeout: batch.idleWait(maxIdle: .milliseconds(500)))
                 }

@@ -75,7 +75,10 @@ public struct WorkerProcess: Sendable {
         let dispatcher = Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
-                                    metrics: metrics, logger: logger)
+                                    metrics: metrics, logger: logger,
+                                    // The fleet learns of new leases at once, not at the next beat: a worker killed right
+                                    // after a claim has its jobs handed back by the heartbeat takeover, not its lease expiry.
+                                    onClaimed: { try? await heartbeat.beat() })
         leases.withLock { $0 = dispatcher }
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
