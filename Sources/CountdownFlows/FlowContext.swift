@@ -33,7 +33,7 @@ public struct FlowContext: Sendable {
         self.logger = logger
         self.claimSeconds = claimSeconds
         self.liveness = liveness
-        self.settler = StartSettler(database: database, transport: transport, logger: logger)
+        self.settler = StartSettler(database: database, logger: logger)
         self.startPageSize = max(1, startPageSize)
     }
 

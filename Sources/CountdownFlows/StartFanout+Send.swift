@@ -104,7 +104,8 @@ extension StartFanout {
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
                     let key = streamID + "\u{0}" + role.rawValue + "\u{0}" + language.rawValue
-                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
+                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now,
+                                                                             viewerCount: plan.stream.viewerCount)
                     built[key] = payload
                     let fcm = target.candidate.fcmToken ?? ""
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
@@ -126,7 +127,6 @@ extension StartFanout {
     /// The ledger outcome of one push.
     private static func result(of delivery: Delivery, for key: Sent, tally: inout Tally) -> StartSettler.Result {
         let tokens = (fcm: key.fcm, pts: key.pts)
-        let dead = (device: key.device, fcm: key.fcm, pts: key.pts)
         func settle(_ status: String, _ reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = tokens) -> LedgerSettlement {
             LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason, name: name, tokens: tokens)
         }
@@ -134,10 +134,11 @@ extension StartFanout {
         case .accepted(let name):
             tally.sent[key.stream, default: 0] += 1
             return .init(settle("sent", nil, name: name))
-        case .deadToken(let reason):
-            return .init(settle("failed", "dead_token:" + reason), dead: dead)
-        case .rejected(let reason, let tokenLevel):
-            return .init(settle("failed", (tokenLevel ? "dead_token:" : "rejected:") + reason, tokens: nil), dead: tokenLevel ? dead : nil)
+        case .tokenRefused(let token, let reason):
+            return .init(settle("failed", "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
+                device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts, reason: reason, stream: key.stream))
+        case .rejected(let reason):
+            return .init(settle("failed", "rejected:" + reason, tokens: nil))
         case .retry(let after, let reason):
             tally.retry(key.stream, after: after)
             return .init(settle("pending", "retry:" + reason))

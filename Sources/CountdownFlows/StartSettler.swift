@@ -12,21 +12,20 @@ import Telemetry
 /// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
 /// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.
 public actor StartSettler {
-    /// One push's outcome, and the tokens to clear when the push service called them dead.
+    /// One push's outcome, and the token to clear when the push service refused it.
     public struct Result: Sendable {
         public var settlement: LedgerSettlement
-        public var dead: (device: String, fcm: String, pts: String)?
+        public var refused: DeviceTokenStore.Invalidation?
 
-        public init(_ settlement: LedgerSettlement, dead: (device: String, fcm: String, pts: String)? = nil) {
+        public init(_ settlement: LedgerSettlement, refused: DeviceTokenStore.Invalidation? = nil) {
             self.settlement = settlement
-            self.dead = dead
+            self.refused = refused
         }
     }
 
     public typealias Ticket = PendingSettlements<Result>.Ticket
 
     private let database: PostgresClient
-    private let transport: PushTransportKind
     private let logger: Logger
     private let gather: Duration
     private var pending: PendingSettlements<Result>
@@ -37,9 +36,8 @@ public actor StartSettler {
     /// - Parameters:
     ///   - batch: most outcomes written in one transaction.
     ///   - gather: how long a batch not yet full waits for more outcomes before it is written.
-    public init(database: PostgresClient, transport: PushTransportKind, logger: Logger, batch: Int = 500, gather: Duration = .milliseconds(5)) {
+    public init(database: PostgresClient, logger: Logger, batch: Int = 500, gather: Duration = .milliseconds(5)) {
         self.database = database
-        self.transport = transport
         self.logger = logger.with(["component": "start_settler"])
         self.gather = gather
         self.pending = PendingSettlements(maxBatch: batch)
@@ -117,11 +115,10 @@ public actor StartSettler {
     }
 
     private func write(_ batch: [Result]) async throws {
-        let transport = self.transport
         // Deadlocks are retried at once; anything else comes back here and is retried with backoff.
         try await database.transaction(serializationRetries: 2) { connection in
             try StartLedgerStore.settle(batch.map(\.settlement), on: connection)
-            try DeviceTokenStore.clearStartTokens(batch.compactMap(\.dead), transport: transport, on: connection)
+            try DeviceTokenStore.clear(batch.compactMap(\.refused), on: connection)
         }
     }
 }

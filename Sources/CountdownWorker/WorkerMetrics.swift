@@ -25,6 +25,9 @@ public final class WorkerMetrics: Sendable {
     public let takeovers: Counter
     public let unsettledStarts: Gauge
     public let claimsExtended: Counter
+    public let tokenGuardTripped: Gauge
+    public let queuePaused: Gauge
+    public let endUndeliverable: Counter
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -48,6 +51,12 @@ public final class WorkerMetrics: Sendable {
         takeovers = registry.counter("countdown_worker_takeovers_total", help: "Dead workers whose queue leases this worker handed back.")
         unsettledStarts = registry.gauge("countdown_start_outcomes_unsettled", help: "Start push outcomes kept in memory, not yet written to PostgreSQL.")
         claimsExtended = registry.counter("countdown_claim_extensions_total", help: "Runs extending this worker's ledger and session claims, by result.", labels: ["result"])
+        tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
+                                           help: "1 while token refusals look like a misconfiguration and no token is cleared.")
+        endUndeliverable = registry.counter("countdown_end_undeliverable_total",
+                                            help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
+                                            labels: ["reason"])
+        queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 
@@ -65,9 +74,13 @@ public final class WorkerMetrics: Sendable {
     }
 }
 
-/// The version reported in logs and `countdown_build_info`.
+/// The version reported in logs and `countdown_build_info`: the build's (see `BuildInfo`).
 public enum CountdownVersion {
-    public static let current = "0.1.0"
+    public static let current = BuildInfo.version
 }
 
-extension WorkerMetrics: FlowMetrics {}
+extension WorkerMetrics: FlowMetrics {
+    public func countUndeliverableEnd(reason: String) {
+        endUndeliverable.increment(labels: Self.boundedLabel(reason))
+    }
+}

@@ -19,14 +19,14 @@ import TestSupport
         init(dead: Set<String> = []) { self.dead = dead }
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
+            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
-            return dead.contains(fcm) ? .deadToken(reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
+            return dead.contains(fcm) ? .tokenRefused(.fcm, reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
         }
     }
 
     static func withHandler(dead: Set<String> = [], _ body: (JobHandler, PostgresClient, RecordingGateway) async throws -> Void) async throws {
-        try await MigratedDatabase.with(prefix: "batch") { _, client in
+        try await MigratedDatabase.with(prefix: "batch") { client in
             let gateway = RecordingGateway(dead: dead)
             let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(startLeadSeconds: 3600),
                                       transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))

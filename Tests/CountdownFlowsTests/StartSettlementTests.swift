@@ -40,7 +40,7 @@ import TestSupport
                 ran.open()
             }
             await ran.pass()
-            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
+            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
             return .accepted(name: "projects/p/messages/\(fcm)")
         }
