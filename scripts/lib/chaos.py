@@ -548,7 +548,7 @@ SCENARIOS = [
     (9, "poison jobs and rows", scenario_poison, {}, 30),
     (10, "SIGTERM during a burst", scenario_sigterm, {"WORKER_CONCURRENCY": "8", "SHUTDOWN_GRACE_SECONDS": "10"}, 100),
     (11, "PostgreSQL connections killed every 2 s during a burst", scenario_postgres_connections_killed,
-     {"WORKER_CONCURRENCY": "8", "JOB_LEASE_SECONDS": "5"}, 60),
+     {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
     (12, "SIGKILL one worker mid-burst, survivors take over", scenario_takeover, {"JOB_LEASE_SECONDS": "30"}, 200),
 ]
 
