@@ -11,9 +11,11 @@ public struct StreamState: Sendable, Equatable {
     public var reminderDoneFor: Date?
     public var hasActiveReminders: Bool
     public var hasSessions: Bool
+    /// The planned start whose update push running activities still need (set when the start moved).
+    public var updatePendingFor: Date?
 
     public init(id: String, status: StreamStatus, plannedStartAt: Date, startDoneFor: Date? = nil, reminderDoneFor: Date? = nil,
-                hasActiveReminders: Bool = false, hasSessions: Bool = false) {
+                hasActiveReminders: Bool = false, hasSessions: Bool = false, updatePendingFor: Date? = nil) {
         self.id = id
         self.status = status
         self.plannedStartAt = plannedStartAt
@@ -21,5 +23,9 @@ public struct StreamState: Sendable, Equatable {
         self.reminderDoneFor = reminderDoneFor
         self.hasActiveReminders = hasActiveReminders
         self.hasSessions = hasSessions
+        self.updatePendingFor = updatePendingFor
     }
+
+    /// Whether running activities still wait for an update push with the current planned start.
+    public var needsUpdate: Bool { updatePendingFor == plannedStartAt }
 }

@@ -12,11 +12,18 @@ public struct FlowContext: Sendable {
     public let transport: PushTransportKind
     public let metrics: any FlowMetrics
     public let logger: Logger
-    /// How long start-ledger rows stay claimed by one sender (the job lease).
+    /// How long start-ledger rows and session end claims stay claimed by one sender without being extended.
     public let claimSeconds: Int
+    /// This worker's id and the fleet's liveness, for claims.
+    public let liveness: any WorkerLiveness
+    /// Writes start outcomes as they arrive, for every fan-out of the process.
+    public let settler: StartSettler
+    /// Most ledger rows one start fan-out claims and sends at a time.
+    public let startPageSize: Int
 
     public init(database: PostgresClient, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
-                transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30) {
+                transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
+                liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000) {
         self.database = database
         self.push = push
         self.payloads = payloads
@@ -25,5 +32,17 @@ public struct FlowContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.claimSeconds = claimSeconds
+        self.liveness = liveness
+        self.settler = StartSettler(database: database, logger: logger)
+        self.startPageSize = max(1, startPageSize)
+    }
+
+    /// Reads the other workers holding claims (`read`) and sorts them by liveness; this worker counts as alive.
+    func claimOwners(_ read: @escaping @Sendable (PostgresConnection) throws -> [String]) async throws -> (dead: [String], alive: [String]) {
+        guard let me = liveness.workerID else { return ([], []) }
+        let owners = try await database.withConnection(read)
+        guard !owners.isEmpty else { return ([], [me]) }
+        let sorted = await liveness.classify(owners)
+        return (sorted.dead, sorted.alive + [me])
     }
 }

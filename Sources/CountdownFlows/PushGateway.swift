@@ -23,13 +23,19 @@ public protocol PushGateway: Sendable {
 extension PushGateway {
     /// Sends every push concurrently (the gateway bounds how many are in flight) and returns results in order.
     public func sendAll(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
+        var results = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
+        await sendEach(pushes, kind: kind) { index, delivery in results[index] = delivery }
+        return results
+    }
+
+    /// Sends every push concurrently and hands each result (with the push's index) to `onResult` as it arrives,
+    /// one at a time.
+    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, _ onResult: (Int, Delivery) async -> Void) async {
         await withTaskGroup(of: (Int, Delivery).self) { group in
             for (index, push) in pushes.enumerated() {
                 group.addTask { (index, await self.send(push, kind: kind)) }
             }
-            var results = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
-            for await (index, delivery) in group { results[index] = delivery }
-            return results
+            for await (index, delivery) in group { await onResult(index, delivery) }
         }
     }
 }

@@ -87,7 +87,11 @@ struct SessionFanout: Sendable {
         let loaded = try await load(streamID, device: nil, claimingFor: nil)
         guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
-        if sessions.isEmpty { return .done(detail: "no sessions to update") }
+        let planned = stream.snapshot.snapshot.plannedStartAt
+        if sessions.isEmpty {
+            try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
+            return .done(detail: "no sessions to update")
+        }
         let (pushes, addressed, _) = build(sessions) { session, language, role in
             try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now,
                                         viewerCount: stream.snapshot.viewerCount)
@@ -104,6 +108,7 @@ struct SessionFanout: Sendable {
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
             return .retry(after: after, reason: "push_retry")
         }
+        try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
         return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
     }
 
@@ -150,11 +155,14 @@ struct SessionFanout: Sendable {
     /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
-        try await context.database.transaction { connection in
+        let me = context.liveness.workerID
+        let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }.dead
+        return try await context.database.transaction { connection -> (Loaded, [Session])? in
             guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
             stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
             if let seconds, stream.status.isTerminal {
-                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, on: connection)
+                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: me, deadOwners: dead,
+                                                           on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)
                 let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
                 return (Loaded(snapshot: stream, othersClaimed: total - claimed.count), sessions)

@@ -12,16 +12,92 @@ extension StartFanout {
         var fcm: String
     }
 
-    /// Sends the claimed rows of every plan at once, settles them in one transaction, and decides each stream.
-    func send(_ plans: [String: Plan], scope: FanoutScope) async throws -> [String: HandlerOutcome] {
+    /// What one fan-out learned across its pages.
+    private struct Tally {
+        var retryAfter: [String: Duration?] = [:]  // streams that need a retry, with the longest Retry-After asked for
+        var sent: [String: Int] = [:]
+        var claimed: [String: Int] = [:]
+
+        mutating func retry(_ stream: String, after: Duration?) {
+            let previous = retryAfter[stream] ?? nil
+            retryAfter[stream] = [previous, after].compactMap { $0 }.max()
+        }
+    }
+
+    /// Sends the claimed rows of every plan page by page (claiming the next page while streams have more pending
+    /// rows), hands each outcome to the settler as it arrives, waits until all are written, and decides each stream.
+    func send(_ plans: [String: Plan], scope: FanoutScope, owners: (dead: [String], alive: [String])) async throws -> [String: HandlerOutcome] {
+        let settler = context.settler
+        let ticket = await settler.openTicket()
+        var tally = Tally()
+        do {
+            try await sendPages(plans, scope: scope, owners: owners, ticket: ticket, tally: &tally)
+        } catch {
+            await settler.abandon(ticket)
+            throw error
+        }
+        try await settler.settle(ticket)
+        let finished = try await recordProgress(plans, scope: scope)
+        var outcomes: [String: HandlerOutcome] = [:]
+        for (streamID, plan) in plans {
+            if let after = tally.retryAfter[streamID] {
+                outcomes[streamID] = .retry(after: after, reason: "push_retry")
+            } else if !finished.contains(streamID) && plan.openByOthers > 0 {
+                outcomes[streamID] = .retry(after: .seconds(context.claimSeconds), reason: "rows_claimed_elsewhere")
+            } else {
+                outcomes[streamID] = .done(detail: "sent \(tally.sent[streamID] ?? 0) of \(tally.claimed[streamID] ?? 0) claimed, "
+                    + "\(plan.targets.count) devices considered")
+            }
+        }
+        return outcomes
+    }
+
+    /// Sends the first page (claimed with the plans), then claims and sends further pages while the streams have
+    /// more pending rows.
+    private func sendPages(_ plans: [String: Plan], scope: FanoutScope, owners: (dead: [String], alive: [String]),
+                           ticket: StartSettler.Ticket, tally: inout Tally) async throws {
+        var page = plans
+        var built: [String: LiveActivityPayload] = [:]  // one payload per stream, role and language, shared by its devices
+        while true {
+            let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
+            await send(page: page, ticket: ticket, built: &built, tally: &tally)
+            // A stream asked to retry stops paging: its rows given back as pending must wait for the retry.
+            let more = page.keys.filter { tally.retryAfter[$0] == nil }
+            guard claimedInPage >= context.startPageSize, !more.isEmpty else { break }
+            let claimed = try await claimPage(more.sorted(), scope: scope, owners: owners)
+            if claimed.isEmpty { break }
+            page = [:]
+            for (streamID, rows) in claimed {
+                page[streamID] = plans[streamID]
+                page[streamID]?.claimed = rows
+            }
+        }
+    }
+
+    /// Claims the next page of `streams`' pending rows for this worker.
+    private func claimPage(_ streams: [String], scope: FanoutScope, owners: (dead: [String], alive: [String])) async throws
+        -> [String: [(user: String, device: String)]] {
+        let (seconds, me, limit) = (context.claimSeconds, context.liveness.workerID, context.startPageSize)
+        let rows = try await context.database.transaction { connection in
+            try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, on: connection)
+        }
+        await context.settler.hold(rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) })
+        var claimed: [String: [(user: String, device: String)]] = [:]
+        for row in rows { claimed[row.stream, default: []].append((row.user, row.device)) }
+        return claimed
+    }
+
+    /// Sends one page's pushes concurrently; each outcome goes to the settler as soon as it is known.
+    private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout [String: LiveActivityPayload],
+                      tally: inout Tally) async {
         var pushes: [OutgoingPush] = []
         var sent: [Sent] = []
-        var settlements: [LedgerSettlement] = []
-        var built: [String: LiveActivityPayload] = [:]  // one payload per stream, role and language, shared by its devices
+        var immediate: [StartSettler.Result] = []
         for (streamID, plan) in plans {
+            tally.claimed[streamID, default: 0] += plan.claimed.count
             for (user, device) in plan.claimed {
                 guard let target = plan.targets[Plan.key(user, device)], target.skip == nil, let pts = target.candidate.pushToStartToken else {
-                    settlements.append(LedgerSettlement(stream: streamID, user: user, device: device, status: "skipped", reason: "no_longer_eligible"))
+                    immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "skipped", reason: "no_longer_eligible")))
                     continue
                 }
                 let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
@@ -35,67 +111,49 @@ extension StartFanout {
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
                     sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm))
                 } catch {
-                    settlements.append(LedgerSettlement(stream: streamID, user: user, device: device, status: "failed", reason: "payload_error"))
+                    immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "failed", reason: "payload_error")))
                     context.logger.error("start payload could not be built", ["stream": .string(streamID), "error": .error(error)])
                 }
             }
         }
-        let deliveries = await context.push.sendAll(pushes, kind: .start)
-        var retryAfter: [String: Duration?] = [:]  // streams that need a retry, with the longest Retry-After asked for
-        var refused: [DeviceTokenStore.Invalidation] = []
-        for (key, delivery) in zip(sent, deliveries) {
-            let tokens = (fcm: key.fcm, pts: key.pts)
-            func settle(_ status: String, _ reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = tokens) {
-                settlements.append(LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason,
-                                                    name: name, tokens: tokens))
-            }
-            func retry(_ after: Duration?) {
-                let previous = retryAfter[key.stream] ?? nil
-                retryAfter[key.stream] = [previous, after].compactMap { $0 }.max()
-            }
-            switch delivery {
-            case .accepted(let name):
-                settle("sent", nil, name: name)
-            case .tokenRefused(let token, let reason):
-                settle("failed", "dead_token:" + reason)
-                refused.append(DeviceTokenStore.Invalidation(device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts,
-                                                         reason: reason, stream: key.stream))
-            case .rejected(let reason):
-                settle("failed", "rejected:" + reason, tokens: nil)
-            case .retry(let after, let reason):
-                retry(after)
-                settle("pending", "retry:" + reason)
-            case .configurationError(let reason):
-                retry(.seconds(60))
-                settle("pending", "config:" + reason)
-            }
+        let settler = context.settler
+        await settler.add(immediate, to: ticket)
+        await context.push.sendEach(pushes, kind: .start) { index, delivery in
+            let result = Self.result(of: delivery, for: sent[index], tally: &tally)
+            await settler.add([result], to: ticket)
         }
-        let finished = try await settle(settlements, refused: refused, plans: plans, scope: scope)
-        var outcomes: [String: HandlerOutcome] = [:]
-        for (streamID, plan) in plans {
-            if let after = retryAfter[streamID] {
-                outcomes[streamID] = .retry(after: after, reason: "push_retry")
-            } else if !finished.contains(streamID) && plan.openByOthers > 0 {
-                outcomes[streamID] = .retry(after: .seconds(context.claimSeconds), reason: "rows_claimed_elsewhere")
-            } else {
-                let count = settlements.filter { $0.stream == streamID && $0.status == "sent" }.count
-                outcomes[streamID] = .done(detail: "sent \(count) of \(plan.claimed.count) claimed, \(plan.targets.count) devices considered")
-            }
-        }
-        return outcomes
     }
 
-    /// Writes the outcomes and clears dead tokens; for whole-stream fan-outs, records the streams with nothing
-    /// left open as done for their planned start. Returns the streams that have nothing left open.
-    private func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation], plans: [String: Plan],
-                        scope: FanoutScope) async throws -> Set<String> {
+    /// The ledger outcome of one push.
+    private static func result(of delivery: Delivery, for key: Sent, tally: inout Tally) -> StartSettler.Result {
+        let tokens = (fcm: key.fcm, pts: key.pts)
+        func settle(_ status: String, _ reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = tokens) -> LedgerSettlement {
+            LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason, name: name, tokens: tokens)
+        }
+        switch delivery {
+        case .accepted(let name):
+            tally.sent[key.stream, default: 0] += 1
+            return .init(settle("sent", nil, name: name))
+        case .tokenRefused(let token, let reason):
+            return .init(settle("failed", "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
+                device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts, reason: reason, stream: key.stream))
+        case .rejected(let reason):
+            return .init(settle("failed", "rejected:" + reason, tokens: nil))
+        case .retry(let after, let reason):
+            tally.retry(key.stream, after: after)
+            return .init(settle("pending", "retry:" + reason))
+        case .configurationError(let reason):
+            tally.retry(key.stream, after: .seconds(60))
+            return .init(settle("pending", "config:" + reason))
+        }
+    }
+
+    /// For whole-stream fan-outs, records the streams with nothing left open as done for their planned start.
+    /// Returns the streams that have nothing left open.
+    private func recordProgress(_ plans: [String: Plan], scope: FanoutScope) async throws -> Set<String> {
         let planned = plans.mapValues(\.stream.snapshot.plannedStartAt)
-        // The pushes went out: losing this write to a deadlock would send them again once the claims expire,
-        // so it is retried (it only records what the pushes answered).
-        return try await context.database.transaction(serializationRetries: 2) { connection -> Set<String> in
-            try StartLedgerStore.settle(settlements, on: connection)
-            try DeviceTokenStore.clear(refused, on: connection)
-            guard scope == .stream else { return Set(planned.keys) }
+        guard scope == .stream else { return Set(planned.keys) }
+        return try await context.database.transaction { connection -> Set<String> in
             let stillOpen = try StartLedgerStore.streamsWithOpenRows(Array(planned.keys), on: connection)
             let done = planned.filter { !stillOpen.contains($0.key) }
             try ProgressStore.markStartsDone(done, on: connection)

@@ -6,8 +6,9 @@ import PushPayloads
 
 /// Sends push-to-start pushes: to every eligible device of a stream (the T-60 job) or to one device or user of it
 /// (backfill). The start ledger decides: one start per (stream, user, device), ever. Rows are claimed
-/// (`sending`) before the push and settled after it, so a crashed worker's half-done fan-out is finished by
-/// the retry, not repeated; only the pushes in flight at the crash can repeat.
+/// (`sending`, by this worker) a page at a time before the push, and each outcome is written by the settler
+/// within milliseconds of its answer, so a crashed worker's half-done fan-out is finished by the retry, not
+/// repeated; only the pushes in flight at the crash can repeat.
 ///
 /// Several streams are fanned out together (a burst of T-60 jobs, or a backfill's streams): every statement
 /// covers all of them, so a batch costs the same dozen round trips as one stream. Each stream keeps its own
@@ -41,6 +42,9 @@ struct StartFanout: Sendable {
         let settings = context.settings
         let transport = context.transport
         let claimSeconds = context.claimSeconds
+        let me = context.liveness.workerID
+        let pageSize = context.startPageSize
+        let owners = try await context.claimOwners { try StartLedgerStore.claimOwners(streamIDs, except: me, on: $0) }
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
@@ -74,22 +78,26 @@ struct StartFanout: Sendable {
             try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
                 plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip) }
             }, on: connection)
-            for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, on: connection) {
+            for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, owner: me, owners: owners, limit: pageSize,
+                                                  on: connection) {
                 plans[row.stream]?.claimed.append((row.user, row.device))
             }
-            for (streamID, open) in try StartLedgerStore.openClaims(active, on: connection) {
+            for (streamID, open) in try StartLedgerStore.openClaims(active, owners: owners, on: connection) {
                 guard var plan = plans[streamID] else { continue }
                 plan.openByOthers = open - plan.claimed.count
                 plans[streamID] = plan
             }
             return (decided, plans)
         }
+        await context.settler.hold(plans.flatMap { streamID, plan in
+            plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) }
+        })
         for plan in plans.values {
             for target in plan.targets.values {
                 if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
             }
         }
         guard !plans.isEmpty else { return decided }
-        return try await send(plans, scope: scope).merging(decided) { sent, _ in sent }
+        return try await send(plans, scope: scope, owners: owners).merging(decided) { sent, _ in sent }
     }
 }

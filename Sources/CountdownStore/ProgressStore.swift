@@ -20,4 +20,12 @@ public enum ProgressStore {
             ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for, updated_at = now()
             """, [stream, planned])
     }
+
+    /// Records that the update push for `planned` went out (unless the start moved again meanwhile).
+    public static func markUpdateDone(_ stream: String, planned: Date, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            UPDATE countdown_stream_progress SET update_pending_for = NULL, updated_at = now()
+            WHERE stream_id = $1 AND update_pending_for = $2
+            """, [stream, planned])
+    }
 }

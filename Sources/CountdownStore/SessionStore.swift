@@ -12,21 +12,31 @@ public enum SessionStore {
         public var user: String?
     }
 
-    /// Claims the stream's sessions (or `device`'s) for `seconds` where no other sender holds them; returns the
-    /// claimed devices. The sessions are key-share locked (in key order) before the claims are written: a session
-    /// another end job is deleting is waited for and then skipped, never a foreign-key error.
-    public static func claimEnds(_ stream: String, device: String?, seconds: Int, on connection: PostgresConnection) throws -> [String] {
+    /// Claims the stream's sessions (or `device`'s) for `seconds` for `owner` where no other sender holds them
+    /// (a claim that expired, or is held by one of `deadOwners`, is taken over); returns the claimed devices. The
+    /// sessions are key-share locked (in key order) before the claims are written: a session another end job is
+    /// deleting is waited for and then skipped, never a foreign-key error.
+    public static func claimEnds(_ stream: String, device: String?, seconds: Int, owner: String? = nil, deadOwners: [String] = [],
+                                 on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
-            INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until)
-            SELECT stream_id, device_id, now() + make_interval(secs => $2) FROM (
+            INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until, claimed_by)
+            SELECT stream_id, device_id, now() + make_interval(secs => $2), $4 FROM (
                 SELECT stream_id, device_id FROM live_activity_sessions
                 WHERE stream_id = $1 AND ($3::text IS NULL OR device_id = $3)
                 ORDER BY device_id FOR KEY SHARE
             ) AS live
-            ON CONFLICT (stream_id, device_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
-                WHERE countdown_session_end_claims.claimed_until < now()
+            ON CONFLICT (stream_id, device_id) DO UPDATE SET claimed_until = EXCLUDED.claimed_until, claimed_by = EXCLUDED.claimed_by
+                WHERE countdown_session_end_claims.claimed_until < now() OR countdown_session_end_claims.claimed_by = ANY($5::text[])
             RETURNING device_id
-            """, [stream, seconds, device]).map { try $0.decode("device_id", as: String.self) }
+            """, [stream, seconds, device, owner, PostgresTextArray(deadOwners)]).map { try $0.decode("device_id", as: String.self) }
+    }
+
+    /// The workers (other than `except`) holding unexpired end claims on the stream's sessions.
+    public static func endClaimOwners(_ stream: String, except: String?, on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT DISTINCT claimed_by FROM countdown_session_end_claims
+            WHERE stream_id = $1 AND claimed_until >= now() AND claimed_by IS NOT NULL AND claimed_by IS DISTINCT FROM $2
+            """, [stream, except]).map { try $0.decode("claimed_by", as: String.self) }
     }
 
     /// How many sessions the stream (or `device`) has.

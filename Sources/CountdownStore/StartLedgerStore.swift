@@ -76,25 +76,33 @@ public enum StartLedgerStore {
             ])
     }
 
-    /// Takes the scope's pending rows (and rows whose sender's claim expired) for this sender.
-    public static func claim(_ streams: [String], scope: FanoutScope, seconds: Int,
-                      on connection: PostgresConnection) throws -> [(stream: String, user: String, device: String)] {
+    /// Takes up to `limit` of the scope's pending rows for `owner`, in key order, and rows being sent whose owner
+    /// is among `owners.dead` (its heartbeat is gone), or whose claim expired and whose owner is not among
+    /// `owners.alive` (a living worker keeps its claims even while it cannot extend them).
+    public static func claim(_ streams: [String], scope: FanoutScope, seconds: Int, owner: String? = nil,
+                             owners: (dead: [String], alive: [String]) = ([], []), limit: Int = 1_000_000,
+                             on connection: PostgresConnection) throws -> [(stream: String, user: String, device: String)] {
         var filter = ""
-        var parameters: [any PostgresEncodable] = [PostgresTextArray(streams), seconds]
+        var parameters: [(any PostgresEncodable)?] = [PostgresTextArray(streams), seconds, owner, PostgresTextArray(owners.dead), limit,
+                                                      PostgresTextArray(owners.alive)]
         switch scope {
         case .stream: break
         case .device(let device):
-            filter = " AND device_id = $3"
+            filter = " AND device_id = $7"
             parameters.append(device)
         case .user(let user):
-            filter = " AND user_id = $3"
+            filter = " AND user_id = $7"
             parameters.append(user)
         }
         return try connection.query("""
             UPDATE countdown_start_ledger l
-            SET status = 'sending', claimed_until = now() + make_interval(secs => $2), attempts = l.attempts + 1, updated_at = now()
+            SET status = 'sending', claimed_until = now() + make_interval(secs => $2), claimed_by = $3,
+                attempts = l.attempts + 1, updated_at = now()
             FROM (SELECT stream_id, user_id, device_id FROM countdown_start_ledger
-                  WHERE stream_id = ANY($1::text[]) AND (status = 'pending' OR (status = 'sending' AND claimed_until < now()))\(filter)
+                  WHERE stream_id = ANY($1::text[])
+                    AND (status = 'pending' OR (status = 'sending' AND (claimed_by = ANY($4::text[])
+                         OR (claimed_until < now() AND (claimed_by = ANY($6::text[])) IS NOT TRUE))))\(filter)
+                  ORDER BY stream_id, user_id, device_id LIMIT $5
                   FOR UPDATE SKIP LOCKED) AS c
             WHERE l.stream_id = c.stream_id AND l.user_id = c.user_id AND l.device_id = c.device_id
             RETURNING l.stream_id, l.user_id, l.device_id
@@ -103,13 +111,26 @@ public enum StartLedgerStore {
         }
     }
 
-    /// Rows currently claimed (ours included) per stream.
-    public static func openClaims(_ streams: [String], on connection: PostgresConnection) throws -> [String: Int] {
+    /// The workers (other than `except`) holding rows of `streams` being sent: the claim asks which of them are
+    /// alive before it runs.
+    public static func claimOwners(_ streams: [String], except: String?, on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT DISTINCT claimed_by FROM countdown_start_ledger
+            WHERE stream_id = ANY($1::text[]) AND status = 'sending' AND claimed_by IS NOT NULL AND claimed_by IS DISTINCT FROM $2
+            """, [PostgresTextArray(streams), except]).map { try $0.decode("claimed_by", as: String.self) }
+    }
+
+    /// Rows currently claimed (ours included) per stream: unexpired claims and claims of `owners.alive`, not those
+    /// of `owners.dead`.
+    public static func openClaims(_ streams: [String], owners: (dead: [String], alive: [String]) = ([], []),
+                                  on connection: PostgresConnection) throws -> [String: Int] {
         var open: [String: Int] = [:]
         for row in try connection.query("""
             SELECT stream_id, count(*) AS open FROM countdown_start_ledger
-            WHERE stream_id = ANY($1::text[]) AND status = 'sending' AND claimed_until > now() GROUP BY stream_id
-            """, [PostgresTextArray(streams)]) {
+            WHERE stream_id = ANY($1::text[]) AND status = 'sending'
+              AND (claimed_until > now() OR claimed_by = ANY($3::text[])) AND (claimed_by = ANY($2::text[])) IS NOT TRUE
+            GROUP BY stream_id
+            """, [PostgresTextArray(streams), PostgresTextArray(owners.dead), PostgresTextArray(owners.alive)]) {
             open[try row.decode("stream_id")] = try row.decode("open", as: Int.self)
         }
         return open

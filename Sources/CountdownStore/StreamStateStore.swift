@@ -7,7 +7,7 @@ public enum StreamStateStore {
     public static func load(_ ids: [String], on connection: PostgresConnection) throws -> [String: StreamState] {
         guard !ids.isEmpty else { return [:] }
         let rows = try connection.query("""
-            SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for,
+            SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for, p.update_pending_for,
                    s.id IN (SELECT r.stream_id FROM stream_reminders r WHERE r.stream_id = ANY($1::text[]) AND r.status = 'active')
                        AS has_reminders,
                    s.id IN (SELECT l.stream_id FROM live_activity_sessions l WHERE l.stream_id = ANY($1::text[])) AS has_sessions
@@ -21,7 +21,7 @@ public enum StreamStateStore {
                 id: id, status: StreamStatus(rawValue: try row.decode("status")) ?? .scheduled,
                 plannedStartAt: try row.decode("planned_start_at"), startDoneFor: try row.decode("start_done_for"),
                 reminderDoneFor: try row.decode("reminder_done_for"), hasActiveReminders: try row.decode("has_reminders"),
-                hasSessions: try row.decode("has_sessions"))
+                hasSessions: try row.decode("has_sessions"), updatePendingFor: try row.decode("update_pending_for"))
         }
         return states
     }

@@ -45,6 +45,8 @@ public struct CountdownConfig: Sendable {
     public var maxAttempts: Int
     /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
     public var jobLeaseSeconds: Int
+    /// Most start-ledger rows one start fan-out claims and sends at a time (a stream with more goes page by page).
+    public var startPageSize: Int
     /// The token guard (`TOKEN_GUARD_MIN_REFUSALS`, `TOKEN_GUARD_RATIO`).
     public var tokenGuardMinRefusals: Int = 20
     public var tokenGuardRatio: Double = 0.2
@@ -130,7 +132,8 @@ public struct CountdownConfig: Sendable {
             shutdownGraceSeconds: read({ try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }, default: 25),
             reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
             maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
-            jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
+            jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30),
+            startPageSize: read({ try env.integer("START_PAGE_SIZE", default: 1000, range: 1...100_000) }, default: 1000))
         var configured = config
         configured.reminderTransport = reminders
         configured.flow.remindersEnabled = reminders == .fcm

@@ -19,6 +19,7 @@ public final class Dispatcher: Service {
     private let transient: @Sendable (any Error) -> Bool
     private let metrics: WorkerMetrics
     private let logger: Logger
+    private let onClaimed: @Sendable () async -> Void
     private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
     private let slotFreed = WakeSignal()
 
@@ -27,9 +28,10 @@ public final class Dispatcher: Service {
     ///   - kindLimits: at most this many jobs of a kind in flight on this worker (the rest stay in the queue for
     ///     other workers), for work handed out as many jobs at once, such as reminder pages.
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
+    ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
                 batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
-                metrics: WorkerMetrics, logger: Logger) {
+                metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
         self.queue = queue
         self.runner = runner
         self.concurrency = concurrency
@@ -38,12 +40,16 @@ public final class Dispatcher: Service {
         self.batching = batching
         self.kindLimits = kindLimits
         self.transient = transient
+        self.onClaimed = onClaimed
         self.metrics = metrics
         self.logger = logger.with(["component": "dispatcher"])
         metrics.slots.set(Double(concurrency), labels: "total")
     }
 
     public var busySlots: Int { inFlight.withLock { $0.count } }
+
+    /// The leases of the jobs running now (published with the heartbeat, so the fleet can take them over).
+    public var heldLeases: [JobLease] { inFlight.withLock { $0.values.map(\.lease) } }
 
     public func run(shutdown: ShutdownSignal) async throws {
         let extender = Task { await extendLeases() }
@@ -68,6 +74,7 @@ public final class Dispatcher: Service {
                     }
                 }
                 for group in batching.group(claimed) { start(group, claimedAt: batch.claimedAt) }
+                if !claimed.isEmpty { await onClaimed() }
                 if batch.items.isEmpty && room.values.contains(0) {
                     // Jobs of a kind at its limit may be due and left for others: wait for one of ours to finish
                     // (or briefly, for other work) rather than claim again at once.

@@ -101,7 +101,8 @@ public struct Reconciler: Sendable {
             var state = state
             // Reminders still active after the reminder time (created late, or their job was lost) need a run.
             if state.hasActiveReminders && now >= planner.reminderDue(state.plannedStartAt, now: now) { state.reminderDoneFor = nil }
-            return planner.planStream(state, now: now)
+            // An update still pending for the current planned start (its job may have been lost with Redis).
+            return planner.planStream(state, now: now, rescheduled: state.needsUpdate)
         }
         let wanted = desired.compactMap { operation -> (CountdownJob, Date)? in
             if case .enqueue(let job, let due) = operation { return (job, due) }

@@ -24,6 +24,9 @@ public final class WorkerMetrics: Sendable {
     public let quarantineRows: Gauge
     public let ready: Gauge
     public let clockOffset: Gauge
+    public let takeovers: Counter
+    public let unsettledStarts: Gauge
+    public let claimsExtended: Counter
     public let tokenGuardTripped: Gauge
     public let queuePaused: Gauge
     public let endUndeliverable: Counter
@@ -49,6 +52,9 @@ public final class WorkerMetrics: Sendable {
         quarantineRows = registry.gauge("countdown_quarantine_rows", help: "Rows in the quarantine (countdown-admin quarantine list).")
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        takeovers = registry.counter("countdown_worker_takeovers_total", help: "Dead workers whose queue leases this worker handed back.")
+        unsettledStarts = registry.gauge("countdown_start_outcomes_unsettled", help: "Start push outcomes kept in memory, not yet written to PostgreSQL.")
+        claimsExtended = registry.counter("countdown_claim_extensions_total", help: "Runs extending this worker's ledger and session claims, by result.", labels: ["result"])
         tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
                                            help: "1 while token refusals look like a misconfiguration and no token is cleared.")
         endUndeliverable = registry.counter("countdown_end_undeliverable_total",

@@ -1,3 +1,4 @@
+import BlockingIO
 import Configuration
 import CountdownDomain
 import CountdownFlows
@@ -21,10 +22,11 @@ public struct WorkerProcess: Sendable {
     private let closers: [@Sendable () -> Void]
     private let clock: ServerClock
     private let redis: RedisClient
+    private let heartbeat: FleetHeartbeat
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher (the last three behind the
-    /// schema gate). Stopping goes the other way.
+    /// health server, token guard ticker, clock sync, stats poller, heartbeat, claim keeper, reconciler, outbox
+    /// relay, dispatcher (the last four behind the schema gate). Stopping goes the other way.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -43,9 +45,15 @@ public struct WorkerProcess: Sendable {
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+        let workerID = FleetHeartbeat.makeID()
+        let leases = Locked<Dispatcher?>(nil)
+        let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
+                                       leases: { leases.withLock { $0?.heldLeases ?? [] } }, metrics: metrics, logger: logger)
+        self.heartbeat = heartbeat
+        let claimSeconds = config.jobLeaseSeconds * 2
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
-                                  transport: config.pushTransport, metrics: metrics, logger: logger,
-                                  claimSeconds: config.jobLeaseSeconds * 2)
+                                  transport: config.pushTransport, metrics: metrics, logger: logger.with(["worker": .string(workerID)]),
+                                  claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
@@ -69,20 +77,28 @@ public struct WorkerProcess: Sendable {
             return problems
         }
         let grace = Duration.seconds(config.shutdownGraceSeconds)
+        let dispatcher = Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
+                                    lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
+                                    batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
+                                    kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
+                                    metrics: metrics, logger: logger,
+                                    // The fleet learns of new leases at once, not at the next beat: a worker killed right
+                                    // after a claim has its jobs handed back by the heartbeat takeover, not its lease expiry.
+                                    onClaimed: { try? await heartbeat.beat() })
+        leases.withLock { $0 = dispatcher }
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
+            heartbeat,
+            gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
+                                      logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
                                             logger: logger)),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
-            gate.guarding(Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
-                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
-                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
-                                     kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
-                                     metrics: metrics, logger: logger)),
+            gate.guarding(dispatcher),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
@@ -95,11 +111,14 @@ public struct WorkerProcess: Sendable {
             shutdown.trigger()
         }
         logger.info("worker starting", [
+            "worker": .string(heartbeat.workerID ?? ""),
             "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
         ])
         // Measured once before anything signs credentials; ClockSync keeps it current (and retries if Redis is away).
         try? await clock.sync(with: redis)
+        // Heard of before it claims anything, so no other worker mistakes its first claims for a dead worker's.
+        try? await heartbeat.beat()
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         let stopped = DispatchSemaphore(value: 0)
         let watchdog = Task { [logger] in

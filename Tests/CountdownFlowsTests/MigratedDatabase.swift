@@ -5,11 +5,16 @@ import TestSupport
 /// A fresh migrated database for one test, dropped afterwards (also on failure).
 enum MigratedDatabase {
     static func with(prefix: String, _ body: (PostgresClient) async throws -> Void) async throws {
+        try await with(prefix: prefix) { _, client in try await body(client) }
+    }
+
+    /// The same, also handing over the database itself (its name, administration).
+    static func with(prefix: String, _ body: (TestDatabase, PostgresClient) async throws -> Void) async throws {
         let database = try await TestDatabase.create(prefix: prefix)
         let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
         do {
             _ = try await Migrator().migrate(client)
-            try await body(client)
+            try await body(database, client)
             client.close()
             try await database.drop()
         } catch {

@@ -92,6 +92,30 @@ import TestSupport
         #expect(calls.count < 6, "the starts of one claim share a run")
     }
 
+    @Test func theLeasesOfJobsJustClaimedArePublishedBeforeTheyFinish() async throws {
+        let gate = AsyncGate()
+        let queue = InMemoryDelayQueue()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let dispatcherRef = Locked<Dispatcher?>(nil)
+        let published = Locked([[String]]())
+        let dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, drain: .seconds(5), metrics: WorkerMetrics(),
+                                    logger: Logger(level: .error, sink: CapturingLogSink()), onClaimed: {
+            let held = dispatcherRef.withLock { $0?.heldLeases.map(\.id) ?? [] }
+            published.withLock { $0.append(held.sorted()) }
+        })
+        dispatcherRef.withLock { $0 = dispatcher }
+        let shutdown = ShutdownSignal()
+        let task = Task { try await dispatcher.run(shutdown: shutdown) }
+        let job = CountdownJob.end(stream: "e1")
+        try await queue.enqueue(NewJob(id: job.id, kind: job.kind.rawValue, payload: job.payload, due: .now))
+        try await waitUntil("the claim published") { !published.value.isEmpty }
+        #expect(published.value.first == [job.id], "published while the job still runs")
+        gate.open()
+        try await waitUntil("the job acknowledged") { try await queue.jobs(ids: [job.id]).isEmpty }
+        shutdown.trigger()
+        try await task.value
+    }
+
     @Test func aFanOutQueuesItsJobsForAnyWorkerAndIsAcknowledged() async throws {
         let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
         let runner = ScriptedRunner { job in

@@ -45,6 +45,8 @@ def parse_arguments():
     parser.add_argument("--streams", type=int, default=10_000, help="streams per burst (default 10000)")
     parser.add_argument("--reminders", type=int, default=100_000, help="active reminders on the popular stream (default 100000; 0 skips)")
     parser.add_argument("--workers", default="1,2,4", help="worker counts to run, comma-separated (default 1,2,4)")
+    parser.add_argument("--giant-guests", type=int, default=10_000,
+                        help="guests (two eligible devices each) of the one giant stream (default 10000: 20,002 starts; 0 skips)")
     parser.add_argument("--repeat", type=int, default=3, help="back-to-back bursts with the repeat worker count (default 3)")
     parser.add_argument("--repeat-workers", type=int, default=2, help="worker count for repeated bursts and reminders (default 2)")
     parser.add_argument("--latency-ms", type=int, default=30, help="fake FCM answer latency (default 30)")
@@ -248,6 +250,46 @@ class Bench:
         self.results["reminderFanout"] = result
         log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due")
 
+    def giant_stream(self):
+        """One stream with a creator and N guests, two eligible iOS devices each: the start fan-out is paged
+        (START_PAGE_SIZE) and its claims kept alive; every start within the target, none twice."""
+        guests = self.arguments.giant_guests
+        stream = "gs.giant"
+        log(f"giant stream: seeding a creator and {guests} guests with two devices each")
+        insert = f"""
+            INSERT INTO users (id, display_name, locale)
+            SELECT 'gsu' || i, 'Guest ' || i, 'tr' FROM generate_series(0, {guests}) i;
+            INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
+            SELECT 'gsd' || i || '_' || j, 'gsu' || i, 'ios', 'fcm-gs-' || md5('gs' || i || '_' || j) || lpad((i * 2 + j)::text, 8, '0'),
+                   md5('pts-gs' || i || '_' || j) || md5('gs' || i)
+            FROM generate_series(0, {guests}) i, generate_series(1, 2) j;
+            DELETE FROM countdown_outbox WHERE topic = 'device';
+            INSERT INTO streams (id, title, planned_start_at) VALUES ('{stream}', 'Dev yayın', now() + interval '1 day');
+            INSERT INTO stream_participants (stream_id, user_id, role, position)
+            SELECT '{stream}', 'gsu' || i, CASE WHEN i = 0 THEN 'creator' ELSE 'guest' END, i FROM generate_series(0, {guests}) i;
+        """ + ANALYZE
+        due, timings = self.queue_with_due_second(
+            insert, guests + 3, f"UPDATE streams SET planned_start_at = to_timestamp({{due}} + {self.deployment.start_lead}) WHERE id = '{stream}'", 1)
+        expected = expected_starts(self.deployment, "gs.")
+        log(f"giant stream: {len(expected)} starts due at {time.strftime('%H:%M:%S', time.localtime(due))}")
+        wait_for(lambda: time.time() >= due - 0.5, 900, "the giant stream's due second")
+        before = self.snapshot()
+        try:
+            wait_for(lambda: len(self.tally.refresh().start_keys("gs.")) >= len(expected), 600, "every giant-stream start", every=0.25)
+            complete = True
+        except HarnessError as error:
+            log(str(error))
+            complete = False
+        after = self.snapshot()
+        times = self.tally.start_times("gs.")
+        counts = compare(expected, self.tally.start_keys("gs."))
+        last = max(times) - due if times else None
+        self.results["giantStream"] = {
+            "guests": guests, "complete": complete, **counts, "seeding": timings,
+            "dueToLastSeconds": round(last, 2) if last is not None else None, "usage": self.usage(before, after)}
+        log(f"giant stream: {counts['accepted']} accepted, last {self.results['giantStream']['dueToLastSeconds']}s after due, "
+            f"lost {counts['lost']}, duplicated {counts['duplicated']}")
+
     def run(self):
         self.seed_people()
         for workers in self.arguments.worker_counts:
@@ -269,6 +311,8 @@ class Bench:
                 self.burst(workers, run)
             if repeated and self.arguments.reminders > 0:
                 self.reminder_fanout()
+            if repeated and self.arguments.giant_guests > 0:
+                self.giant_stream()
             self.results["workerExits"][str(workers)] = self.deployment.stop_workers()
 
     def close(self):
@@ -314,6 +358,12 @@ def verdicts(results, arguments):
         shared = len(cpu) > 1 and min(cpu) >= sum(cpu) / len(cpu) / 5
         checks.append(("every worker takes part in the reminder fan-out", shared or len(cpu) == 1,
                        "worker CPU " + "+".join(str(v) for v in cpu) + " s"))
+    giant = results.get("giantStream")
+    if giant:
+        seconds = giant["dueToLastSeconds"] or float("inf")
+        checks.append((f"one stream with {giant['guests'] * 2 + 2} eligible devices within {TARGET_START_SECONDS}s, none twice",
+                       seconds <= TARGET_START_SECONDS and giant["complete"] and giant["duplicated"] == 0 and giant["lost"] == 0,
+                       f"{seconds}s, lost {giant['lost']}, duplicated {giant['duplicated']}"))
     peaks = [peak for b in bursts for peak in b["usage"]["workerPeakRssMB"]]
     if fanout:
         peaks += fanout["usage"]["workerPeakRssMB"]
@@ -374,6 +424,12 @@ def print_report(results, arguments):
             f"worker RSS {'+'.join(str(v) for v in usage['workerRssMB'])} MB, worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
             f"PG CPU {usage['postgresCpuSeconds']}s, Redis CPU {usage['redisCpuSeconds']}s; per push: worker "
             f"{micros_per_push(usage, fanout['accepted'])[0]} µs, PG {micros_per_push(usage, fanout['accepted'])[1]} µs\n")
+    giant = results.get("giantStream")
+    if giant:
+        usage = giant["usage"]
+        out.write(f"\ngiant stream: {giant['accepted']}/{giant['expected']} starts of one stream, due→last {giant['dueToLastSeconds']}s, "
+                  f"lost {giant['lost']}, duplicated {giant['duplicated']}; worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
+                  f"PG CPU {usage['postgresCpuSeconds']}s\n")
     if arguments.profile:
         for b in results["bursts"][:1] + ([fanout] if fanout else []):
             title = "reminder fan-out" if b is fanout else f"burst w{b['workers']}r{b['run']}"

@@ -15,6 +15,7 @@ and checks the scenario's own bound. `--quick` runs a small version of every sce
 """
 
 import argparse
+import collections
 import json
 import math
 import os
@@ -185,32 +186,84 @@ def max_attempts_within(seconds):
 # MARK: - Scenarios
 
 
+def outcomes_kept(s):
+    """How often a worker kept start outcomes in memory because PostgreSQL refused to record them."""
+    return sum(1 for w in s.d.workers + s.d.retired for line in w.log_lines()
+               if line.get("msg") == "could not record start outcomes; keeping them to write again")
+
+
+def worker_id(worker):
+    """The id a worker records with its claims (its "worker starting" log line)."""
+    wait_for(lambda: any(line.get("msg") == "worker starting" for line in worker.log_lines()), 30, "the worker's id")
+    return next(line.get("worker") for line in worker.log_lines() if line.get("msg") == "worker starting")
+
+
+def kill_and_record(s, victim):
+    """SIGKILLs `victim` and returns the (stream, push-to-start token) pairs it held claimed and not settled: its pushes
+    in flight (or claimed for its current page), the only starts its death may repeat."""
+    owner = worker_id(victim)
+    victim.kill()
+    rows = s.d.sql(f"""
+        SELECT l.stream_id, d.push_to_start_token FROM countdown_start_ledger l JOIN devices d ON d.device_id = l.device_id
+        WHERE l.stream_id LIKE '{s.prefix}%' AND l.status = 'sending' AND l.claimed_by = '{owner}'
+    """, single_transaction=False)
+    return {(row[0], row[1]) for row in rows}
+
+
+def report_kills(s, kills):
+    """Notes, per kill, the pushes in flight and the duplicates among them; the duplicate bound is their sum."""
+    counts = collections.Counter(s.accepted_keys())
+    total_in_flight, total_duplicated = 0, 0
+    for index, (at, in_flight) in enumerate(kills, 1):
+        duplicated = sum(counts[key] - 1 for key in in_flight if counts[key] > 1)
+        total_in_flight += len(in_flight)
+        total_duplicated += duplicated
+        s.note(f"kill {index} at {at - s.due:+.1f}s: {len(in_flight)} pushes in flight, {duplicated} duplicated")
+    s.duplicate_bound = total_in_flight
+    s.duplicate_bound_text = f"≤ {total_in_flight} in flight"
+    return total_in_flight, total_duplicated
+
+
 def scenario_kill_workers(s):
     """1. SIGKILL a random worker every 2 s during a burst (workers restarted): lost 0; duplicated ≤ pushes in flight."""
     s.start_workers(3)
     due = s.seed(s.size(400, 3000))
     s.wait_until(due)
-    kills, in_flight_at_kills = 0, 0
+    kills = []
     rng = random.Random(s.number)
     deadline = time.time() + s.size(40, 120)
     while not s.all_accepted() and time.time() < deadline:
         time.sleep(2)
         victim = rng.choice(s.d.workers)
-        victim.kill()
-        in_flight_at_kills += int(s.d.scalar(
-            f"SELECT count(*) FROM countdown_start_ledger WHERE stream_id LIKE '{s.prefix}%' AND status = 'sending'"))
+        kills.append((time.time(), kill_and_record(s, victim)))
         s.d.retire(victim)
         s.d.start_worker()
-        kills += 1
     s.wait_quiet(s.size(60, 120))
-    # Every push follows a ledger claim that counts an attempt, so a start can only repeat when its row was
-    # claimed again: rows a killed worker held in flight (claimed, never settled) come back once their claim expires.
-    reclaimed = s.ledger_reclaims()
-    s.duplicate_bound = reclaimed
-    s.duplicate_bound_text = f"≤ {reclaimed} in flight"
-    s.note(f"{kills} workers SIGKILLed and restarted; pushes in flight at the kills (ledger rows a killed worker had "
-           f"claimed and not settled, claimed again later): {reclaimed}; rows being sent by all workers at the kills: {in_flight_at_kills}")
-    s.check(kills >= s.size(3, 10), f"at least {s.size(3, 10)} kills during the burst ({kills})")
+    in_flight, duplicated = report_kills(s, kills)
+    s.note(f"{len(kills)} workers SIGKILLed and restarted: {in_flight} pushes in flight at the kills, {duplicated} duplicated")
+    s.check(len(kills) >= s.size(3, 10), f"at least {s.size(3, 10)} kills during the burst ({len(kills)})")
+
+
+def scenario_takeover(s):
+    """15. SIGKILL one of three workers mid-burst, no restart: the survivors take its work over; the last start
+    arrives at most 10 s after the kill, duplicated ≤ its pushes in flight."""
+    s.start_workers(3)
+    due = s.seed(s.size(600, 3000))
+    s.wait_until(due + 0.3)
+    busiest = max(s.d.workers, key=lambda w: int(s.d.scalar(
+        f"SELECT count(*) FROM countdown_start_ledger WHERE claimed_by = '{worker_id(w)}' AND status = 'sending'")))
+    killed = time.time()
+    kills = [(killed, kill_and_record(s, busiest))]
+    s.d.retire(busiest)
+    s.wait_quiet(s.size(60, 120))
+    report_kills(s, kills)
+    last = max(s.tally.start_times(s.prefix), default=killed)
+    takeovers = [line for w in s.d.workers for line in w.log_lines() if line.get("msg") == "took over a dead worker's jobs"]
+    first_takeover = min((_log_time(line) for line in takeovers), default=None)
+    s.note(f"killed {worker_id(busiest)} {killed - due:+.1f}s after the due second; its jobs handed back "
+           + (f"{first_takeover - killed:.1f}s after the kill" if first_takeover else "by lease expiry")
+           + f"; last start {last - killed:.1f}s after the kill")
+    s.check(last - killed <= 10, f"last start at most 10 s after the kill ({last - killed:.1f}s)")
 
 
 def scenario_redis_restart(s):
@@ -275,8 +328,29 @@ def scenario_postgres_restart(s):
     s.wait_quiet(s.size(90, 180), on_poll=watch)
     watch()
     s.check(not exits, f"no worker exited ({len(exits)} did)")
-    s.duplicate_bound = s.ledger_reclaims()
-    s.duplicate_bound_text = f"≤ {s.duplicate_bound} re-claimed"
+    # Outcomes of pushes sent while PostgreSQL was away are kept in memory and written once it is back.
+    s.note(f"ledger rows claimed more than once: {s.ledger_reclaims()}; settlements kept in memory and retried: {outcomes_kept(s)}")
+
+
+def scenario_postgres_connections_killed(s):
+    """14. The workers' PostgreSQL connections killed (pg_terminate_backend) every 2 s during a burst: lost 0, duplicated 0."""
+    s.start_workers(2)
+    due = s.seed(s.size(400, 3000))
+    s.wait_until(due)
+    rounds, terminated = 0, 0
+    deadline = time.time() + s.size(30, 90)
+    while not s.all_accepted() and time.time() < deadline:
+        terminated += int(s.d.scalar(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()) t"))
+        rounds += 1
+        time.sleep(2)
+    s.wait_quiet(s.size(90, 180))
+    alive = sum(1 for w in s.d.workers if w.alive)
+    s.note(f"{rounds} rounds of pg_terminate_backend, {terminated} connections killed; ledger rows claimed more than once: "
+           f"{s.ledger_reclaims()}; settlements kept in memory and retried: {outcomes_kept(s)}")
+    s.check(rounds >= 2, f"connections killed during the burst ({rounds} rounds)")
+    s.check(alive == len(s.d.workers), f"every worker kept running ({alive}/{len(s.d.workers)})")
 
 
 def scenario_fcm_unavailable(s):
@@ -571,6 +645,9 @@ SCENARIOS = [
     (11, "the backend holds FOR UPDATE on some streams for 40 s during a burst", scenario_held_rows, {}, 30),
     (12, "a wrong Firebase project during a burst (token guard)", scenario_wrong_project, {}, 30),
     (13, "pause starts for 30 s mid-burst, then resume", scenario_pause, {"WORKER_CONCURRENCY": "8"}, 50),
+    (14, "PostgreSQL connections killed every 2 s during a burst", scenario_postgres_connections_killed,
+     {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
+    (15, "SIGKILL one worker mid-burst, survivors take over", scenario_takeover, {"JOB_LEASE_SECONDS": "30"}, 200),
 ]
 
 

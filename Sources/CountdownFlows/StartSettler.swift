@@ -1,0 +1,124 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import Postgres
+import Telemetry
+
+/// Writes start-push outcomes to the ledger as they arrive, in small batches a few milliseconds apart, for every
+/// fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
+/// memory and is written again with backoff for as long as the process lives, while the worker keeps its claims
+/// alive, so no other sender takes the row and pushes it again.
+///
+/// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
+/// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.
+public actor StartSettler {
+    /// One push's outcome, and the token to clear when the push service refused it.
+    public struct Result: Sendable {
+        public var settlement: LedgerSettlement
+        public var refused: DeviceTokenStore.Invalidation?
+
+        public init(_ settlement: LedgerSettlement, refused: DeviceTokenStore.Invalidation? = nil) {
+            self.settlement = settlement
+            self.refused = refused
+        }
+    }
+
+    public typealias Ticket = PendingSettlements<Result>.Ticket
+
+    private let database: PostgresClient
+    private let logger: Logger
+    private let gather: Duration
+    private var pending: PendingSettlements<Result>
+    private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
+    private var writing = false
+    private var held = Set<ClaimStore.Row>()
+
+    /// - Parameters:
+    ///   - batch: most outcomes written in one transaction.
+    ///   - gather: how long a batch not yet full waits for more outcomes before it is written.
+    public init(database: PostgresClient, logger: Logger, batch: Int = 500, gather: Duration = .milliseconds(5)) {
+        self.database = database
+        self.logger = logger.with(["component": "start_settler"])
+        self.gather = gather
+        self.pending = PendingSettlements(maxBatch: batch)
+    }
+
+    /// Outcomes not yet written.
+    public var unsettled: Int { pending.count }
+
+    /// The ledger rows this process claimed and whose outcome is not yet written.
+    public var heldRows: [ClaimStore.Row] { Array(held) }
+
+    /// Records rows a fan-out just claimed: they are held until their outcome is written.
+    public func hold(_ rows: [ClaimStore.Row]) {
+        held.formUnion(rows)
+    }
+
+    public func openTicket() -> Ticket { pending.openTicket() }
+
+    /// Queues outcomes under `ticket`; they are written within milliseconds.
+    public func add(_ results: [Result], to ticket: Ticket) {
+        pending.add(results, to: ticket)
+        startWriting()
+    }
+
+    /// Closes `ticket` and waits until all its outcomes are written. Throws the database's error when a write
+    /// fails meanwhile: the outcomes stay queued and are written once PostgreSQL is back, the caller just stops
+    /// waiting (its job is postponed, and finds the rows settled or still claimed by this worker when it runs again).
+    public func settle(_ ticket: Ticket) async throws {
+        guard !pending.close(ticket) else { return }
+        try await withCheckedThrowingContinuation { waiters[ticket] = $0 }
+    }
+
+    /// Waits until every outcome is written, or `limit` passed (a process about to exit).
+    public func drain(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while pending.count > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Closes `ticket` without waiting (its fan-out failed; its outcomes are still written).
+    public func abandon(_ ticket: Ticket) {
+        _ = pending.close(ticket)
+    }
+
+    private func startWriting() {
+        guard !writing, pending.count > 0 else { return }
+        writing = true
+        Task { await self.writeAll() }
+    }
+
+    private func writeAll() async {
+        while pending.count > 0 {
+            if pending.count < pending.maxBatch && pending.failures == 0 { try? await Task.sleep(for: gather) }
+            guard let batch = pending.takeBatch() else { break }
+            do {
+                try await write(batch)
+                for result in batch {
+                    let settlement = result.settlement
+                    held.remove(ClaimStore.Row(stream: settlement.stream, user: settlement.user, device: settlement.device))
+                }
+                for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
+            } catch {
+                pending.failed()
+                let waiting = waiters
+                waiters = [:]
+                for waiter in waiting.values { waiter.resume(throwing: error) }
+                logger.warn("could not record start outcomes; keeping them to write again", [
+                    "outcomes": .int(pending.count), "retry_in_s": .seconds(pending.backoff), "error": .error(error),
+                ])
+                try? await Task.sleep(for: pending.backoff)
+            }
+        }
+        writing = false
+    }
+
+    private func write(_ batch: [Result]) async throws {
+        // Deadlocks are retried at once; anything else comes back here and is retried with backoff.
+        try await database.transaction(serializationRetries: 2) { connection in
+            try StartLedgerStore.settle(batch.map(\.settlement), on: connection)
+            try DeviceTokenStore.clear(batch.compactMap(\.refused), on: connection)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import CountdownFlows
+import CountdownStore
+import Postgres
+import Telemetry
+
+/// Keeps this worker's start-ledger claims alive: every quarter of `seconds`, extends the rows it holds (claimed
+/// and not yet recorded) to `seconds` from now, so a fan-out or a settlement that takes long (a large stream,
+/// PostgreSQL away for a while) never lets another sender take rows this worker is still pushing or recording;
+/// and gives back its expired claims on rows it no longer holds. Also exports how many outcomes wait in memory.
+public final class ClaimKeeper: Service {
+    public let name = "claim_keeper"
+    private let owner: String
+    private let database: PostgresClient
+    private let settler: StartSettler
+    private let seconds: Int
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+
+    public init(owner: String, database: PostgresClient, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
+        self.owner = owner
+        self.database = database
+        self.settler = settler
+        self.seconds = seconds
+        self.metrics = metrics
+        self.logger = logger.with(["component": "claim_keeper"])
+    }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        let every = Duration.milliseconds(max(250, seconds * 250))
+        while !shutdown.isTriggered {
+            await shutdown.sleep(for: every)
+            metrics.unsettledStarts.set(Double(await settler.unsettled))
+            let (owner, seconds) = (self.owner, self.seconds)
+            let held = await settler.heldRows
+            do {
+                let kept = try await database.transaction { try ClaimStore.keepAlive(owner: owner, held: held, seconds: seconds, on: $0) }
+                metrics.claimsExtended.increment(labels: "ok")
+                if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }
+            } catch {
+                metrics.claimsExtended.increment(labels: "error")
+                logger.warn("could not extend this worker's claims", ["error": .error(error)])
+            }
+        }
+        // Outcomes still in memory are written before the process goes, if PostgreSQL lets them.
+        await settler.drain(within: .seconds(5))
+    }
+}

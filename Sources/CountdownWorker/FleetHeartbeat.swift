@@ -1,0 +1,166 @@
+import BlockingIO
+import CountdownFlows
+import DelayQueue
+import Foundation
+import Redis
+import Telemetry
+
+/// Makes this worker's liveness visible to the fleet and takes over the work of dead workers.
+///
+/// Every second the worker records in Redis (by Redis `TIME`) that it lives, with the queue leases its dispatcher
+/// holds. A worker not heard from for `ttl` is dead: any worker that notices hands its leases back to the queue
+/// (due at once, no attempt spent), and start-ledger rows and session end claims it held are taken over by the
+/// next claim. A worker Redis has never heard of (a flushed Redis) is neither dead nor alive: its claims expire
+/// by time. Ids are unique per process, so a dead worker never comes back. A worker judges others only after its
+/// own heartbeats have gone through for longer than the ttl: after a Redis outage every worker was silent, and
+/// none must take the others for dead before they could beat again.
+public final class FleetHeartbeat: Service, WorkerLiveness {
+    public let name = "heartbeat"
+    public let workerID: String?
+    private let id: String
+    private let redis: RedisClient
+    private let queue: any DelayQueue
+    private let leases: @Sendable () -> [JobLease]
+    private let membersKey: String
+    private let leasesPrefix: String
+    private let ttl: Duration
+    private let interval: Duration
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let beatingSince = Locked<ContinuousClock.Instant?>(nil)
+
+    /// - Parameters:
+    ///   - leases: the queue leases this worker holds now (the dispatcher's).
+    ///   - ttl: how long a silent worker counts as alive.
+    public init(id: String, redis: RedisClient, namespace: String, queue: any DelayQueue, leases: @escaping @Sendable () -> [JobLease],
+                ttl: Duration = .seconds(3), interval: Duration = .seconds(1), metrics: WorkerMetrics, logger: Logger) {
+        self.id = id
+        workerID = id
+        self.redis = redis
+        self.queue = queue
+        self.leases = leases
+        membersKey = "{\(namespace)}:fleet:workers"
+        leasesPrefix = "{\(namespace)}:fleet:leases:"
+        self.ttl = ttl
+        self.interval = interval
+        self.metrics = metrics
+        self.logger = logger.with(["component": "heartbeat", "worker": .string(id)])
+    }
+
+    /// A fresh id for this process: host, pid and a random part.
+    public static func makeID() -> String {
+        let host = ProcessInfo.processInfo.hostName.prefix(40)
+        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        while !shutdown.isTriggered {
+            do {
+                try await beat()
+                if judges { try await takeOverDeadWorkers() }
+            } catch {
+                beatingSince.withLock { $0 = nil }
+                logger.warn("heartbeat failed", ["error": .error(error)])
+            }
+            await shutdown.sleep(for: interval)
+        }
+        // Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.
+        _ = try? await redis.run(script: Self.beatScript, keys: [RedisArgument(membersKey), RedisArgument(leasesPrefix + id)],
+                                 args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1)])
+    }
+
+    private func milliseconds(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+
+    /// Records that this worker lives, with the leases it holds.
+    public func beat() async throws {
+        let held = leases().map { [$0.id, $0.token, String($0.attempt)] }
+        let encoded = String(decoding: try JSONEncoder().encode(held), as: UTF8.self)
+        try await redis.run(script: Self.beatScript, keys: [RedisArgument(membersKey), RedisArgument(leasesPrefix + id)],
+                            args: [RedisArgument(id), RedisArgument(encoded), "0"]).throwIfError(context: "heartbeat")
+        beatingSince.withLock { $0 = $0 ?? .now }
+    }
+
+    /// Whether this worker's heartbeats went through for longer than the ttl (one interval to spare).
+    private var judges: Bool {
+        guard let since = beatingSince.withLock({ $0 }) else { return false }
+        return ContinuousClock.now - since > ttl + interval
+    }
+
+    /// Hands the leases of workers silent for longer than the ttl back to the queue and forgets those workers'
+    /// leases (their ids stay known as dead for an hour, for the claims).
+    func takeOverDeadWorkers() async throws {
+        let reply = try await redis.run(script: Self.deadScript, keys: [RedisArgument(membersKey)],
+                                        args: [RedisArgument(milliseconds(ttl))]).throwIfError(context: "dead workers")
+        for dead in reply.array?.compactMap(\.string) ?? [] where dead != id {
+            let key = RedisArgument(leasesPrefix + dead)
+            let stored = try await redis.command(["GET", key]).throwIfError(context: "dead worker's leases")
+            guard !stored.isNull else { continue }  // taken over already
+            var handedBack = 0
+            if let bytes = stored.bytes, let held = try? JSONDecoder().decode([[String]].self, from: Data(bytes)) {
+                for lease in held where lease.count == 3 {
+                    let job = JobLease(id: lease[0], token: lease[1], attempt: Int(lease[2]) ?? 1)
+                    if try await queue.postpone(job, after: .zero, error: "worker \(dead) died holding the job") { handedBack += 1 }
+                }
+            }
+            _ = try await redis.command(["DEL", key])
+            metrics.takeovers.increment()
+            logger.warn("took over a dead worker's jobs", ["dead_worker": .string(dead), "jobs": .int(handedBack)])
+        }
+    }
+
+    public func classify(_ owners: [String]) async -> (dead: [String], alive: [String]) {
+        guard !owners.isEmpty else { return ([], []) }
+        guard judges else { return ([], owners) }
+        do {
+            let reply = try await redis.run(script: Self.classifyScript, keys: [RedisArgument(membersKey)],
+                                            args: [RedisArgument(milliseconds(ttl))] + owners.map { RedisArgument($0) })
+                .throwIfError(context: "classify workers")
+            var dead: [String] = []
+            var alive: [String] = []
+            for (owner, state) in zip(owners, reply.array ?? []) {
+                switch state.integer {
+                case 0: dead.append(owner)
+                case 1: alive.append(owner)
+                default: break
+                }
+            }
+            return (dead, alive)
+        } catch {
+            logger.warn("could not read the fleet's liveness; every claim holder counts as alive", ["error": .error(error)])
+            return ([], owners)
+        }
+    }
+
+    /// KEYS: members (id → last heard, ms by Redis `TIME`), this worker's leases. ARGV: id, leases (JSON; empty:
+    /// leaving, delete them), how many ms in the past to record (leaving: past the ttl, dead at once). Members
+    /// silent for an hour are forgotten.
+    static let beatScript = RedisScript(name: "fleet_beat", source: """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        redis.call('ZADD', KEYS[1], now - tonumber(ARGV[3]), ARGV[1])
+        if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2], 'PX', 3600000) end
+        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)
+        return 1
+        """)
+
+    /// KEYS: members. ARGV: ttl (ms). The members silent for longer than the ttl.
+    static let deadScript = RedisScript(name: "fleet_dead", source: """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
+        """)
+
+    /// KEYS: members. ARGV: ttl (ms), ids. Per id: 1 alive, 0 dead, -1 unknown.
+    static let classifyScript = RedisScript(name: "fleet_classify", source: """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local out = {}
+        for i = 2, #ARGV do
+            local seen = redis.call('ZSCORE', KEYS[1], ARGV[i])
+            if not seen then out[i - 1] = -1
+            elseif now - tonumber(seen) > tonumber(ARGV[1]) then out[i - 1] = 0
+            else out[i - 1] = 1 end
+        end
+        return out
+        """)
+}
