@@ -26,18 +26,14 @@ struct ReminderFanout: Sendable {
             return decision
         }
         let planned = stream.snapshot.plannedStartAt
-        let markDone = { () async throws in
-            _ = try await context.database.withConnection { connection in
-                try ProgressStore.markRemindersDone(streamID, planned: planned, on: connection)
-            }
-        }
+        guard context.settings.remindersEnabled else { return try await Self.recordDone(streamID, planned: planned, context: context) }
         guard ends.isEmpty else {
             let pages = zip([""] + ends, ends.map(Optional.some) + [nil]).map { CountdownJob.reminderPage(stream: streamID, after: $0, through: $1) }
-            try await markDone()
+            try await Self.markDone(streamID, planned: planned, context: context)
             return .fanOut(jobs: pages, detail: "\(pages.count) pages of up to \(pageSize) users")
         }
         let outcome = try await page(streamID, after: "", through: nil)
-        if case .done = outcome { try await markDone() }
+        if case .done = outcome { try await Self.markDone(streamID, planned: planned, context: context) }
         return outcome
     }
 
@@ -108,15 +104,17 @@ struct ReminderFanout: Sendable {
         let deliveries = await context.push.sendAll(pushes, kind: .reminder)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
-        var dead: [(device: String, fcm: String)] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
         var needsRetry = false
         var retryAfter: Duration?
         for (recipient, delivery) in zip(addressed, deliveries) {
             switch delivery {
             case .accepted:
                 delivered.insert(recipient.user)
-            case .deadToken, .rejected(_, true):
-                dead.append((recipient.device ?? "", recipient.fcmToken ?? ""))
+            case .tokenRefused(_, let reason):
+                // A notification names only the FCM token.
+                refused.append(DeviceTokenStore.Invalidation(device: recipient.device ?? "", token: .fcm, value: recipient.fcmToken ?? "",
+                                                         reason: reason, stream: stream.snapshot.id))
             case .rejected:
                 break
             case .retry(let after, _):
@@ -131,9 +129,9 @@ struct ReminderFanout: Sendable {
         }
         let sent = delivered.subtracting(pendingUsers)
         let streamID = stream.snapshot.id
-        let deadTokens = dead
+        let refusedTokens = refused
         try await context.database.withConnection { connection in
-            try DeviceTokenStore.clearFCMTokens(deadTokens, on: connection)
+            try DeviceTokenStore.clear(refusedTokens, on: connection)
             try ReminderStore.markSent(streamID, users: Array(sent), on: connection)
         }
         return (sent.count, needsRetry, retryAfter)

@@ -44,7 +44,8 @@ struct StartFanout: Sendable {
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
-            let (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            var (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            try ViewerCountQuery.fill(&snapshots, on: connection)
             for id in streamIDs {
                 if let error = unreadable[id] {
                     // One stream that cannot be read is skipped (and quarantined), never the whole batch.

@@ -44,14 +44,8 @@ extension AdminCommands {
         case "drop":
             let parsed = try parse(rest, "quarantine", flags: ["json", "all", "yes"], positionals: nil)
             let keys = try selection(parsed)
-            if !parsed.has("yes") {
-                guard isatty(STDIN_FILENO) == 1 else { throw UsageError("drop deletes quarantine entries: confirm with --yes") }
-                print("Drop \(keys.map { $0.joined(separator: ", ") } ?? "every entry") from the quarantine? [y/N] ", terminator: "")
-                guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                    print("nothing changed")
-                    return
-                }
-            }
+            guard try Confirmation.ask("Forget \(keys.map { $0.joined(separator: ", ") } ?? "every entry") in the quarantine? The streams are not changed.",
+                                       command: "quarantine drop", yes: parsed.has("yes")) else { return }
             let connections = try AdminConnections()
             defer { connections.close() }
             let dropped = try await connections.database.withConnection { try QuarantineStore.remove(keys: keys, on: $0) }

@@ -16,7 +16,7 @@ import TestSupport
         let sent = Locked([String]())
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            guard case .notification(_, let fcm) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
+            guard case .notification(_, let fcm) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
             return .accepted(name: "projects/p/messages/\(fcm)")
         }
