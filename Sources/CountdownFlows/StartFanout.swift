@@ -48,7 +48,9 @@ struct StartFanout: Sendable {
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
-            var (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            let loaded = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            var snapshots = loaded.rows
+            let unreadable = loaded.unreadable
             try ViewerCountQuery.fill(&snapshots, on: connection)
             for id in streamIDs {
                 if let error = unreadable[id] {

@@ -8,19 +8,22 @@ import TestSupport
 /// (NULL where allowed, empty strings, non-finite and extreme dates, 100 KB and odd Unicode texts, users deleted
 /// mid-flight, devices moving between users, statuses going backwards, bursts of reschedules), mixed with
 /// well-formed streams, against two real workers and the fake FCM. Every well-formed stream gets exactly one start
-/// per device on time, no worker exits, and every bad row is refused by the schema, quarantined or skipped.
+/// and one reminder per device on time, no worker exits, and every bad row is refused by the schema, quarantined or skipped.
 ///
 /// `COUNTDOWN_FUZZ_SEED` repeats a run (the seed is printed); `COUNTDOWN_FUZZ_ROWS` scales it (default 12
 /// well-formed streams and 4 careless writes per stream).
 @Suite(.serialized) struct TableFuzzTests {
     static let lead = 5.0
+    /// `REMINDER_LEAD_SECONDS` of the system (reminders go out this long before the planned start).
+    static let reminderLead = 3.0
 
     @Test func carelessWritesNeverDisturbWellFormedStreams() async throws {
         let environment = ProcessInfo.processInfo.environment
         let seed = environment["COUNTDOWN_FUZZ_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
         let scale = environment["COUNTDOWN_FUZZ_ROWS"].flatMap { Int($0) }.map { max(1, $0) } ?? 12
         print("table fuzzer: seed \(seed), \(scale) well-formed streams (repeat with COUNTDOWN_FUZZ_SEED=\(seed))")
-        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": String(Int(Self.lead)), "JOB_MAX_ATTEMPTS": "3"])
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": String(Int(Self.lead)), "REMINDER_LEAD_SECONDS": String(Int(Self.reminderLead)),
+                                                          "JOB_MAX_ATTEMPTS": "3"])
         do {
             var fuzz = TableFuzz(system: system, generator: SeededGenerator(seed: seed), seed: seed)
             try await fuzz.run(wellFormed: scale)
@@ -98,6 +101,7 @@ struct TableFuzz {
             tokens.append(CountdownSystem.fcmToken(device))
         }
         try await system.stream(stream, startsIn: Double.random(in: 9...16, using: &generator), creator: creator)
+        try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) VALUES ($1, $2)", [stream, creator])
         wellFormed[stream] = tokens
     }
 
@@ -194,7 +198,12 @@ struct TableFuzz {
             let keys = try await system.query("SELECT key FROM countdown_quarantine").map { try $0.decode("key", as: String.self) }
             return Self.unreadable.isSubset(of: Set(keys))
         }
-        let starts = try await system.pushes().events("start")
+        try await waitUntil(timeout: .seconds(15), "seed \(seed): a reminder to every well-formed device") {
+            expected.isSubset(of: Set(try await system.pushes().events("notification").map(\.fcmToken)))
+        }
+        let all = try await system.pushes()
+        let starts = all.events("start")
+        let reminderAfterStart = TableFuzzTests.lead - TableFuzzTests.reminderLead
         for (stream, tokens) in wellFormed {
             for token in tokens {
                 let received = starts.filter { $0.fcmToken == token }
@@ -202,6 +211,11 @@ struct TableFuzz {
                 guard let first = received.first, let streamDue = due[stream] else { continue }
                 #expect(first.receivedAt >= streamDue.addingTimeInterval(-0.05), "seed \(seed): \(stream) started before T-lead")
                 #expect(first.receivedAt < streamDue.addingTimeInterval(5), "seed \(seed): \(stream) started \(first.receivedAt.timeIntervalSince(streamDue)) s late")
+                let reminders = all.events("notification").filter { $0.fcmToken == token }
+                #expect(reminders.count == 1, "seed \(seed): \(token) of \(stream) got \(reminders.count) reminders")
+                if let reminder = reminders.first {
+                    #expect(reminder.receivedAt >= streamDue.addingTimeInterval(reminderAfterStart - 0.05), "seed \(seed): \(stream) reminded early")
+                }
             }
         }
         #expect(!pushes.contains { $0.fcmToken.hasPrefix("bad-") }, "seed \(seed): an old bad stream was started")
