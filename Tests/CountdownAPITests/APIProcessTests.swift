@@ -13,7 +13,7 @@ struct APIProcessTests {
         let none = try APIProcess.runToExit(environment: [:])
         #expect(none.status == 2)
         #expect(none.stderr.contains("DATABASE_URL"))
-        #expect(none.stderr.contains("API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE"))
+        #expect(none.stderr.contains("API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE, API_JWT_KEYS"))
 
         let bad = try APIProcess.runToExit(environment: [
             "DATABASE_URL": "mysql://x", "API_ADDR": "nowhere", "API_JWT_SECRET": "short", "LOG_LEVEL": "loud",
@@ -71,7 +71,8 @@ struct APIProcessTests {
         let authed = json.merging(["Authorization": "Bearer \(token)"]) { _, new in new }
         #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 404)
 
-        let metrics = String(decoding: try await api.fetch("GET", "/metrics").body, as: UTF8.self)
+        #expect(try await api.fetch("GET", "/metrics").status == 404, "metrics are not on the public port")
+        let metrics = String(decoding: try await api.fetch("GET", "/metrics", port: api.metricsPort).body, as: UTF8.self)
         #expect(metrics.contains(#"countdown_api_requests_total{route="/notifications/device-token",method="POST",status="413"} 1"#))
 
         #expect(api.stop() == 0)

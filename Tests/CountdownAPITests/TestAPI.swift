@@ -16,8 +16,9 @@ struct TestAPI {
     let logs: CapturingLogSink
     let signer: JWTSigner
 
-    /// An API verifying HS256 with `secret`, or RS256 with `rsaKey` when given.
-    init(store: any APIStore, rsaKey: AsymmetricKey? = nil) throws {
+    /// An API verifying HS256 with `secret`, or RS256 with `rsaKey` when given; no write limits unless `policy` sets them.
+    init(store: any APIStore, rsaKey: AsymmetricKey? = nil,
+         policy: APIPolicy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: nil)) throws {
         let key: VerificationKey = try rsaKey.map { try .rs256($0) } ?? .hs256(secret: Self.secret)
         signer = try rsaKey.map { try JWTSigner.rs256(privateKey: $0) } ?? .hs256(secret: Self.secret)
         let verifier = JWTVerifier(keys: [key], leeway: .seconds(30), requireExpiry: true, now: { TestAPI.now })
@@ -26,7 +27,13 @@ struct TestAPI {
         self.store = store
         service = APIService(
             store: store, authenticator: Authenticator(verifier: verifier), metrics: APIMetrics(registry: registry),
-            logger: Logger(level: .debug, sink: logs))
+            logger: Logger(level: .debug, sink: logs), policy: policy)
+    }
+
+    /// The value of an unlabelled counter (or the sum of a family's series), from the rendered metrics.
+    func metric(_ name: String) -> Double {
+        registry.render().split(separator: "\n").filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
     }
 
     struct Claims: Encodable {
