@@ -12,7 +12,6 @@ public struct APIMetrics: Sendable {
     let deadlinesExceeded: Counter
     let rateLimited: Counter
     let takeovers: Counter
-    let sessionsEndedByTakeover: Counter
     let refusedDeviceWrites: Counter
     /// Failed reloads of `API_JWT_KEYS` (the previous keys stay in use).
     public let jwtKeyReloadFailures: Counter
@@ -34,8 +33,6 @@ public struct APIMetrics: Sendable {
             "countdown_api_rate_limited_total", help: "Writes refused with 429, by limit (user or address).", labels: ["scope"])
         takeovers = registry.counter(
             "countdown_api_device_takeovers_total", help: "Devices linked to one user taken over by another user's authenticated registration.")
-        sessionsEndedByTakeover = registry.counter(
-            "countdown_api_takeover_sessions_removed_total", help: "Runtime sessions of the previous user removed by device takeovers.")
         refusedDeviceWrites = registry.counter(
             "countdown_api_device_writes_refused_total", help: "Unauthenticated registrations refused because the device is linked to a user.")
         jwtKeyReloadFailures = registry.counter(

@@ -14,10 +14,9 @@ extension APIService {
             throw APIError(.unauthorized, "device \(registration.deviceID) is linked to a user; register it with that user's bearer token")
         case .takenOver(let previous, let sessions):
             metrics.takeovers.increment()
-            metrics.sessionsEndedByTakeover.increment(by: UInt64(sessions))
             logger.info("device taken over", [
                 "device": .string(registration.deviceID), "from": .string(previous), "to": .string(caller?.userID ?? ""),
-                "sessionsRemoved": .int(sessions),
+                "previousSessions": .int(sessions),
             ])
         }
         return Self.success

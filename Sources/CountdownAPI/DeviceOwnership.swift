@@ -4,7 +4,12 @@ import Postgres
 ///
 /// The rule: anyone may create a device or update one that has no user; a device linked to a user changes
 /// only with a bearer token. An authenticated user may take over a device linked to someone else (a login on
-/// a shared phone): the device becomes theirs and the previous user's runtime sessions on it are removed.
+/// a shared phone): the device becomes theirs. The previous user's runtime sessions on it stay until the
+/// worker ends them: a session row holds the runtime token its end push needs (removing it here would leave
+/// that Live Activity counting down on the phone with nothing able to end it), and the end flow sends the
+/// end push when the stream ends and then deletes the session, whoever owns the device by then. Nothing
+/// else reaches the previous user through the device: starts, backfills and reminders follow the device's
+/// current user.
 ///
 /// Each write first locks the batch's existing device rows (`FOR UPDATE`, in device id order, the order every
 /// writer uses), so the owner it reads is the owner it overwrites: there is no window between check and write.
@@ -49,12 +54,12 @@ enum DeviceOwnership {
                 guard let caller = item.userID, case let previous?? = owners[item.registration.deviceID], previous != caller else { continue }
                 takeovers.append((item.registration.deviceID, previous))
             }
-            var ended: [String: Int] = [:]
+            var pending: [String: Int] = [:]  // device → the previous user's sessions awaiting their end push
             if !takeovers.isEmpty {
-                let rows = try connection.query(SQL.deletePreviousSessions, [
+                let rows = try connection.query(SQL.previousSessions, [
                     PostgresTextArray(takeovers.map(\.device)), PostgresTextArray(takeovers.map(\.previous)),
                 ])
-                for row in rows { ended[try row.decode("device_id", as: String.self), default: 0] += 1 }
+                for row in rows { pending[try row.decode("device_id", as: String.self)] = try row.decode("sessions", as: Int.self) }
             }
             return items.map { item -> DeviceUpsertOutcome? in
                 let device = item.registration.deviceID
@@ -62,7 +67,7 @@ enum DeviceOwnership {
                     return kind == .pushToStartUpdate && !written.contains(device) ? nil : .written
                 }
                 guard let caller = item.userID else { return owner == nil ? .written : .refused }
-                if let owner, owner != caller { return .takenOver(previousUser: owner, sessionsEnded: ended[device] ?? 0) }
+                if let owner, owner != caller { return .takenOver(previousUser: owner, sessionsPending: pending[device] ?? 0) }
                 return .written
             }
         }
@@ -117,13 +122,11 @@ enum DeviceOwnership {
             RETURNING d.device_id
             """
 
-        /// The previous user's runtime sessions on devices taken over; `countdown_session_end_claims` rows go
-        /// with them (ON DELETE CASCADE).
-        static let deletePreviousSessions = """
-            DELETE FROM live_activity_sessions s
-            USING unnest($1::text[], $2::text[]) AS t(device_id, user_id)
-            WHERE s.device_id = t.device_id AND s.user_id = t.user_id
-            RETURNING s.device_id
+        /// How many runtime sessions the previous users have on the devices taken over.
+        static let previousSessions = """
+            SELECT s.device_id, count(*)::int AS sessions FROM live_activity_sessions s
+            JOIN unnest($1::text[], $2::text[]) AS t(device_id, user_id) ON s.device_id = t.device_id AND s.user_id = t.user_id
+            GROUP BY s.device_id
             """
     }
 }

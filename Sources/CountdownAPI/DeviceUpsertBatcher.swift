@@ -6,8 +6,9 @@ import Postgres
 /// A registration waits only while an earlier batch is being written (never on a timer), so a lone request
 /// costs one round trip as before, and under load each round trip carries every registration that arrived
 /// meanwhile. A batch never holds the same device twice (a repeat waits for the next batch, keeping order).
-/// If a batch fails for a reason other than a lost database, its registrations are written one by one, so
-/// each request gets its own answer (an unknown user fails only that request).
+/// If a batch of several fails for a reason other than a lost database, its registrations are written one by
+/// one, so each request gets its own answer (an unknown user, or a row locked past `lock_timeout`, fails only
+/// that request).
 ///
 /// Authorization is part of the write, not a check before it: `write` returns one `DeviceUpsertOutcome` per
 /// item (in the order given), decided under the device's row lock, so a refused or taken-over registration
@@ -78,6 +79,8 @@ public final class DeviceUpsertBatcher: Sendable {
                 for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
             } catch let error as PostgresError where error.isConnectionLoss || error.code == .closed {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
+            } catch where batch.count == 1 {
+                batch[0].continuation.resume(throwing: error)  // its own write failed: nothing to separate
             } catch {
                 var lost: (any Error)?
                 for waiting in batch {

@@ -59,12 +59,17 @@ final class APIProcess: @unchecked Sendable {
     /// One HTTP exchange with the running API.
     func fetch(
         _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], port: Int? = nil
-    ) async throws -> (status: Int, body: Data) {
+    ) async throws -> (status: Int, body: Data, headers: [String: String]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port ?? self.port)" + path)!)
         request.httpMethod = method
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return (http?.statusCode ?? 0, data, headers)
     }
 }

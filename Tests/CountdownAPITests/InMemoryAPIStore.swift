@@ -42,9 +42,8 @@ final class InMemoryAPIStore: APIStore {
             if userID == nil, existing?.userID != nil { return .refused }
             var outcome = DeviceUpsertOutcome.written
             if let userID, let previous = existing?.userID, previous != userID {
-                let ended = state.sessions.filter { $0.key[1] == registration.deviceID && $0.value.userID == previous }.map(\.key)
-                for key in ended { state.sessions[key] = nil }
-                outcome = .takenOver(previousUser: previous, sessionsEnded: ended.count)
+                let pending = state.sessions.filter { $0.key[1] == registration.deviceID && $0.value.userID == previous }.count
+                outcome = .takenOver(previousUser: previous, sessionsPending: pending)
             }
             var device = existing ?? Device(platform: registration.platform)
             if !registration.isPushToStartUpdate { device.fcmToken = registration.fcmToken }
