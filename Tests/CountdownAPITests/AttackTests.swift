@@ -22,21 +22,35 @@ struct AttackTests {
 
     /// A migrated database with users u1 and u2, and the API on it with `environment` added.
     static func withAPI(_ environment: [String: String] = [:], _ body: (APIProcess, PostgresClient) async throws -> Void) async throws {
-        let database = try await TestDatabase.create(prefix: "attack")
-        let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
-        do {
-            _ = try await Migrator().migrate(client)
-            try await client.execute("INSERT INTO users (id, display_name) VALUES ('u1', 'One'), ('u2', 'Two')")
-            let api = try APIProcess(environment: ["DATABASE_URL": database.url, "API_JWT_SECRET": secret].merging(environment) { _, new in new })
-            try await body(api, client)
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1", "u2"])
+            let api = try APIProcess(environment: ["DATABASE_URL": fixture.database.url, "API_JWT_SECRET": secret]
+                .merging(environment) { _, new in new })
+            try await body(api, fixture.client)
             #expect(api.stop() == 0)
-        } catch {
-            client.close()
-            try? await database.drop()
-            throw error
         }
-        client.close()
-        try await database.drop()
+    }
+
+    /// Registers `device` while another session holds its row lock; the reply and how long it took.
+    static func registerWhileLocked(_ api: APIProcess, _ database: PostgresClient, device: String, bearer: String) async throws
+        -> (reply: (status: Int, body: Data, headers: [String: String]), elapsed: Duration) {
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await database.transaction { connection in
+                try connection.execute("SELECT 1 FROM devices WHERE device_id = $1 FOR UPDATE", [device])
+                locked.signal()
+                release.wait()
+            }
+        }
+        try await waitUntil(timeout: .seconds(5), "the row is locked") { locked.wait(timeout: .now()) == .success }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reply = try await register(api, device: device, bearer: bearer)
+        let elapsed = start.duration(to: clock.now)
+        release.signal()
+        try await holder.value
+        return (reply, elapsed)
     }
 
     static func token(_ claims: Claims, keyID: String? = nil) throws -> String {
@@ -176,22 +190,7 @@ struct AttackTests {
             let device = Sample.deviceID()
             let bearer = try Self.hourToken("u1")
             #expect(try await Self.register(api, device: device, bearer: bearer).status == 200)
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = Task {
-                try await database.transaction { connection in
-                    try connection.execute("SELECT 1 FROM devices WHERE device_id = $1 FOR UPDATE", [device])
-                    locked.signal()
-                    release.wait()
-                }
-            }
-            try await waitUntil(timeout: .seconds(5), "the row is locked") { locked.wait(timeout: .now()) == .success }
-            let clock = ContinuousClock()
-            let start = clock.now
-            let reply = try await Self.register(api, device: device, bearer: bearer)
-            let elapsed = start.duration(to: clock.now)
-            release.signal()
-            try await holder.value
+            let (reply, elapsed) = try await Self.registerWhileLocked(api, database, device: device, bearer: bearer)
             #expect(reply.status == 503)
             #expect(reply.headers["retry-after"] != nil)
             #expect(Self.errorCode(reply.body) == "timeout")
@@ -206,22 +205,7 @@ struct AttackTests {
             let device = Sample.deviceID()
             let bearer = try Self.hourToken("u1")
             #expect(try await Self.register(api, device: device, bearer: bearer).status == 200)
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = Task {
-                try await database.transaction { connection in
-                    try connection.execute("SELECT 1 FROM devices WHERE device_id = $1 FOR UPDATE", [device])
-                    locked.signal()
-                    release.wait()
-                }
-            }
-            try await waitUntil(timeout: .seconds(5), "the row is locked") { locked.wait(timeout: .now()) == .success }
-            let clock = ContinuousClock()
-            let start = clock.now
-            let reply = try await Self.register(api, device: device, bearer: bearer)
-            let elapsed = start.duration(to: clock.now)
-            release.signal()
-            try await holder.value
+            let (reply, elapsed) = try await Self.registerWhileLocked(api, database, device: device, bearer: bearer)
             #expect(reply.status == 503)
             #expect(reply.headers["retry-after"] != nil)
             #expect(elapsed < .seconds(4), "the 2 s deadline answered: \(elapsed)")
