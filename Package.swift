@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownCoreTests", dependencies: ["BlockingIO", "CountdownCore", "Postgres", "PushPayloads", "Redis", "Telemetry", "TestSupport"]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.

@@ -13,6 +13,7 @@ public struct APIMetrics: Sendable {
     let rateLimited: Counter
     let takeovers: Counter
     let refusedDeviceWrites: Counter
+    let slowRequestsClosed: Counter
     /// Failed reloads of `API_JWT_KEYS` (the previous keys stay in use).
     public let jwtKeyReloadFailures: Counter
 
@@ -35,6 +36,9 @@ public struct APIMetrics: Sendable {
             "countdown_api_device_takeovers_total", help: "Devices linked to one user taken over by another user's authenticated registration.")
         refusedDeviceWrites = registry.counter(
             "countdown_api_device_writes_refused_total", help: "Unauthenticated registrations refused because the device is linked to a user.")
+        slowRequestsClosed = registry.counter(
+            "countdown_api_slow_requests_closed_total",
+            help: "Connections closed because a request (headers and body) did not arrive within API_REQUEST_READ_TIMEOUT_SECONDS.")
         jwtKeyReloadFailures = registry.counter(
             "countdown_api_jwt_key_reload_failures_total", help: "Reloads of API_JWT_KEYS that failed (the previous keys stay in use).")
     }

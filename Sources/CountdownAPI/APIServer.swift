@@ -20,14 +20,16 @@ public enum APIServer {
     ///   - connectionTimeout: an idle connection is closed after this long without progress.
     ///   - requestReadTimeout: a request's headers and body must have arrived within this long, however
     ///     steadily they trickle.
+    ///   - metrics: counts connections closed at the read deadline.
     public static func configuration(
         address: String, threads: Int = 4, connectionTimeout: Duration = .seconds(15), requestReadTimeout: Duration? = .seconds(10),
-        connectionLimit: Int = 4096, perIPConnectionLimit: Int? = 64
+        connectionLimit: Int = 4096, perIPConnectionLimit: Int? = 64, metrics: APIMetrics? = nil
     ) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(
             address: address, threads: threads, maxBodyBytes: serverBodyLimit, connectionTimeout: connectionTimeout,
             connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit, listenBacklog: 1024)
         configuration.requestDeadline = requestReadTimeout
+        if let metrics { configuration.requestDeadlineExceeded = { metrics.slowRequestsClosed.increment() } }
         configuration.connectionMemoryLimit = connectionMemoryLimit
         configuration.maxHeaderBytes = headerLimit
         configuration.errorResponse = errorResponse

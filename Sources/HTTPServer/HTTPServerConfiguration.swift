@@ -17,6 +17,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// A connection must deliver each complete request (headers and body) within this long of being accepted
     /// or of its previous answer, however steadily it trickles; otherwise it is closed (nil: no deadline).
     public var requestDeadline: Duration?
+    /// Called (on the server's watchdog thread) for each connection closed at `requestDeadline`.
+    public var requestDeadlineExceeded: (@Sendable () -> Void)?
     /// Memory libmicrohttpd gives each connection for its headers and buffers (nil: the library's 32 KiB).
     /// A header block that does not fit is answered by the library itself (431, with an HTML body).
     public var connectionMemoryLimit: Int?

@@ -18,13 +18,15 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
     }
 
     let deadline: Duration
+    private let exceeded: (@Sendable () -> Void)?
     private let condition = NSCondition()
     private var tracked: [OpaquePointer: Tracked] = [:]  // guarded by condition
     private var stopped = false
     private var closedCount = 0
 
-    init(deadline: Duration) {
+    init(deadline: Duration, exceeded: (@Sendable () -> Void)? = nil) {
         self.deadline = deadline
+        self.exceeded = exceeded
         let thread = Thread { [self] in run() }
         thread.name = "http-request-deadline"
         thread.start()
@@ -71,16 +73,23 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
 
     private func run() {
         condition.lock()
-        defer { condition.unlock() }
         while !stopped {
             _ = condition.wait(until: Date().addingTimeInterval(0.1))
             let now = ContinuousClock.now
+            var closedNow = 0
             for (connection, entry) in tracked where entry.receiving && entry.since.duration(to: now) > deadline {
                 // Under the lock: a connection is removed (before the daemon closes its descriptor) only under it.
                 shutdown(entry.fd, Int32(SHUT_RDWR))
                 tracked[connection]?.receiving = false
-                closedCount += 1
+                closedNow += 1
+            }
+            closedCount += closedNow
+            if closedNow > 0, let exceeded {
+                condition.unlock()
+                for _ in 0..<closedNow { exceeded() }
+                condition.lock()
             }
         }
+        condition.unlock()
     }
 }

@@ -27,7 +27,7 @@ final class RequestDispatcher: @unchecked Sendable {
         maxBodyBytes = configuration.maxBodyBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         errorResponse = configuration.errorResponse
-        watchdog = configuration.requestDeadline.map(RequestDeadlineWatchdog.init(deadline:))
+        watchdog = configuration.requestDeadline.map { RequestDeadlineWatchdog(deadline: $0, exceeded: configuration.requestDeadlineExceeded) }
     }
 
     deinit { watchdog?.stop() }

@@ -57,7 +57,7 @@ let service = APIService(
     policy: config.policy)
 let server = APIServer.make(service, configuration: APIServer.configuration(
     address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
-    perIPConnectionLimit: config.connectionsPerIP))
+    perIPConnectionLimit: config.connectionsPerIP, metrics: metrics))
 let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
 do {
     try server.start()
