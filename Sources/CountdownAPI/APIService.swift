@@ -72,6 +72,9 @@ public final class APIService: Sendable {
                 logger.error("request failed", ["route": .string(route.rawValue), "error": .string(error.message)])
             }
             return error.response
+        } catch is CancellationError {
+            // Its deadline passed (the answer has gone out already) and its statement was cancelled.
+            return APIError(.timeout, "the request was not answered in time; it is safe to repeat").response
         } catch {
             logger.error("request failed", ["route": .string(route.rawValue), "error": .error(error)])
             return APIError(.internalError, "the request could not be completed; it has been logged").response

@@ -88,7 +88,7 @@ public struct Authenticator: Sendable {
         case .badSignature: "the bearer token's signature does not match"
         case .expired: "the bearer token has expired"
         case .notYetValid: "the bearer token is not valid yet"
-        case .invalidKey, .cryptoFailure: "the bearer token cannot be verified"
+        case .invalidKey, .cryptoFailure, .invalidServiceAccount: "the bearer token cannot be verified"
         case .wrongIssuerOrAudience: "the bearer token was issued by or for someone else (iss / aud)"
         case .lifetimeTooLong: "the bearer token's lifetime is longer than accepted here"
         case .criticalHeader: "the bearer token has critical header extensions (crit), which are not supported"

@@ -25,7 +25,8 @@ public protocol DelayQueue: Sendable {
     @discardableResult func fail(_ lease: JobLease, error: String) async throws -> FailOutcome
     /// Extends a current lease to `duration` from now; `false` when the lease is stale.
     @discardableResult func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool
-    /// Sleeps until woken by newly due work or `timeout` passes, without polling.
+    /// Sleeps until woken by newly due work or `timeout` passes, without polling. It may return early (the Redis
+    /// queue's first wait, or one after a reconnect, since a wake-up may have been missed): callers claim again.
     func waitForWork(timeout: Duration) async throws
     /// The oldest dead letters first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 
 /// Sends Live Activity pushes straight to APNs over HTTP/2: `POST {base}/3/device/<activity token>` with an ES256
 /// provider token. Notifications need an APNs device token, which the domain does not have; they are rejected.

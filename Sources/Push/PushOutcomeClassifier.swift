@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 
 /// Turns a push service's answer (status, headers, body) or a transport failure into a `PushResult`. Pure: no I/O.
 public enum PushOutcomeClassifier {

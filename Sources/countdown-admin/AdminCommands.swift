@@ -1,4 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import DelayQueue
 import Foundation
 import Postgres
@@ -79,7 +84,7 @@ enum AdminCommands {
     private static func end(_ streamID: String, as status: StreamStatus, json: Bool) async throws {
         let connections = try AdminConnections()
         defer { connections.close() }
-        let report = try await StreamCommands(database: connections.database, queue: connections.queue).end(streamID, as: status)
+        let report = try await connections.end(streamID, as: status)
         AdminOutput(json: json).emit(report) {
             guard report.changed else {
                 return "stream \(streamID) is already \(report.status); nothing changed"
@@ -101,7 +106,7 @@ enum AdminCommands {
         let time = try TimeArgument.parse(parsed.positionals[1])
         let connections = try AdminConnections()
         defer { connections.close() }
-        let report = try await StreamCommands(database: connections.database, queue: connections.queue).reschedule(streamID, to: time)
+        let report = try await StreamCommands(database: connections.database).reschedule(streamID, to: time)
         AdminOutput(json: parsed.has("json")).emit(report) {
             "stream \(streamID) now starts at \(AdminOutput.time(report.plannedStartAt)); its jobs follow, running activities get an update push"
         }

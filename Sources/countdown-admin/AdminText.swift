@@ -1,4 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 
 /// Human-readable renderings of the admin reports.

@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import Configuration
 import Foundation
 import HTTPServer
 import JWT
@@ -88,8 +88,8 @@ sigwait(&stopSignals, &received)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
-server.stop()
-metricsServer.stop()
+await server.shutdown()
+await metricsServer.shutdown()
 database.close()
 logger.info("stopped", ["drained": .bool(idle)])
 exit(0)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JWT
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,8 @@ do throws(UsageError) {
     }
     options = parsed
     let log = FakeLog(minimum: options.logLevel)
-    let account = try ServiceAccount.load(path: options.serviceAccountPath ?? "")
+    let account: ServiceAccount
+    do { account = try ServiceAccount.load(file: options.serviceAccountPath ?? "") } catch { throw UsageError("service account: \(error)") }
     let recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
     fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
 } catch {

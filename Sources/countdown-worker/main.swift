@@ -1,4 +1,5 @@
-import CountdownCore
+import Configuration
+import CountdownWorker
 import Foundation
 import Telemetry
 
@@ -18,7 +19,7 @@ let config: CountdownConfig
 let logger: Logger
 do {
     config = try CountdownConfig.load(from: environment)
-    logger = try Logger(environment: environment.values).with(["service": "countdown-worker"])
+    logger = config.logger.with(["service": "countdown-worker"])
 } catch let problems as ConfigProblems {
     for problem in problems.problems { FileHandle.standardError.write(Data("countdown-worker: \(problem)\n".utf8)) }
     exit(2)

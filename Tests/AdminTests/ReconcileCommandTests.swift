@@ -1,4 +1,8 @@
-@testable import CountdownCore
+@testable import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+@testable import CountdownWorker
 import DelayQueue
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import BlockingIO
-import CountdownCore
+import CountdownStore
 import Foundation
 import JWT
 import Postgres

@@ -1,0 +1,123 @@
+import Configuration
+import CountdownDomain
+import Foundation
+import Telemetry
+
+/// Everything the worker (and the admin command) reads from the environment, validated at start.
+public struct CountdownConfig: Sendable {
+    public enum APNsEnvironment: String, Sendable, CaseIterable { case production, development }
+
+    public struct FCM: Sendable {
+        public var credentialsFile: String
+        public var projectID: String?
+        public var baseURL: String
+    }
+
+    public struct APNs: Sendable {
+        public var keyFile: String
+        public var keyID: String
+        public var teamID: String
+        public var bundleID: String
+        public var environment: APNsEnvironment
+        public var baseURL: String
+    }
+
+    public var databaseURL: String
+    public var redisURL: String
+    public var namespace: String
+    public var pushTransport: PushTransportKind
+    public var fcm: FCM?
+    public var apns: APNs?
+    public var flow: FlowSettings
+    public var workerConcurrency: Int
+    /// Start jobs claimed together that share one fan-out (`START_BATCH_SIZE`).
+    public var startBatchSize: Int
+    public var pushConcurrency: Int
+    public var pushRateLimitPerMinute: Int
+    public var httpAddress: String
+    /// Configured by `LOG_LEVEL` and `LOG_FORMAT`.
+    public var logger: Logger
+    public var shutdownGraceSeconds: Int
+    public var reconcileIntervalSeconds: Int
+    public var maxAttempts: Int
+    /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
+    public var jobLeaseSeconds: Int
+
+    /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
+    public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
+        var problems: [ConfigError] = []
+        func read<T>(_ body: () throws -> T, default fallback: T) -> T {
+            do { return try body() } catch let error as ConfigError {
+                problems.append(error)
+                return fallback
+            } catch {
+                return fallback
+            }
+        }
+        let databaseURL = read({ try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }, default: "")
+        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis"]) }, default: "")
+        let namespace = read({ () throws -> String in
+            let value = try env.string("COUNTDOWN_NAMESPACE", default: "countdown")
+            guard value.allSatisfy({ $0.isLetter || $0.isNumber || "-_.:".contains($0) }), !value.contains("{"), value.count <= 64 else {
+                throw ConfigError(.invalid, variable: "COUNTDOWN_NAMESPACE", problem: "may hold letters, digits, - _ . : (at most 64), got \"\(value)\"")
+            }
+            return value
+        }, default: "countdown")
+        let transport = read({ try env.choice("PUSH_TRANSPORT", default: PushTransportKind.fcm) }, default: .log)
+        var fcm: FCM?
+        var apns: APNs?
+        if requirePush && transport == .fcm {
+            fcm = FCM(
+                credentialsFile: read({ try env.file("GOOGLE_APPLICATION_CREDENTIALS") }, default: ""),
+                projectID: env.optionalString("FCM_PROJECT_ID"),
+                baseURL: read({ try env.url("FCM_BASE_URL", schemes: ["http", "https"], default: "https://fcm.googleapis.com") }, default: ""))
+        }
+        if requirePush && transport == .apns {
+            let environment = read({ try env.choice("APNS_ENVIRONMENT", default: APNsEnvironment.production) }, default: .production)
+            let defaultBase = environment == .production ? "https://api.push.apple.com" : "https://api.sandbox.push.apple.com"
+            apns = APNs(
+                keyFile: read({ try env.file("APNS_KEY_FILE") }, default: ""),
+                keyID: read({ try env.string("APNS_KEY_ID") }, default: ""),
+                teamID: read({ try env.string("APNS_TEAM_ID") }, default: ""),
+                bundleID: read({ try env.string("APNS_BUNDLE_ID") }, default: ""),
+                environment: environment,
+                baseURL: read({ try env.url("APNS_BASE_URL", schemes: ["http", "https"], default: defaultBase) }, default: ""))
+        }
+        let day = 86_400
+        let flow = FlowSettings(
+            startLeadSeconds: read({ try env.integer("START_LEAD_SECONDS", default: 3600, range: 1...day) }, default: 3600),
+            reminderLeadSeconds: read({ try env.integer("REMINDER_LEAD_SECONDS", default: 600, range: 0...day) }, default: 600),
+            expireAfterSeconds: read({ try env.integer("EXPIRE_AFTER_SECONDS", default: 3600, range: 1...(7 * day)) }, default: 3600),
+            endDismissAfterSeconds: read({ try env.integer("END_DISMISS_AFTER_SECONDS", default: 900, range: 0...(4 * 3600)) }, default: 900),
+            attributesType: read({ try env.string("LIVE_ACTIVITY_ATTRIBUTES_TYPE", default: "AllmineLiveActivityAttributes") }, default: ""),
+            deepLinkScheme: read({ () throws -> String in
+                let scheme = try env.string("DEEP_LINK_SCHEME", default: "allmine")
+                guard let first = scheme.first, first.isLetter,
+                      scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+                    throw ConfigError(.invalid, variable: "DEEP_LINK_SCHEME", problem: "must be a URL scheme like allmine, got \"\(scheme)\"")
+                }
+                return scheme
+            }, default: "allmine"))
+        let config = CountdownConfig(
+            databaseURL: databaseURL,
+            redisURL: redisURL,
+            namespace: namespace,
+            pushTransport: transport,
+            fcm: fcm,
+            apns: apns,
+            flow: flow,
+            workerConcurrency: read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64),
+            startBatchSize: read({ try env.integer("START_BATCH_SIZE", default: 32, range: 1...256) }, default: 32),
+            pushConcurrency: read({ try env.integer("PUSH_CONCURRENCY", default: 256, range: 1...4096) }, default: 256),
+            pushRateLimitPerMinute: read({ try env.integer("PUSH_RATE_LIMIT_PER_MINUTE", default: 600_000, range: 1...100_000_000) }, default: 600_000),
+            httpAddress: read({ try env.address("HTTP_ADDR", default: "0.0.0.0:9090") }, default: ""),
+            logger: Logger(level: read({ try env.logLevel() }, default: .info), format: read({ try env.logFormat() }, default: .json)),
+            shutdownGraceSeconds: read({ try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }, default: 25),
+            reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
+            maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
+            jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
+        if !problems.isEmpty { throw ConfigProblems(problems: problems) }
+        return config
+    }
+}
+

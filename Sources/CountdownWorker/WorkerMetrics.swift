@@ -1,0 +1,67 @@
+import CountdownDomain
+import CountdownFlows
+import CountdownFlows
+import Telemetry
+
+/// Every metric the worker exports (names are a contract with deploy/grafana and the alert rules).
+public final class WorkerMetrics: Sendable {
+    public let registry: MetricsRegistry
+    public let jobs: Counter
+    public let jobDuration: Histogram
+    public let jobLateness: Histogram
+    public let pushes: Counter
+    public let pushLatency: Histogram
+    public let skips: Counter
+    public let queueJobs: Gauge
+    public let queueOldestLateness: Gauge
+    public let outboxBacklog: Gauge
+    public let outboxLag: Gauge
+    public let tokenRefreshes: Counter
+    public let slots: Gauge
+    public let reconcileRuns: Counter
+    public let reconcileRepaired: Counter
+    public let ready: Gauge
+    public let clockOffset: Gauge
+
+    public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
+        self.registry = registry
+        jobs = registry.counter("countdown_jobs_total", help: "Jobs handled, by kind and outcome (done, skipped, retried, rescheduled, dead, failed).", labels: ["kind", "outcome"])
+        jobDuration = registry.histogram("countdown_job_duration_seconds", help: "Time spent handling a job.", labels: ["kind"])
+        jobLateness = registry.histogram("countdown_job_lateness_seconds", help: "Claim time minus due time, by the Redis clock.", labels: ["kind"],
+                                         buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60])
+        pushes = registry.counter("countdown_pushes_total", help: "Pushes sent, by kind, result and reason.", labels: ["kind", "result", "reason"])
+        pushLatency = registry.histogram("countdown_push_latency_seconds", help: "Push request latency.", labels: ["transport"])
+        skips = registry.counter("countdown_skips_total", help: "Decisions not to send, by kind and reason.", labels: ["kind", "reason"])
+        queueJobs = registry.gauge("countdown_queue_jobs", help: "Queue jobs by state (delayed, due, leased, dead).", labels: ["state"])
+        queueOldestLateness = registry.gauge("countdown_queue_oldest_lateness_seconds", help: "How late the oldest due job is.")
+        outboxBacklog = registry.gauge("countdown_outbox_backlog", help: "Outbox rows waiting for the relay.")
+        outboxLag = registry.gauge("countdown_outbox_lag_seconds", help: "Age of the oldest outbox row still waiting for the relay.")
+        tokenRefreshes = registry.counter("countdown_token_refreshes_total", help: "OAuth / provider token refreshes.", labels: ["provider", "result"])
+        slots = registry.gauge("countdown_worker_slots", help: "Job slots of this worker (busy, total).", labels: ["state"])
+        reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])
+        reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
+        ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
+        clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
+    }
+
+    public func skip(kind: String, reason: String) {
+        skips.increment(labels: kind, reason)
+    }
+
+    public func push(kind: PushKind, delivery: Delivery) {
+        pushes.increment(labels: kind.rawValue, delivery.result, Self.boundedLabel(delivery.reason))
+    }
+
+    /// Keeps label values to short codes (`UNREGISTERED`, `timeout`); anything else becomes `other`.
+    static func boundedLabel(_ value: String) -> String {
+        value.count <= 40 && value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) ? value : "other"
+    }
+}
+
+/// The version reported in logs and `countdown_build_info`.
+public enum CountdownVersion {
+    public static let current = "0.1.0"
+}
+
+extension WorkerMetrics: FlowMetrics {}

@@ -1,0 +1,11 @@
+import BlockingIO
+import CountdownFlows
+
+/// Counts the flows' skip decisions by "kind/reason".
+final class CountingFlowMetrics: FlowMetrics {
+    let skips = Locked([String: Int]())
+
+    func skip(kind: String, reason: String) {
+        skips.withLock { $0[kind + "/" + reason, default: 0] += 1 }
+    }
+}
