@@ -84,6 +84,13 @@ public struct APIConfig: Sendable {
         let perAddress = read {
             try env.integer("API_WRITES_PER_MINUTE_PER_IP", default: APIPolicy.defaultWritesPerMinutePerIP, range: 0...10_000_000)
         }
+        let proxies = read { () throws -> TrustedProxies in
+            do {
+                return try TrustedProxies(parsing: env.optionalString("API_TRUSTED_PROXIES") ?? "")
+            } catch {
+                throw ConfigError(.invalid, variable: "API_TRUSTED_PROXIES", problem: "\(error)")
+            }
+        }
         if let keysPath {
             read { () throws in
                 do {
@@ -102,7 +109,7 @@ public struct APIConfig: Sendable {
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
         guard problems.isEmpty, let databaseURL, let address, let metricsAddress, let tokenKey, let grace, let logger, let connections,
             let threads, let lifetime, let statementTimeout, let lockTimeout, let requestTimeout, let readTimeout, let perIP, let perUser,
-            let perAddress
+            let perAddress, let proxies
         else {
             throw ConfigProblems(problems: problems)
         }
@@ -119,6 +126,7 @@ public struct APIConfig: Sendable {
         config.policy = APIPolicy(
             requestTimeout: .seconds(requestTimeout), writesPerMinutePerUser: perUser > 0 ? perUser : nil,
             writesPerMinutePerIP: perAddress > 0 ? perAddress : nil)
+        config.policy.trustedProxies = proxies
         config.requestReadTimeout = .seconds(readTimeout)
         config.connectionsPerIP = perIP
         return config

@@ -9,6 +9,8 @@ public struct APIPolicy: Sendable {
     public var writesPerMinutePerUser: Int?
     /// Writes a minute per client address, in bursts of as many; nil: unlimited (`API_WRITES_PER_MINUTE_PER_IP`).
     public var writesPerMinutePerIP: Int?
+    /// Proxies whose `X-Forwarded-For` names the client address (`API_TRUSTED_PROXIES`).
+    public var trustedProxies = TrustedProxies.none
 
     public static let defaultRequestTimeout = Duration.seconds(10)
     public static let defaultWritesPerMinutePerUser = 120

@@ -32,7 +32,8 @@ extension APIService {
     /// Refuses a write past the client address's limit.
     func limitAddress(_ request: HTTPRequest) throws(APIError) {
         guard let addressWrites else { return }
-        let address = Self.clientIP(request.remoteAddress)
+        let address = policy.trustedProxies.clientAddress(
+            peer: Self.clientIP(request.remoteAddress), forwardedFor: request.headers["X-Forwarded-For"])
         if let wait = addressWrites.acquire(address) { throw rateLimited("address", wait) }
     }
 
@@ -44,7 +45,8 @@ extension APIService {
 
     private func rateLimited(_ scope: String, _ wait: Duration) -> APIError {
         metrics.rateLimited.increment(labels: scope)
-        let seconds = Int(wait.components.seconds) + 1
+        let (whole, fraction) = wait.components
+        let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
         return APIError(.rateLimited, "too many writes from this \(scope); retry in \(seconds) s", retryAfterSeconds: seconds)
     }
 

@@ -63,7 +63,7 @@ struct TestAPI {
     /// Sends a request; `json` is serialized as the body with `Content-Type: application/json`.
     func send(
         _ method: String, _ path: String, json: [String: Any]? = nil, body: Data? = nil, contentType: String? = nil,
-        bearer: String? = nil, headers extra: [(String, String)] = []
+        bearer: String? = nil, headers extra: [(String, String)] = [], from remoteAddress: String = ""
     ) async -> Reply {
         var headers = HTTPHeaders()
         var payload = body ?? Data()
@@ -74,7 +74,7 @@ struct TestAPI {
         if let contentType { headers["Content-Type"] = contentType }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         for (name, value) in extra { headers[name] = value }
-        let response = await service.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: payload))
+        let response = await service.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: payload, remoteAddress: remoteAddress))
         return Reply(status: response.status, headers: response.headers, body: response.body)
     }
 }
