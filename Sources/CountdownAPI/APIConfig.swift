@@ -93,11 +93,15 @@ public struct APIConfig: Sendable {
         }
         if let keysPath {
             read { () throws in
+                let keys: [VerificationKey]
                 do {
-                    _ = try JWTKeySource.load(keysPath)
+                    keys = try JWTKeySource.load(keysPath)
                 } catch {
                     let reason = (error as? JWTError)?.problem ?? "\(error)"
                     throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath): \(reason)")
+                }
+                if keys.isEmpty, tokenKey.flatMap({ $0 }) == nil {
+                    throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath) holds no usable key (and no other key is set)")
                 }
             }
         }

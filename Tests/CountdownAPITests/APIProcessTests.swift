@@ -41,6 +41,25 @@ struct APIProcessTests {
         #expect(try APIProcess.runToExit(environment: [:], arguments: ["--bogus"]).status == 2)
     }
 
+    @Test func theHardeningVariablesAreValidatedAtStart() throws {
+        let emptyDirectory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("nokeys"))
+        try FileManager.default.createDirectory(atPath: emptyDirectory, withIntermediateDirectories: true)
+        let bad = try APIProcess.runToExit(environment: [
+            "DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": "/nonexistent/jwks.json", "API_METRICS_ADDR": "nowhere",
+            "API_TRUSTED_PROXIES": "10.0.0.0/40", "DATABASE_LOCK_TIMEOUT_MS": "-5", "API_JWT_MAX_LIFETIME_SECONDS": "soon",
+            "API_WRITES_PER_MINUTE_PER_IP": "many",
+        ])
+        #expect(bad.status == 2)
+        let lines = bad.stderr.split(separator: "\n")
+        for variable in ["API_JWT_KEYS", "API_METRICS_ADDR", "API_TRUSTED_PROXIES", "DATABASE_LOCK_TIMEOUT_MS", "API_JWT_MAX_LIFETIME_SECONDS",
+                         "API_WRITES_PER_MINUTE_PER_IP"] {
+            #expect(lines.contains { $0.contains(variable) }, "\(variable) in \(bad.stderr)")
+        }
+        let empty = try APIProcess.runToExit(environment: ["DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": emptyDirectory])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("API_JWT_KEYS") && empty.stderr.contains("no usable key"), "\(empty.stderr)")
+    }
+
     @Test func servesOverHTTPEnforcesBodyLimitsAndStopsOnSIGTERM() async throws {
         let database = try await TestDatabase.create(prefix: "apiproc")
         let client = PostgresClient(configuration: database.configuration, maxConnections: 1)

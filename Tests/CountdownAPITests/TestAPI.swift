@@ -6,7 +6,7 @@ import JWT
 import Telemetry
 
 /// An `APIService` over a given store, called in-process, with helpers to mint bearer tokens.
-struct TestAPI {
+struct TestAPI: Sendable {
     static let secret = Array("countdown-api-test-secret-0123456789abcdef".utf8)
     /// The fixed time the verifier sees.
     static let now = Date(timeIntervalSince1970: 1_900_000_000)
