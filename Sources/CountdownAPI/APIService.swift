@@ -68,7 +68,7 @@ public final class APIService: Sendable {
             case .readyz: return try await readiness()
             }
         } catch let error as APIError {
-            if error.code.status >= 500 {
+            if error.code.status >= 500, error != Self.notReady {  // readiness logs its own reason
                 logger.error("request failed", ["route": .string(route.rawValue), "error": .string(error.message)])
             }
             return error.response

@@ -2,8 +2,8 @@ import BlockingIO
 
 /// A token bucket per key (a user id, a client IP): `perMinute` requests a minute with bursts of up to
 /// `burst`. In memory and per process (with several replicas each enforces its own share). Bounded: buckets
-/// that are full again are dropped when the table grows past `maxKeys`, and if that frees nothing the
-/// oldest half goes.
+/// that are full again are dropped when the table reaches `maxKeys`, and if that frees less than a quarter
+/// the least recently used half goes.
 final class KeyedRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -46,7 +46,7 @@ final class KeyedRateLimiter: Sendable {
     private func prune(_ buckets: inout [String: Bucket], at instant: ContinuousClock.Instant, rate: Double) {
         let full = Double(burst)
         buckets = buckets.filter { $0.value.tokens + Self.seconds($0.value.updated.duration(to: instant)) * rate < full }
-        guard buckets.count >= maxKeys else { return }
+        guard buckets.count >= maxKeys * 3 / 4 else { return }  // freed a quarter at least: the next prune is far
         let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(maxKeys / 2)
         buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
     }
