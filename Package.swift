@@ -37,8 +37,8 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
-        // Logs and metrics.
-        .target(name: "Telemetry", dependencies: ["JSON"]),
+        // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
+        .target(name: "Telemetry", dependencies: ["JSON"], resources: [.embedInCode("VERSION")]),
 
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
         .target(name: "DelayQueue", dependencies: ["BlockingIO", "Redis"]),
@@ -73,7 +73,7 @@ let package = Package(
         // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
         .target(name: "CountdownAdmin", dependencies: [
             "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
-            "Redis", "Telemetry",
+            "Push", "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
@@ -85,9 +85,9 @@ let package = Package(
             "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
             "Postgres",
         ]),
-        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JSON", "JWT"]),
+        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
-        .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis"]),
+        .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
         .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),

@@ -41,6 +41,7 @@ public struct APIMetrics: Sendable {
             help: "Connections closed because a request (headers and body) did not arrive within API_REQUEST_READ_TIMEOUT_SECONDS.")
         jwtKeyReloadFailures = registry.counter(
             "countdown_api_jwt_key_reload_failures_total", help: "Reloads of API_JWT_KEYS that failed (the previous keys stay in use).")
+        registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: BuildInfo.version)
     }
 
     func record(route: String, method: String, status: Int, duration: Duration) {

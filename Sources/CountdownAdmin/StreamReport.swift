@@ -37,6 +37,8 @@ public struct StreamReport: Sendable, Codable {
     public var ledger: [LedgerEntry]
     public var sessions: [Session]
     public var reminders: [Reminder]
+    /// End pushes being retried, and those given up on when the dismissal window closed.
+    public var endDelivery: [EndDelivery] = []
 
     /// `nil` when the stream does not exist.
     public static func load(_ streamID: String, database: PostgresClient, queue: any DelayQueue, settings: FlowSettings,
@@ -89,6 +91,7 @@ public struct StreamReport: Sendable, Codable {
                 participants: participants, devices: devices, jobs: [], ledger: ledger, sessions: sessions, reminders: reminders)
         }
         guard var report = partial else { return nil }
+        report.endDelivery = try await Self.endDelivery(streamID, database: database)
         var ids = [CountdownJob.Kind.start, .reminder, .expire, .update, .end].map { CountdownJob.streamJobID($0, stream: streamID) }
         ids += report.sessions.map { CountdownJob.sessionEnd(stream: streamID, device: $0.deviceID).id }
         let infos = try await queue.jobs(ids: ids)

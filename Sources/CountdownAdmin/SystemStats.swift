@@ -14,6 +14,9 @@ public struct SystemStats: Sendable, Codable {
     public var recentStartResults: [String: Int]
     public var remindersSentLastHour: Int
     public var streamsByStatus: [String: Int]
+    /// Kinds whose claiming is paused (`countdown-admin pause`), and the due jobs they hold.
+    public var paused: [PausedKind] = []
+    public var pausedJobs = 0
 
     public static func load(database: PostgresClient, queue: any DelayQueue) async throws -> SystemStats {
         let queueStats = try await queue.stats()
@@ -23,7 +26,8 @@ public struct SystemStats: Sendable, Codable {
         }
         let (lateSeconds, lateAtto) = queueStats.oldestDueLateness.components
         let jobsByKind = byKind
-        return try await database.withConnection { connection in
+        let paused = try await queue.pausedKinds()
+        var stats = try await database.withConnection { connection in
             let outbox = try connection.query("""
                 SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox
                 """).first
@@ -48,5 +52,8 @@ public struct SystemStats: Sendable, Codable {
                 outboxBacklog: try outbox?.decode("n") ?? 0, outboxOldestAgeSeconds: try outbox?.decode("age") ?? 0,
                 recentStartResults: results, remindersSentLastHour: reminders, streamsByStatus: streams)
         }
+        stats.paused = paused
+        stats.pausedJobs = queueStats.paused
+        return stats
     }
 }

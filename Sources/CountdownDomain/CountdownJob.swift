@@ -5,6 +5,9 @@ import Foundation
 public enum CountdownJob: Hashable, Sendable {
     case start(stream: String)
     case reminder(stream: String)
+    /// One page of a large reminder fan-out: the users with an active reminder after `after` through `through`
+    /// (nil: to the end), so every worker takes part.
+    case reminderPage(stream: String, after: String, through: String?)
     case expire(stream: String)
     case end(stream: String)
     case update(stream: String)
@@ -14,6 +17,7 @@ public enum CountdownJob: Hashable, Sendable {
 
     public enum Kind: String, Sendable, CaseIterable {
         case start, reminder, expire, end, update
+        case reminderPage = "reminder_page"
         case sessionEnd = "session_end"
         case backfillDevice = "backfill_device"
         case backfillUser = "backfill_user"
@@ -23,6 +27,7 @@ public enum CountdownJob: Hashable, Sendable {
         switch self {
         case .start: .start
         case .reminder: .reminder
+        case .reminderPage: .reminderPage
         case .expire: .expire
         case .end: .end
         case .update: .update
@@ -38,6 +43,7 @@ public enum CountdownJob: Hashable, Sendable {
         case .start(let stream), .reminder(let stream), .expire(let stream), .end(let stream), .update(let stream):
             Self.makeID(kind, [stream])
         case .sessionEnd(let stream, let device): Self.makeID(kind, [stream, device])
+        case .reminderPage(let stream, let after, _): Self.makeID(kind, [stream, after])
         case .backfillDevice(let device): Self.makeID(kind, [device])
         case .backfillUser(let user): Self.makeID(kind, [user])
         }
@@ -47,7 +53,7 @@ public enum CountdownJob: Hashable, Sendable {
     public var streamID: String? {
         switch self {
         case .start(let stream), .reminder(let stream), .expire(let stream), .end(let stream), .update(let stream),
-             .sessionEnd(let stream, _):
+             .sessionEnd(let stream, _), .reminderPage(let stream, _, _):
             stream
         case .backfillDevice, .backfillUser: nil
         }
@@ -62,6 +68,10 @@ public enum CountdownJob: Hashable, Sendable {
         case .sessionEnd(let stream, let device):
             fields["stream"] = stream
             fields["device"] = device
+        case .reminderPage(let stream, let after, let through):
+            fields["stream"] = stream
+            fields["after"] = after
+            fields["through"] = through
         case .backfillDevice(let device): fields["device"] = device
         case .backfillUser(let user): fields["user"] = user
         }
@@ -92,6 +102,11 @@ public enum CountdownJob: Hashable, Sendable {
         case .update: return field("stream").map { .update(stream: $0) }
         case .sessionEnd:
             return field("stream").flatMap { stream in field("device").map { .sessionEnd(stream: stream, device: $0) } }
+        case .reminderPage:
+            guard let after = fields["after"], after.utf8.count <= 512, fields["through"].map({ !$0.isEmpty && $0.utf8.count <= 512 }) ?? true else {
+                return .failure(JobDecodingError(reason: "reminder_page job payload lacks a valid \"after\" or \"through\""))
+            }
+            return field("stream").map { .reminderPage(stream: $0, after: after, through: fields["through"]) }
         case .backfillDevice: return field("device").map { .backfillDevice(device: $0) }
         case .backfillUser: return field("user").map { .backfillUser(user: $0) }
         }

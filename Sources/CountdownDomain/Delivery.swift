@@ -4,10 +4,11 @@ import Foundation
 public enum Delivery: Sendable, Equatable {
     /// The push service took it; `name` is its message id.
     case accepted(name: String?)
-    /// The token is dead: clear it (start) or delete the session (end); never retry.
-    case deadToken(reason: String)
-    /// Refused for good; `tokenLevel` means the token itself is bad and should be cleared.
-    case rejected(reason: String, tokenLevel: Bool)
+    /// The service refused one token of the push (and the token guard let it through): clear that token (or
+    /// delete the session, for a runtime token); never retry as is.
+    case tokenRefused(TargetToken, reason: String)
+    /// Refused for good for a reason other than a token.
+    case rejected(reason: String)
     /// Try again later, after `after` when the service said so.
     case retry(after: Duration?, reason: String)
     /// Credentials or project are wrong: alert, do not spin.
@@ -17,7 +18,7 @@ public enum Delivery: Sendable, Equatable {
     public var result: String {
         switch self {
         case .accepted: "accepted"
-        case .deadToken: "dead_token"
+        case .tokenRefused: "dead_token"
         case .rejected: "rejected"
         case .retry: "retry"
         case .configurationError: "config_error"
@@ -28,7 +29,7 @@ public enum Delivery: Sendable, Equatable {
     public var reason: String {
         switch self {
         case .accepted: ""
-        case .deadToken(let reason), .rejected(let reason, _), .retry(_, let reason), .configurationError(let reason): reason
+        case .tokenRefused(_, let reason), .rejected(let reason), .retry(_, let reason), .configurationError(let reason): reason
         }
     }
 

@@ -6,6 +6,8 @@ public struct FlowSettings: Sendable, Equatable {
     public var endDismissAfterSeconds: Int
     public var attributesType: String
     public var deepLinkScheme: String
+    /// False with `REMINDER_TRANSPORT=off`: reminder jobs are recorded as done without sending.
+    public var remindersEnabled: Bool = true
 
     public init(startLeadSeconds: Int = 3600, reminderLeadSeconds: Int = 600, expireAfterSeconds: Int = 3600,
                 endDismissAfterSeconds: Int = 900, attributesType: String = "AllmineLiveActivityAttributes",

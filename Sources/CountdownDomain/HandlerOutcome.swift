@@ -10,6 +10,8 @@ public enum HandlerOutcome: Sendable, Equatable {
     case retry(after: Duration?, reason: String)
     /// Not due yet by PostgreSQL's clock (the stream moved, or clocks disagree): run again after `after`.
     case reschedule(after: Duration, reason: String)
+    /// Finished by handing its work to `jobs` (due now, for any worker); `detail` is a short summary for the log.
+    case fanOut(jobs: [CountdownJob], detail: String)
 
     /// A reschedule to `due`, measured on PostgreSQL's clock (`now`); at least a second, so clock skew between
     /// Redis and PostgreSQL cannot make a job spin.

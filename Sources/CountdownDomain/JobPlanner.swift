@@ -43,7 +43,7 @@ public struct JobPlanner: Sendable {
         if now < planned && stream.startDoneFor != planned {
             operations.append(.enqueue(.start(stream: id), dueAt: startDue(planned, now: now)))
         }
-        if now < planned && stream.reminderDoneFor != planned && stream.hasActiveReminders {
+        if settings.remindersEnabled && now < planned && stream.reminderDoneFor != planned && stream.hasActiveReminders {
             operations.append(.enqueue(.reminder(stream: id), dueAt: reminderDue(planned, now: now)))
         }
         operations.append(.enqueue(.expire(stream: id), dueAt: max(now, expireDue(planned))))
@@ -77,7 +77,7 @@ public struct JobPlanner: Sendable {
 
     /// A reminder was created: sent at its time, or at once when created after its time but before the start.
     public func planReminder(stream: StreamState, now: Date) -> [QueueOperation] {
-        guard stream.status == .scheduled, now < stream.plannedStartAt else { return [] }
+        guard settings.remindersEnabled, stream.status == .scheduled, now < stream.plannedStartAt else { return [] }
         return [.enqueue(.reminder(stream: stream.id), dueAt: reminderDue(stream.plannedStartAt, now: now))]
     }
 }

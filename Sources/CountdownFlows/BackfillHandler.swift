@@ -27,6 +27,7 @@ struct BackfillHandler: Sendable {
             case .done(let detail): details.append("\(stream): \(detail)")
             case .skipped(let reason): details.append("\(stream): skipped (\(reason))")
             case .reschedule: details.append("\(stream): not in window")
+            case .fanOut(_, let detail): details.append("\(stream): \(detail)")
             case .retry(let after, let reason): retry = .retry(after: after, reason: reason)
             }
         }

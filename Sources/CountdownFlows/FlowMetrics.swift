@@ -2,4 +2,6 @@
 public protocol FlowMetrics: Sendable {
     /// A decision not to send, by job kind and reason.
     func skip(kind: String, reason: String)
+    /// A session given up on when its end push's dismissal window closed, by last reason.
+    func countUndeliverableEnd(reason: String)
 }

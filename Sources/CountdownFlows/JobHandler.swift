@@ -15,6 +15,7 @@ public struct JobHandler: Sendable {
         case .sessionEnd(let stream, let device): try await SessionFanout(context: context).end(stream: stream, device: device)
         case .update(let stream): try await SessionFanout(context: context).update(stream: stream)
         case .reminder(let stream): try await ReminderFanout(context: context).run(stream: stream)
+        case .reminderPage(let stream, let after, let through): try await ReminderFanout(context: context).run(stream: stream, after: after, through: through)
         case .expire(let stream): try await ExpireHandler(context: context).run(stream: stream)
         }
     }

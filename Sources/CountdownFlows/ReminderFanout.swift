@@ -12,18 +12,48 @@ struct ReminderFanout: Sendable {
 
     private typealias Recipient = ReminderStore.Recipient
 
-    /// Pages through the active reminders; the next page is read while the current one is being sent.
+    /// The reminder job: more than one page of active reminders is split into page jobs that any worker runs
+    /// (the fan-out is marked done once they are queued; the reconciler re-queues the job while reminders stay
+    /// active, should a page be lost); a single page is sent here.
     func run(stream streamID: String) async throws -> HandlerOutcome {
-        let settings = context.settings
-        var page = try await fetch(streamID, after: "")
+        let pageSize = Self.chunkSize
+        let loaded = try await context.database.withConnection { connection -> (StreamSnapshotRow, [String])? in
+            guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            return (stream, try ReminderStore.pageEnds(streamID, pageSize: pageSize, on: connection))
+        }
+        guard let (stream, ends) = loaded else { return .skipped(reason: "stream_missing") }
+        if let decision = stream.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
+            return decision
+        }
+        let planned = stream.snapshot.plannedStartAt
+        guard context.settings.remindersEnabled else { return try await Self.recordDone(streamID, planned: planned, context: context) }
+        guard ends.isEmpty else {
+            let pages = zip([""] + ends, ends.map(Optional.some) + [nil]).map { CountdownJob.reminderPage(stream: streamID, after: $0, through: $1) }
+            try await Self.markDone(streamID, planned: planned, context: context)
+            return .fanOut(jobs: pages, detail: "\(pages.count) pages of up to \(pageSize) users")
+        }
+        let outcome = try await page(streamID, after: "", through: nil)
+        if case .done = outcome { try await Self.markDone(streamID, planned: planned, context: context) }
+        return outcome
+    }
+
+    /// One page job: the users after `after` through `through`.
+    func run(stream streamID: String, after: String, through: String?) async throws -> HandlerOutcome {
+        try await page(streamID, after: after, through: through)
+    }
+
+    /// Sends to the active reminders of a page in chunks; the next chunk is read while the current one is sent.
+    private func page(_ streamID: String, after start: String, through: String?) async throws -> HandlerOutcome {
+        var page = try await fetch(streamID, after: start, through: through)
         guard let first = page.stream else { return .skipped(reason: "stream_missing") }
-        if let decision = first.windowDecision(leadSeconds: settings.reminderLeadSeconds, notYet: "reminder time is later") { return decision }
-        let planned = first.snapshot.plannedStartAt
+        if let decision = first.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
+            return decision
+        }
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
         while let current = page.stream, let last = page.users.last {
-            async let next = fetch(streamID, after: last)
+            async let next = fetch(streamID, after: last, through: through)
             let outcome = try await send(page.recipients, stream: current)
             sentUsers += outcome.sentUsers
             if outcome.needsRetry {
@@ -34,21 +64,18 @@ struct ReminderFanout: Sendable {
         }
         if page.stream == nil { return .skipped(reason: "stream_missing") }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
-        _ = try await context.database.withConnection { connection in
-            try ProgressStore.markRemindersDone(streamID, planned: planned, on: connection)
-        }
         return .done(detail: "reminded \(sentUsers) users")
     }
 
     /// The stream (nil when it is gone), the next page of users with an active reminder after `cursor` (the next
     /// cursor), and their devices as recipients.
-    private func fetch(_ streamID: String, after cursor: String) async throws
+    private func fetch(_ streamID: String, after cursor: String, through: String?) async throws
         -> (stream: StreamSnapshotRow?, users: [String], recipients: [Recipient]) {
         try await context.database.withConnection { connection in
             guard let loaded = try StreamSnapshotStore.load(streamID, on: connection) else { return (nil, [], []) }
             // The page of users first (an index range scan), then their devices and preferences by key: joined
             // in one statement, the planner hashes every user and device for each page.
-            let users = try ReminderStore.activeUsers(streamID, after: cursor, limit: Self.chunkSize, on: connection)
+            let users = try ReminderStore.activeUsers(streamID, after: cursor, through: through, limit: Self.chunkSize, on: connection)
             return (loaded, users, try ReminderStore.recipients(users, on: connection))
         }
     }
@@ -77,15 +104,17 @@ struct ReminderFanout: Sendable {
         let deliveries = await context.push.sendAll(pushes, kind: .reminder)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
-        var dead: [(device: String, fcm: String)] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
         var needsRetry = false
         var retryAfter: Duration?
         for (recipient, delivery) in zip(addressed, deliveries) {
             switch delivery {
             case .accepted:
                 delivered.insert(recipient.user)
-            case .deadToken, .rejected(_, true):
-                dead.append((recipient.device ?? "", recipient.fcmToken ?? ""))
+            case .tokenRefused(_, let reason):
+                // A notification names only the FCM token.
+                refused.append(DeviceTokenStore.Invalidation(device: recipient.device ?? "", token: .fcm, value: recipient.fcmToken ?? "",
+                                                         reason: reason, stream: stream.snapshot.id))
             case .rejected:
                 break
             case .retry(let after, _):
@@ -100,9 +129,9 @@ struct ReminderFanout: Sendable {
         }
         let sent = delivered.subtracting(pendingUsers)
         let streamID = stream.snapshot.id
-        let deadTokens = dead
+        let refusedTokens = refused
         try await context.database.withConnection { connection in
-            try DeviceTokenStore.clearFCMTokens(deadTokens, on: connection)
+            try DeviceTokenStore.clear(refusedTokens, on: connection)
             try ReminderStore.markSent(streamID, users: Array(sent), on: connection)
         }
         return (sent.count, needsRetry, retryAfter)

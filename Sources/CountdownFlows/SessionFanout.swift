@@ -22,34 +22,64 @@ struct SessionFanout: Sendable {
                 : .done(detail: "no sessions to end")
         }
         let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
-            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now)
+            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                     viewerCount: stream.snapshot.viewerCount)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
-        var remove = unreachable
+        // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
+        // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
+        var delivered: [Session] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
+        var failures = unreachable.map { session in
+            EndDeliveryLedger.Failure(device: session.device, token: session.activityToken,
+                                      reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
+        }
         var retryAfter: Duration?
-        var needsRetry = false
         for (session, delivery) in zip(addressed, deliveries) {
+            func failed(_ reason: String) {
+                failures.append(EndDeliveryLedger.Failure(device: session.device, token: session.activityToken, reason: reason))
+            }
             switch delivery {
-            case .accepted, .deadToken, .rejected:
-                remove.append(session)
+            case .accepted:
+                delivered.append(session)
+            case .tokenRefused(let token, let reason):
+                // A refused runtime token ends the session through DeviceTokenStore (recorded, restorable).
+                refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
+                if token != .runtime { failed("fcm_token_refused") }
+            case .rejected:
+                failed("rejected")
             case .retry(let after, _):
-                needsRetry = true
+                failed("retry")
                 if let after { retryAfter = max(retryAfter ?? .zero, after) }
             case .configurationError:
-                needsRetry = true
-                retryAfter = .seconds(60)
+                failed("config")
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
-        let finished = remove
+        let finished = delivered
+        let refusedTokens = refused
+        let failed = failures
+        let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
         let claimed = sessions.map(\.device)
-        let deleted = try await context.database.transaction { connection in
+        let window = EndDeliveryLedger.window(context.settings)
+        let (deleted, ledger) = try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(refusedTokens, on: connection)
             let deleted = try SessionStore.delete(streamID, finished, on: connection)
+            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
+            let ledger = try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile).
             try SessionStore.releaseEndClaims(streamID, devices: claimed, on: connection)
-            return deleted
+            return (deleted, ledger)
         }
-        if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
-        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))")
+        for reason in ledger.undeliverable {
+            context.metrics.countUndeliverableEnd(reason: reason)
+            context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
+        }
+        if ledger.retrying > 0 {
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
+        }
+        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
+                     + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
     }
 
     /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.
@@ -59,25 +89,27 @@ struct SessionFanout: Sendable {
         guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
         if sessions.isEmpty { return .done(detail: "no sessions to update") }
         let (pushes, addressed, _) = build(sessions) { session, language, role in
-            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now)
+            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now,
+                                        viewerCount: stream.snapshot.viewerCount)
         } roles: { stream.roles[$0] }
         let deliveries = await context.push.sendAll(pushes, kind: .update)
-        // A dead runtime token means the activity is gone: its session goes too.
-        let dead = zip(addressed, deliveries).compactMap { session, delivery -> Session? in
-            switch delivery {
-            case .deadToken, .rejected(_, true): session
-            default: nil
-            }
+        // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
+        let refused = zip(addressed, deliveries).compactMap { session, delivery -> DeviceTokenStore.Invalidation? in
+            guard case .tokenRefused(let token, let reason) = delivery else { return nil }
+            return Self.invalidation(session, token: token, reason: reason, stream: streamID)
         }
-        if !dead.isEmpty {
-            _ = try await context.database.withConnection { connection in
-                try SessionStore.delete(streamID, dead, on: connection)
-            }
+        if !refused.isEmpty {
+            try await context.database.transaction { connection in try DeviceTokenStore.clear(refused, on: connection) }
         }
         if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
             return .retry(after: after, reason: "push_retry")
         }
         return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
+    }
+
+    private static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenStore.Invalidation {
+        DeviceTokenStore.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
+                                  reason: reason, stream: stream)
     }
 
     private func build(
@@ -119,7 +151,8 @@ struct SessionFanout: Sendable {
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
         try await context.database.transaction { connection in
-            guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
             if let seconds, stream.status.isTerminal {
                 let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)

@@ -28,7 +28,8 @@ extension StartFanout {
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
                     let key = streamID + "\u{0}" + role.rawValue + "\u{0}" + language.rawValue
-                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now)
+                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now,
+                                                                             viewerCount: plan.stream.viewerCount)
                     built[key] = payload
                     let fcm = target.candidate.fcmToken ?? ""
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
@@ -41,7 +42,7 @@ extension StartFanout {
         }
         let deliveries = await context.push.sendAll(pushes, kind: .start)
         var retryAfter: [String: Duration?] = [:]  // streams that need a retry, with the longest Retry-After asked for
-        var deadTokens: [(device: String, fcm: String, pts: String)] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
         for (key, delivery) in zip(sent, deliveries) {
             let tokens = (fcm: key.fcm, pts: key.pts)
             func settle(_ status: String, _ reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = tokens) {
@@ -55,12 +56,12 @@ extension StartFanout {
             switch delivery {
             case .accepted(let name):
                 settle("sent", nil, name: name)
-            case .deadToken(let reason):
+            case .tokenRefused(let token, let reason):
                 settle("failed", "dead_token:" + reason)
-                deadTokens.append((key.device, key.fcm, key.pts))
-            case .rejected(let reason, let tokenLevel):
-                settle("failed", (tokenLevel ? "dead_token:" : "rejected:") + reason, tokens: nil)
-                if tokenLevel { deadTokens.append((key.device, key.fcm, key.pts)) }
+                refused.append(DeviceTokenStore.Invalidation(device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts,
+                                                         reason: reason, stream: key.stream))
+            case .rejected(let reason):
+                settle("failed", "rejected:" + reason, tokens: nil)
             case .retry(let after, let reason):
                 retry(after)
                 settle("pending", "retry:" + reason)
@@ -69,7 +70,7 @@ extension StartFanout {
                 settle("pending", "config:" + reason)
             }
         }
-        let finished = try await settle(settlements, dead: deadTokens, plans: plans, scope: scope)
+        let finished = try await settle(settlements, refused: refused, plans: plans, scope: scope)
         var outcomes: [String: HandlerOutcome] = [:]
         for (streamID, plan) in plans {
             if let after = retryAfter[streamID] {
@@ -86,15 +87,14 @@ extension StartFanout {
 
     /// Writes the outcomes and clears dead tokens; for whole-stream fan-outs, records the streams with nothing
     /// left open as done for their planned start. Returns the streams that have nothing left open.
-    private func settle(_ settlements: [LedgerSettlement], dead: [(device: String, fcm: String, pts: String)], plans: [String: Plan],
+    private func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation], plans: [String: Plan],
                         scope: FanoutScope) async throws -> Set<String> {
-        let transport = context.transport
         let planned = plans.mapValues(\.stream.snapshot.plannedStartAt)
         // The pushes went out: losing this write to a deadlock would send them again once the claims expire,
         // so it is retried (it only records what the pushes answered).
         return try await context.database.transaction(serializationRetries: 2) { connection -> Set<String> in
             try StartLedgerStore.settle(settlements, on: connection)
-            try DeviceTokenStore.clearStartTokens(dead, transport: transport, on: connection)
+            try DeviceTokenStore.clear(refused, on: connection)
             guard scope == .stream else { return Set(planned.keys) }
             let stillOpen = try StartLedgerStore.streamsWithOpenRows(Array(planned.keys), on: connection)
             let done = planned.filter { !stillOpen.contains($0.key) }

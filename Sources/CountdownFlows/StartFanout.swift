@@ -44,7 +44,8 @@ struct StartFanout: Sendable {
         let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
-            let snapshots = try StreamSnapshotStore.load(streamIDs, on: connection)
+            var snapshots = try StreamSnapshotStore.load(streamIDs, on: connection)
+            try ViewerCountQuery.fill(&snapshots, on: connection)
             for id in streamIDs {
                 guard let stream = snapshots[id] else {
                     decided[id] = .skipped(reason: "stream_missing")

@@ -5,6 +5,8 @@ import Telemetry
 
 /// Everything the worker (and the admin command) reads from the environment, validated at start.
 public struct CountdownConfig: Sendable {
+    /// `REMINDER_TRANSPORT`: reminders are plain notifications and need FCM (with `PUSH_TRANSPORT=apns` too).
+    public enum ReminderTransportKind: String, Sendable, CaseIterable { case fcm, off }
     public enum APNsEnvironment: String, Sendable, CaseIterable { case production, development }
 
     public struct FCM: Sendable {
@@ -26,6 +28,7 @@ public struct CountdownConfig: Sendable {
     public var redisURL: String
     public var namespace: String
     public var pushTransport: PushTransportKind
+    public var reminderTransport: ReminderTransportKind = .fcm
     public var fcm: FCM?
     public var apns: APNs?
     public var flow: FlowSettings
@@ -42,6 +45,9 @@ public struct CountdownConfig: Sendable {
     public var maxAttempts: Int
     /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
     public var jobLeaseSeconds: Int
+    /// The token guard (`TOKEN_GUARD_MIN_REFUSALS`, `TOKEN_GUARD_RATIO`).
+    public var tokenGuardMinRefusals: Int = 20
+    public var tokenGuardRatio: Double = 0.2
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -66,7 +72,12 @@ public struct CountdownConfig: Sendable {
         let transport = read({ try env.choice("PUSH_TRANSPORT", default: PushTransportKind.fcm) }, default: .log)
         var fcm: FCM?
         var apns: APNs?
-        if requirePush && transport == .fcm {
+        let reminders = read({ try env.choice("REMINDER_TRANSPORT", default: ReminderTransportKind.fcm) }, default: .fcm)
+        if requirePush && transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") == nil {
+            problems.append(ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem:
+                "is required for reminders with PUSH_TRANSPORT=apns (reminders go through FCM); set REMINDER_TRANSPORT=off to run without them"))
+        }
+        if requirePush && (transport == .fcm || (transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") != nil)) {
             fcm = FCM(
                 credentialsFile: read({ try env.file("GOOGLE_APPLICATION_CREDENTIALS") }, default: ""),
                 projectID: env.optionalString("FCM_PROJECT_ID"),
@@ -116,8 +127,13 @@ public struct CountdownConfig: Sendable {
             reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
             maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
             jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
+        var guarded = config
+        guarded.reminderTransport = reminders
+        guarded.flow.remindersEnabled = reminders == .fcm
+        guarded.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
+        guarded.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
-        return config
+        return guarded
     }
 }
 

@@ -15,17 +15,20 @@ public final class Dispatcher: Service {
     private let lease: Duration
     private let drain: Duration
     private let batching: JobBatchPolicy
+    private let kindLimits: [String: Int]
     private let transient: @Sendable (any Error) -> Bool
     private let metrics: WorkerMetrics
     private let logger: Logger
-    private let inFlight = Locked([String: JobLease]())
+    private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
     private let slotFreed = WakeSignal()
 
     /// - Parameters:
     ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
+    ///   - kindLimits: at most this many jobs of a kind in flight on this worker (the rest stay in the queue for
+    ///     other workers), for work handed out as many jobs at once, such as reminder pages.
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
-                batching: JobBatchPolicy = .none, transient: @escaping @Sendable (any Error) -> Bool = TransientErrors.isTransient,
+                batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
                 metrics: WorkerMetrics, logger: Logger) {
         self.queue = queue
         self.runner = runner
@@ -33,6 +36,7 @@ public final class Dispatcher: Service {
         self.lease = lease
         self.drain = drain
         self.batching = batching
+        self.kindLimits = kindLimits
         self.transient = transient
         self.metrics = metrics
         self.logger = logger.with(["component": "dispatcher"])
@@ -51,7 +55,8 @@ public final class Dispatcher: Service {
                 continue
             }
             do {
-                let batch = try await queue.claim(max: min(free, 256), lease: lease)
+                let room = kindRoom()
+                let batch = try await queue.claim(max: min(free, 256), lease: lease, limits: room)
                 failures = 0
                 var claimed: [ClaimedJob] = []
                 for item in batch.items {
@@ -63,7 +68,11 @@ public final class Dispatcher: Service {
                     }
                 }
                 for group in batching.group(claimed) { start(group, claimedAt: batch.claimedAt) }
-                if batch.items.isEmpty {
+                if batch.items.isEmpty && room.values.contains(0) {
+                    // Jobs of a kind at its limit may be due and left for others: wait for one of ours to finish
+                    // (or briefly, for other work) rather than claim again at once.
+                    await slotFreed.wait(timeout: .milliseconds(100))
+                } else if batch.items.isEmpty {
                     try await queue.waitForWork(timeout: batch.idleWait(maxIdle: .milliseconds(500)))
                 }
             } catch {
@@ -80,7 +89,7 @@ public final class Dispatcher: Service {
     /// Runs `jobs` on a task of their own; each holds a slot (and has its lease extended) until settled.
     private func start(_ jobs: [ClaimedJob], claimedAt: Date) {
         inFlight.withLock { inFlight in
-            for job in jobs { inFlight[job.lease.id] = job.lease }
+            for job in jobs { inFlight[job.lease.id] = (job.lease, job.kind) }
         }
         metrics.slots.set(Double(busySlots), labels: "busy")
         for job in jobs { metrics.jobLateness.observe(max(0, claimedAt.timeIntervalSince(job.dueAt)), labels: job.kind) }
@@ -140,6 +149,9 @@ public final class Dispatcher: Service {
                 switch disposition.action {
                 case .ack:
                     if !acknowledged { try await queue.ack(job.lease) }
+                case .enqueueThenAck(let jobs):
+                    try await queue.enqueue(jobs.map { NewJob(id: $0.id, kind: $0.kind.rawValue, payload: $0.payload, due: .now) })
+                    try await queue.ack(job.lease)
                 case .postpone(let after, let error):
                     try await queue.postpone(job.lease, after: after, error: error)
                 case .retry(let after, let error):
@@ -165,10 +177,19 @@ public final class Dispatcher: Service {
         }
     }
 
+    /// How many more jobs of each limited kind this worker may take now.
+    private func kindRoom() -> [String: Int] {
+        guard !kindLimits.isEmpty else { return [:] }
+        let running = inFlight.withLock { inFlight in
+            inFlight.values.reduce(into: [String: Int]()) { counts, held in counts[held.kind, default: 0] += 1 }
+        }
+        return kindLimits.reduce(into: [:]) { room, limit in room[limit.key] = max(0, limit.value - (running[limit.key] ?? 0)) }
+    }
+
     private func extendLeases() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: lease / 3)
-            let leases = inFlight.withLock { Array($0.values) }
+            let leases = inFlight.withLock { $0.values.map(\.lease) }
             for held in leases { _ = try? await queue.extend(held, by: lease) }
         }
     }
@@ -178,7 +199,7 @@ public final class Dispatcher: Service {
         while busySlots > 0 && ContinuousClock.now < deadline {
             await slotFreed.wait(timeout: .milliseconds(100))
         }
-        let leftovers = inFlight.withLock { Array($0.values) }
+        let leftovers = inFlight.withLock { $0.values.map(\.lease) }
         for held in leftovers {
             _ = try? await queue.postpone(held, after: .zero, error: "worker shut down before the job finished")
         }

@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownFlows
 
@@ -6,7 +7,7 @@ public struct FlowJobRunner: JobRunner {
     public let handler: JobHandler
     private let transient: @Sendable (any Error) -> Bool
 
-    public init(handler: JobHandler, transient: @escaping @Sendable (any Error) -> Bool = TransientErrors.isTransient) {
+    public init(handler: JobHandler, transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient) {
         self.handler = handler
         self.transient = transient
     }

@@ -7,6 +7,8 @@ import Telemetry
 public enum JobAction: Sendable, Equatable {
     /// Done or skipped: acknowledged and gone.
     case ack
+    /// Handed on: `jobs` are queued (due now), then this one is acknowledged.
+    case enqueueThenAck(jobs: [CountdownJob])
     /// Back to waiting after `after` with its attempt given back (not due yet, or a dependency was away).
     case postpone(after: Duration, error: String?)
     /// Back to waiting after `after`, the attempt spent (the push service asked for a later retry).
@@ -31,6 +33,9 @@ public struct JobDisposition: Sendable, Equatable {
         switch result {
         case .success(.done(let detail)):
             return JobDisposition(action: .ack, outcome: "done", level: .info, message: "job done", fields: ["outcome": "done", "detail": detail])
+        case .success(.fanOut(let jobs, let detail)):
+            return JobDisposition(action: .enqueueThenAck(jobs: jobs), outcome: "done", level: .info, message: "job handed on",
+                                  fields: ["outcome": "fan_out", "detail": detail, "jobs": String(jobs.count)])
         case .success(.skipped(let reason)):
             return JobDisposition(action: .ack, outcome: "skipped", level: .info, message: "job skipped",
                                   fields: ["outcome": "skipped", "reason": reason])
@@ -44,6 +49,10 @@ public struct JobDisposition: Sendable, Equatable {
         case .success(.retry(nil, let reason)):
             return JobDisposition(action: .fail(error: reason), outcome: nil, level: .warn, message: "job will be retried",
                                   fields: ["outcome": "retry", "reason": reason])
+        case .failure(let error) where error is CancellationError:
+            // The worker is stopping and cancelled the work: another worker takes it at once.
+            return JobDisposition(action: .postpone(after: .zero, error: "worker shut down before the job finished"), outcome: "retried",
+                                  level: .warn, message: "job cancelled by shutdown", fields: [:])
         case .failure(let error) where transient(error):
             // The database or Redis is away: hand the job back without spending its attempts.
             return JobDisposition(action: .postpone(after: transientBackoff(attempt: attempt), error: "\(error)"), outcome: "retried",

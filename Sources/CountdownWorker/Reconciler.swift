@@ -94,7 +94,7 @@ public struct Reconciler: Sendable {
 
     /// Pre-start jobs (start, reminder, expire, update) whose stream is gone or no longer scheduled.
     private func removeOrphans(report: inout Report, dryRun: Bool) async throws {
-        for kind in [CountdownJob.Kind.start, .reminder, .expire, .update] {
+        for kind in [CountdownJob.Kind.start, .reminder, .reminderPage, .expire, .update] {
             let ids = try await queue.jobIDs(prefix: kind.rawValue + ":", kind: kind.rawValue)
             guard !ids.isEmpty else { continue }
             let infos = try await queue.jobs(ids: ids)

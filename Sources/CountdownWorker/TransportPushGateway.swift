@@ -34,7 +34,7 @@ public final class TransportPushGateway: PushGateway {
         let started = ContinuousClock.now
         let result = await permits.withPermit { await transport.send(message) }
         metrics.pushLatency.observe(ContinuousClock.now - started, labels: transportName)
-        let delivery = Self.delivery(result)
+        let delivery = Self.delivery(result, kind: kind)
         metrics.push(kind: kind, delivery: delivery)
         if case .configurationError(let reason) = delivery {
             logger.error("push service configuration error: check credentials and project", ["reason": .string(reason)])
@@ -42,12 +42,14 @@ public final class TransportPushGateway: PushGateway {
         return delivery
     }
 
-    /// The one place push results become flow decisions.
-    static func delivery(_ result: PushResult) -> Delivery {
+    /// The one place push results become flow decisions. A refused activity token is the push-to-start token
+    /// of a start and the runtime token of an update or end.
+    static func delivery(_ result: PushResult, kind: PushKind) -> Delivery {
         switch result {
         case .accepted(let name): .accepted(name: name)
-        case .deadToken(let reason): .deadToken(reason: reason)
-        case .rejected(let reason, let tokenLevel): .rejected(reason: reason, tokenLevel: tokenLevel)
+        case .tokenRefused(let refusal):
+            .tokenRefused(refusal.token == .fcm ? .fcm : (kind == .start ? .pushToStart : .runtime), reason: refusal.reason)
+        case .rejected(let reason): .rejected(reason: reason)
         case .retryable(let after, let reason): .retry(after: after, reason: reason)
         case .configurationError(let reason): .configurationError(reason: reason)
         }

@@ -22,6 +22,9 @@ public final class WorkerMetrics: Sendable {
     public let reconcileRepaired: Counter
     public let ready: Gauge
     public let clockOffset: Gauge
+    public let tokenGuardTripped: Gauge
+    public let queuePaused: Gauge
+    public let endUndeliverable: Counter
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -42,6 +45,12 @@ public final class WorkerMetrics: Sendable {
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
+                                           help: "1 while token refusals look like a misconfiguration and no token is cleared.")
+        endUndeliverable = registry.counter("countdown_end_undeliverable_total",
+                                            help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
+                                            labels: ["reason"])
+        queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 
@@ -59,9 +68,13 @@ public final class WorkerMetrics: Sendable {
     }
 }
 
-/// The version reported in logs and `countdown_build_info`.
+/// The version reported in logs and `countdown_build_info`: the build's (see `BuildInfo`).
 public enum CountdownVersion {
-    public static let current = "0.1.0"
+    public static let current = BuildInfo.version
 }
 
-extension WorkerMetrics: FlowMetrics {}
+extension WorkerMetrics: FlowMetrics {
+    public func countUndeliverableEnd(reason: String) {
+        endUndeliverable.increment(labels: Self.boundedLabel(reason))
+    }
+}

@@ -23,7 +23,8 @@ public struct WorkerProcess: Sendable {
     private let redis: RedisClient
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher. Stopping goes the other way.
+    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher (the last three behind the
+    /// schema gate). Stopping goes the other way.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -36,7 +37,7 @@ public struct WorkerProcess: Sendable {
         let clock = ServerClock()
         self.clock = clock
         self.redis = redis
-        let transport = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock)
+        let (transport, tokenGuard) = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
         let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
@@ -48,11 +49,15 @@ public struct WorkerProcess: Sendable {
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
+        let appliedVersion: @Sendable () async throws -> Int = {
+            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
+                .first?.decode("v", as: Int.self) ?? 0
+        }
+        let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
             do {
-                let applied = try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
-                    .first?.decode("v", as: Int.self) ?? 0
+                let applied = try await appliedVersion()
                 if applied < schemaVersion {
                     problems["schema"] = "database is at version \(applied), this worker needs \(schemaVersion): run countdown-admin migrate"
                 }
@@ -66,14 +71,18 @@ public struct WorkerProcess: Sendable {
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
+            TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
-            ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
-                              namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics, logger: logger),
-            OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger),
-            Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
-                       lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
-                       batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize), metrics: metrics, logger: logger),
+            gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
+                                            namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
+                                            logger: logger)),
+            gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
+            gate.guarding(Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
+                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
+                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
+                                     kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
+                                     metrics: metrics, logger: logger)),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
@@ -107,6 +116,10 @@ public struct WorkerProcess: Sendable {
         return outcome.failed ? 1 : 0
     }
 
+    /// Reminder pages one worker runs at once: each sends up to 2,000 pushes with `PUSH_CONCURRENCY` in flight, so a
+    /// few keep a worker busy and leave the rest of a large fan-out to the other workers.
+    static let reminderPagesPerWorker = 4
+
     /// The last resort of a shutdown: a service that ignored even cancellation must not keep the process alive
     /// (the orchestrator would wait for its kill timeout). Watches on a thread of its own.
     private static func exitUnlessStopped(_ stopped: DispatchSemaphore, within limit: Duration, logger: Logger) {
@@ -119,7 +132,8 @@ public struct WorkerProcess: Sendable {
         }
     }
 
-    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock) throws -> any PushTransport {
+    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock,
+                              logger: Logger) throws -> (any PushTransport, TokenGuardedTransport) {
         let http = { (name: String) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
                                                                   maxConnections: max(8, min(512, config.pushConcurrency))))
@@ -127,26 +141,28 @@ public struct WorkerProcess: Sendable {
         let base: any PushTransport
         switch config.pushTransport {
         case .log:
-            return LogTransport()
+            base = LogTransport()
         case .fcm:
             guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
-            let account = try ServiceAccount.load(file: fcm.credentialsFile)
-            let client = try http("fcm")
-            let tokens = try FCMAccessTokenProvider(account: account, http: client, now: clock.now, onRefresh: { succeeded in
-                metrics.tokenRefreshes.increment(labels: "fcm", succeeded ? "ok" : "error")
-            })
-            base = FCMTransport(projectID: fcm.projectID ?? account.projectID, baseURL: fcm.baseURL, tokens: tokens, http: client)
+            base = try makeFCMTransport(fcm, http: try http("fcm"), metrics: metrics, clock: clock)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
-            let tokens = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
+            let signer = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
                 metrics.tokenRefreshes.increment(labels: "apns", "ok")
             })
+            let tokens = SharedAPNsProviderToken(signer: signer, redis: redis, namespace: config.namespace)
             let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
                                                   environment: apns.environment == .production ? .production : .development,
                                                   baseURLOverride: apns.baseURL)
-            base = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            // Reminders are plain notifications: with REMINDER_TRANSPORT=fcm they go through FCM credentials.
+            base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm"), metrics: metrics, clock: clock)) } ?? direct
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
-        return RateLimitedTransport(base, limiter: CoalescingRateLimiter(limiter))
+        let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)
+        let guarded = TokenGuardedTransport(base, rule: rule, window: RedisTokenGuardWindow(redis: redis, namespace: config.namespace),
+                                            logger: logger) { tripped in metrics.tokenGuardTripped.set(tripped ? 1 : 0) }
+        if config.pushTransport == .log { return (guarded, guarded) }
+        return (RateLimitedTransport(guarded, limiter: CoalescingRateLimiter(limiter)), guarded)
     }
 }

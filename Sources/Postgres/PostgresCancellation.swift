@@ -16,18 +16,24 @@ final class PostgresCancellation: Sendable {
     /// Whether the task asked to be cancelled.
     var isRequested: Bool { state.withLock { $0.requested } }
 
+    /// How long `run` waits for a cancel request it sent to be delivered. `PQcancel` has no timeout of its own; a
+    /// server it cannot reach would otherwise hold the connection's thread.
+    static let deliveryWait: DispatchTimeInterval = .seconds(2)
+
     /// Runs `body` on `connection` (on the connection's thread) with cancellation linked to it. Does not return
-    /// before a cancel request sent meanwhile has been delivered, so it cannot hit the connection's next statement.
+    /// before a cancel request sent meanwhile has been delivered (up to `deliveryWait`), so that it cannot hit the
+    /// connection's next statement.
     func run<T>(on connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
         let target = connection.makeCancelRequest()
         state.withLock { $0.target = target }
         connection.cancellation = self
         defer {
             connection.cancellation = nil
-            state.withLock { state -> DispatchSemaphore? in
+            let sending = state.withLock { state -> DispatchSemaphore? in
                 state.target = nil
                 return state.sending
-            }?.wait()
+            }
+            _ = sending?.wait(timeout: .now() + Self.deliveryWait)
         }
         return try body(connection)
     }

@@ -14,6 +14,8 @@ import Glibc
 // API_JWT_KEYS, API_JWT_ISSUER, API_JWT_AUDIENCE, API_JWT_MAX_LIFETIME_SECONDS, the limits and timeouts, LOG_LEVEL,
 // LOG_FORMAT, SHUTDOWN_GRACE_SECONDS.
 
+BuildInfo.answerVersionFlag(program: "countdown-api")
+
 func fail(_ lines: String, code: Int32) -> Never {
     for line in lines.split(separator: "\n") {
         FileHandle.standardError.write(Data("countdown-api: \(line)\n".utf8))
@@ -80,7 +82,7 @@ case nil: "API_JWT_KEYS"
 }
 logger.info("listening", [
     "address": .string(server.boundAddress ?? ""), "metrics": .string(metricsServer.boundAddress ?? ""), "jwt": .string(algorithm),
-    "jwtKeys": .string(config.tokenKeysPath ?? ""),
+    "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
 ])
 
 var received: Int32 = 0

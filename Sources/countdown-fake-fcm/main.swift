@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import HTTPServer
 import JWT
 #if canImport(Glibc)
@@ -6,6 +7,8 @@ import Glibc
 #endif
 
 // countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.usage).
+
+BuildInfo.answerVersionFlag(program: "countdown-fake-fcm")
 
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("countdown-fake-fcm: \(message)\n".utf8))
@@ -56,7 +59,7 @@ if let line = try? JSONSerialization.data(withJSONObject: listening, options: [.
 }
 fake.log.info("listening", [
     "address": server.boundAddress ?? "", "project": fake.account.projectID, "tokenTTL": String(options.tokenLifetime),
-    "record": options.recordPath ?? "",
+    "record": options.recordPath ?? "", "version": BuildInfo.version,
 ])
 
 var received: Int32 = 0

@@ -3,6 +3,8 @@ import CountdownWorker
 import Foundation
 import Telemetry
 
+BuildInfo.answerVersionFlag(program: "countdown-worker")
+
 // countdown-worker: configuration is validated before anything connects; every problem is one line on stderr.
 if CommandLine.arguments.count > 1 {
     let flag = CommandLine.arguments[1]

@@ -74,7 +74,7 @@ import Testing
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == [
                 "id", "title", "status", "plannedStartAt", "startWindowOpensAt", "databaseNow",
-                "participants", "devices", "jobs", "ledger", "sessions", "reminders",
+                "participants", "devices", "jobs", "ledger", "sessions", "reminders", "endDelivery",
             ])
             let report = try run.json(StreamReport.self)
             #expect(report.id == "sh1")

@@ -2,6 +2,7 @@ import CountdownStore
 import Foundation
 import JWT
 import Postgres
+import Telemetry
 import Testing
 import TestSupport
 
@@ -93,6 +94,8 @@ struct APIProcessTests {
         #expect(try await api.fetch("GET", "/metrics").status == 404, "metrics are not on the public port")
         let metrics = String(decoding: try await api.fetch("GET", "/metrics", port: api.metricsPort).body, as: UTF8.self)
         #expect(metrics.contains(#"countdown_api_requests_total{route="/notifications/device-token",method="POST",status="413"} 1"#))
+        #expect(metrics.contains("countdown_build_info{version=\"\(BuildInfo.version)\"} 1"))
+        #expect(api.stderr.split(separator: "\n").first?.contains("\"version\":\"\(BuildInfo.version)\"") == true, "\(api.stderr)")
 
         #expect(api.stop() == 0)
         let log = api.stderr

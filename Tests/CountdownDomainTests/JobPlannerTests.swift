@@ -92,6 +92,7 @@ import Testing
     @Test(arguments: [
         CountdownJob.start(stream: "s:1"), .reminder(stream: "s1"), .expire(stream: "s1"), .end(stream: "ş1 ✨"),
         .update(stream: "s1"), .sessionEnd(stream: "a:b", device: "c%d"), .backfillDevice(device: "d1"), .backfillUser(user: "u1"),
+        .reminderPage(stream: "s1", after: "", through: "u2000"), .reminderPage(stream: "s1", after: "u2000", through: nil),
     ])
     func roundTripsThroughKindAndPayload(job: CountdownJob) throws {
         let decoded = try CountdownJob.decode(kind: job.kind.rawValue, payload: job.payload).get()
@@ -102,6 +103,15 @@ import Testing
         #expect(CountdownJob.start(stream: "s1").id == "start:s1")
         #expect(CountdownJob.sessionEnd(stream: "a:b", device: "c").id != CountdownJob.sessionEnd(stream: "a", device: "b:c").id)
         #expect(CountdownJob.streamJobID(.reminder, stream: "x") == CountdownJob.reminder(stream: "x").id)
+        #expect(CountdownJob.reminderPage(stream: "s", after: "u:1", through: nil).id == "reminder_page:s:u%3A1")
+        #expect(CountdownJob.reminderPage(stream: "s", after: "", through: "u1").streamID == "s")
+    }
+
+    @Test func aReminderPageNeedsItsBounds() {
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "reminder_page", payload: Array(#"{"stream":"s"}"#.utf8)).get() }
+        #expect(throws: JobDecodingError.self) {
+            try CountdownJob.decode(kind: "reminder_page", payload: Array(#"{"stream":"s","after":"","through":""}"#.utf8)).get()
+        }
     }
 
     @Test func badPayloadsComeBackAsValues() {

@@ -19,27 +19,18 @@ import TestSupport
         init(dead: Set<String> = []) { self.dead = dead }
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected", tokenLevel: false) }
+            guard case .liveActivity(_, let fcm, _) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
-            return dead.contains(fcm) ? .deadToken(reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
+            return dead.contains(fcm) ? .tokenRefused(.fcm, reason: "UNREGISTERED") : .accepted(name: "projects/p/messages/\(fcm)")
         }
     }
 
     static func withHandler(dead: Set<String> = [], _ body: (JobHandler, PostgresClient, RecordingGateway) async throws -> Void) async throws {
-        let database = try await TestDatabase.create(prefix: "batch")
-        let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
-        do {
-            _ = try await Migrator().migrate(client)
+        try await MigratedDatabase.with(prefix: "batch") { client in
             let gateway = RecordingGateway(dead: dead)
             let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(startLeadSeconds: 3600),
                                       transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
             try await body(JobHandler(context: context), client, gateway)
-            client.close()
-            try await database.drop()
-        } catch {
-            client.close()
-            try? await database.drop()
-            throw error
         }
     }
 

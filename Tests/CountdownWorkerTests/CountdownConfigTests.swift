@@ -65,4 +65,47 @@ import Testing
             #expect(throws: ConfigProblems.self, "\(name)=\(value)") { try CountdownConfig.load(from: Environment(env)) }
         }
     }
+
+    @Test func pushSafetyVariables() throws {
+        let defaults = try CountdownConfig.load(from: Environment(base))
+        #expect(defaults.tokenGuardMinRefusals == 20)
+        #expect(defaults.tokenGuardRatio == 0.2)
+        #expect(defaults.reminderTransport == .fcm)
+        #expect(defaults.flow.remindersEnabled)
+        var env = base
+        env["TOKEN_GUARD_MIN_REFUSALS"] = "50"
+        env["TOKEN_GUARD_RATIO"] = "0.5"
+        env["REMINDER_TRANSPORT"] = "off"
+        let tuned = try CountdownConfig.load(from: Environment(env))
+        #expect(tuned.tokenGuardMinRefusals == 50)
+        #expect(tuned.tokenGuardRatio == 0.5)
+        #expect(!tuned.flow.remindersEnabled)
+        for (name, value) in [("TOKEN_GUARD_MIN_REFUSALS", "0"), ("TOKEN_GUARD_RATIO", "1.5"), ("TOKEN_GUARD_RATIO", "lots"),
+                              ("REMINDER_TRANSPORT", "apns"), ("END_DISMISS_AFTER_SECONDS", "14401")] {
+            var bad = base
+            bad[name] = value
+            #expect(throws: ConfigProblems.self, "\(name)=\(value)") { try CountdownConfig.load(from: Environment(bad)) }
+        }
+        env = base
+        env["END_DISMISS_AFTER_SECONDS"] = "14400"
+        #expect(try CountdownConfig.load(from: Environment(env)).flow.endDismissAfterSeconds == 14400)
+    }
+
+    /// With PUSH_TRANSPORT=apns, reminders need FCM credentials unless REMINDER_TRANSPORT=off.
+    @Test func apnsWithRemindersNeedsFCMCredentialsOrOff() throws {
+        var env = base
+        env.merge(["PUSH_TRANSPORT": "apns", "APNS_KEY_FILE": "/dev/null", "APNS_KEY_ID": "KEY", "APNS_TEAM_ID": "TEAM",
+                   "APNS_BUNDLE_ID": "com.example.app"]) { $1 }
+        do {
+            _ = try CountdownConfig.load(from: Environment(env))
+            Issue.record("expected a missing GOOGLE_APPLICATION_CREDENTIALS")
+        } catch let error as ConfigProblems {
+            #expect(error.problems.map(\.variable) == ["GOOGLE_APPLICATION_CREDENTIALS"])
+            #expect(error.description.contains("REMINDER_TRANSPORT=off"))
+        }
+        env["REMINDER_TRANSPORT"] = "off"
+        let config = try CountdownConfig.load(from: Environment(env))
+        #expect(config.fcm == nil)
+        #expect(!config.flow.remindersEnabled)
+    }
 }

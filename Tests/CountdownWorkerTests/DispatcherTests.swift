@@ -40,11 +40,11 @@ import TestSupport
         let task: Task<Void, any Error>
 
         init(maxAttempts: Int = 3, lease: Duration = .seconds(30), drain: Duration = .seconds(5), batching: JobBatchPolicy = .none,
-             runner: ScriptedRunner) {
+             kindLimits: [String: Int] = [:], runner: ScriptedRunner) {
             queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(2), jitter: 0))
             self.runner = runner
             dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, lease: lease, drain: drain, batching: batching,
-                                    transient: { $0 is Away }, metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+                                    kindLimits: kindLimits, transient: { $0 is Away }, metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
             let dispatcher = self.dispatcher
             let shutdown = self.shutdown
             task = Task { try await dispatcher.run(shutdown: shutdown) }
@@ -90,6 +90,21 @@ import TestSupport
         #expect(calls.contains([.end(stream: "e1")]))
         #expect(calls.filter { $0.allSatisfy { $0.kind == .start } }.flatMap { $0 }.count == 5)
         #expect(calls.count < 6, "the starts of one claim share a run")
+    }
+
+    @Test func aFanOutQueuesItsJobsForAnyWorkerAndIsAcknowledged() async throws {
+        let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
+        let runner = ScriptedRunner { job in
+            if case .reminder = job { return .success(.fanOut(jobs: pages, detail: "2 pages")) }
+            return .success(.done(detail: "page sent"))
+        }
+        let harness = Harness(runner: runner)
+        try await harness.enqueue([.reminder(stream: "big")])
+        try await waitUntil("both pages ran") { Set(runner.calls.value.flatMap { $0 }).isSuperset(of: pages) }
+        try await waitUntil("everything acknowledged") {
+            try await harness.queue.jobs(ids: ([CountdownJob.reminder(stream: "big")] + pages).map(\.id)).isEmpty
+        }
+        try await harness.stop()
     }
 
     @Test func aRescheduleComesBackLaterWithItsAttemptGivenBack() async throws {
@@ -178,6 +193,21 @@ import TestSupport
         #expect(Self.waitingDue(info).map { $0 <= Date() } == true, "due again at once for another worker")
         #expect(info?.attempts == 0)
         gate.open()
+    }
+
+    @Test func aLimitedKindTakesNoMoreThanItsLimitAndLeavesTheRestDue() async throws {
+        let gate = AsyncGate()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(kindLimits: ["reminder_page": 2], runner: runner)
+        let pages = (1...6).map { CountdownJob.reminderPage(stream: "big", after: "u\($0)", through: nil) }
+        try await harness.enqueue(pages + [.end(stream: "e1")])
+        try await waitUntil("two pages and the end job running") { runner.calls.value.count == 3 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(runner.calls.value.count == 3, "free slots do not take more pages")
+        #expect(try await harness.queue.stats().dueNow == 4, "the other pages wait in the queue for other workers")
+        gate.open()
+        try await waitUntil("every page ran") { try await harness.queue.jobs(ids: pages.map(\.id)).isEmpty }
+        try await harness.stop()
     }
 
     @Test func neverMoreJobsInFlightThanSlots() async throws {

@@ -45,6 +45,17 @@ import Testing
         #expect(failed.level == .error)
     }
 
+    @Test func aFanOutQueuesItsJobsThenAcknowledges() {
+        let pages = [CountdownJob.reminderPage(stream: "s", after: "", through: "u9"), .reminderPage(stream: "s", after: "u9", through: nil)]
+        let decision = Self.decide(.success(.fanOut(jobs: pages, detail: "2 pages")))
+        #expect(decision.action == .enqueueThenAck(jobs: pages))
+        #expect(decision.outcome == "done")
+    }
+
+    @Test func workCancelledByShutdownIsHandedBackAtOnce() {
+        #expect(Self.decide(.failure(CancellationError())).action == .postpone(after: .zero, error: "worker shut down before the job finished"))
+    }
+
     @Test func anUndecodableJobFailsWithItsReason() {
         #expect(JobDisposition.undecodable("unknown kind \"teleport\"").action == .fail(error: "undecodable: unknown kind \"teleport\""))
     }

@@ -36,6 +36,23 @@ import TestSupport
     }
 
     @Test(arguments: QueueImplementation.allCases)
+    func kindLimitsLeaveTheRestDueForOtherClaimers(_ implementation: QueueImplementation) async throws {
+        let subject = try QueueSubject(implementation)
+        defer { subject.close() }
+        let queue = subject.queue
+        let now = try await subject.now()
+        try await queue.enqueue((1...5).map { job("page\($0)", kind: "reminder_page", due: .at(now.addingTimeInterval(Double($0) - 10))) }
+                                + [job("start1", kind: "start")])
+        let first = try await queue.claim(max: 10, lease: .seconds(30), limits: ["reminder_page": 2])
+        #expect(first.ids == ["page1", "page2", "start1"], "two pages, and every job of other kinds")
+        let none = try await queue.claim(max: 10, lease: .seconds(30), limits: ["reminder_page": 0])
+        #expect(none.items.isEmpty)
+        #expect(try await queue.stats().dueNow == 3, "the pages left over stay due, in order")
+        let rest = try await queue.claim(max: 10, lease: .seconds(30))
+        #expect(rest.ids == ["page3", "page4", "page5"])
+    }
+
+    @Test(arguments: QueueImplementation.allCases)
     func anExpiredLeaseReturnsTheJobAndCountsTheAttempt(_ implementation: QueueImplementation) async throws {
         let subject = try QueueSubject(implementation)
         defer { subject.close() }

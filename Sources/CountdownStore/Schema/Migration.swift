@@ -7,5 +7,5 @@ public struct Migration: Sendable {
 
 extension Migration {
     /// Every migration, oldest first. Never edit an applied one: add a new version.
-    public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex]
+    public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex, pushSafety]
 }
