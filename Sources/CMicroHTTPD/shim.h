@@ -19,12 +19,22 @@ static inline struct MHD_Daemon *countdown_mhd_start(unsigned int flags,
                                                      void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
                                                      void *completed_context,
+                                                     MHD_NotifyConnectionCallback notify,
+                                                     void *notify_context,
                                                      struct MHD_OptionItem *options) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, listen_socket,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
                             MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
+}
+
+/* The socket of a connection, or -1. */
+static inline int countdown_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /* The peer address of a connection, or NULL. */

@@ -1,12 +1,14 @@
 import Configuration
 import Foundation
 import JWT
+import Postgres
 import Telemetry
 
 /// What `countdown-api` reads from the environment, validated at start: every problem is reported, one line
 /// each, naming the variable.
 public struct APIConfig: Sendable {
-    /// How bearer tokens are verified: exactly one of `API_JWT_SECRET` and `API_JWT_PUBLIC_KEY_FILE`.
+    /// A fixed verification key: at most one of `API_JWT_SECRET` and `API_JWT_PUBLIC_KEY_FILE` (`API_JWT_KEYS` may
+    /// hold further keys, or all of them).
     public enum TokenKey: Sendable {
         case hs256(secret: [UInt8])
         case rs256(publicKeyFile: String, key: AsymmetricKey)
@@ -14,7 +16,28 @@ public struct APIConfig: Sendable {
 
     public var databaseURL: String
     public var address: String
-    public var tokenKey: TokenKey
+    /// `/metrics` listens here, never on the public `address` (`API_METRICS_ADDR`).
+    public var metricsAddress = "0.0.0.0:9091"
+    /// How bearer tokens are verified; nil when only `API_JWT_KEYS` is set.
+    public var tokenKey: TokenKey?
+    /// A JWKS file or a directory of `<kid>.pem` public keys, re-read when it changes (`API_JWT_KEYS`).
+    public var tokenKeysPath: String?
+    /// `iss` every token must carry (`API_JWT_ISSUER`).
+    public var tokenIssuer: String?
+    /// `aud` every token must contain (`API_JWT_AUDIENCE`).
+    public var tokenAudience: String?
+    /// Longest accepted token lifetime (`API_JWT_MAX_LIFETIME_SECONDS`; nil: unlimited).
+    public var tokenMaxLifetime: Duration?
+    /// Statement and lock timeouts of every PostgreSQL session (`DATABASE_STATEMENT_TIMEOUT_MS`,
+    /// `DATABASE_LOCK_TIMEOUT_MS`; 0 turns one off).
+    public var statementTimeoutMilliseconds = 30_000
+    public var lockTimeoutMilliseconds = 5_000
+    /// Request deadline and write limits.
+    public var policy = APIPolicy()
+    /// A request's headers and body must have arrived within this long (`API_REQUEST_READ_TIMEOUT_SECONDS`).
+    public var requestReadTimeout: Duration = .seconds(10)
+    /// Simultaneous connections from one address (`API_MAX_CONNECTIONS_PER_IP`).
+    public var connectionsPerIP = 64
     public var logger: Logger
     public var shutdownGraceSeconds: Int
     /// Clock skew tolerated on `exp` and `nbf`.
@@ -23,6 +46,14 @@ public struct APIConfig: Sendable {
     public var databaseConnections = 16
     /// Event-loop threads of the HTTP server (`API_HTTP_THREADS`).
     public var httpThreads = 4
+
+    public init(databaseURL: String, address: String, tokenKey: TokenKey?, logger: Logger, shutdownGraceSeconds: Int) {
+        self.databaseURL = databaseURL
+        self.address = address
+        self.tokenKey = tokenKey
+        self.logger = logger
+        self.shutdownGraceSeconds = shutdownGraceSeconds
+    }
 
     /// Reads and checks every variable.
     /// - Throws: `ConfigProblems` listing each problem.
@@ -38,38 +69,114 @@ public struct APIConfig: Sendable {
         }
         let databaseURL = read { try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }
         let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
-        let tokenKey = read { () throws -> TokenKey in try Self.tokenKey(env) }
+        let metricsAddress = read { try env.address("API_METRICS_ADDR", default: "0.0.0.0:9091") }
+        let keysPath = env.optionalString("API_JWT_KEYS")
+        let tokenKey = read { () throws -> TokenKey? in try Self.tokenKey(env, keysPath: keysPath) }
+        let lifetime = read { try env.integer("API_JWT_MAX_LIFETIME_SECONDS", default: 0, range: 0...31_536_000) }
+        let statementTimeout = read { try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) }
+        let lockTimeout = read { try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }
+        let requestTimeout = read { try env.integer("API_REQUEST_TIMEOUT_SECONDS", default: 10, range: 1...300) }
+        let readTimeout = read { try env.integer("API_REQUEST_READ_TIMEOUT_SECONDS", default: 10, range: 1...300) }
+        let perIP = read { try env.integer("API_MAX_CONNECTIONS_PER_IP", default: 64, range: 1...100_000) }
+        let perUser = read {
+            try env.integer("API_WRITES_PER_MINUTE_PER_USER", default: APIPolicy.defaultWritesPerMinutePerUser, range: 0...1_000_000)
+        }
+        let perAddress = read {
+            try env.integer("API_WRITES_PER_MINUTE_PER_IP", default: APIPolicy.defaultWritesPerMinutePerIP, range: 0...10_000_000)
+        }
+        let proxies = read { () throws -> TrustedProxies in
+            do {
+                return try TrustedProxies(parsing: env.optionalString("API_TRUSTED_PROXIES") ?? "")
+            } catch {
+                throw ConfigError(.invalid, variable: "API_TRUSTED_PROXIES", problem: "\(error)")
+            }
+        }
+        if let keysPath {
+            read { () throws in
+                let keys: [VerificationKey]
+                do {
+                    keys = try JWTKeySource.load(keysPath)
+                } catch {
+                    let reason = (error as? JWTError)?.problem ?? "\(error)"
+                    throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath): \(reason)")
+                }
+                if keys.isEmpty, tokenKey.flatMap({ $0 }) == nil {
+                    throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath) holds no usable key (and no other key is set)")
+                }
+            }
+        }
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
         let level = read { try env.logLevel() }
         let format = read { try env.logFormat() }
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
-        guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger, let connections, let threads else {
+        guard problems.isEmpty, let databaseURL, let address, let metricsAddress, let tokenKey, let grace, let logger, let connections,
+            let threads, let lifetime, let statementTimeout, let lockTimeout, let requestTimeout, let readTimeout, let perIP, let perUser,
+            let perAddress, let proxies
+        else {
             throw ConfigProblems(problems: problems)
         }
-        return APIConfig(
-            databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace,
-            databaseConnections: connections, httpThreads: threads)
+        var config = APIConfig(databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace)
+        config.databaseConnections = connections
+        config.httpThreads = threads
+        config.metricsAddress = metricsAddress
+        config.tokenKeysPath = keysPath
+        config.tokenIssuer = env.optionalString("API_JWT_ISSUER")
+        config.tokenAudience = env.optionalString("API_JWT_AUDIENCE")
+        config.tokenMaxLifetime = lifetime > 0 ? .seconds(lifetime) : nil
+        config.statementTimeoutMilliseconds = statementTimeout
+        config.lockTimeoutMilliseconds = lockTimeout
+        config.policy = APIPolicy(
+            requestTimeout: .seconds(requestTimeout), writesPerMinutePerUser: perUser > 0 ? perUser : nil,
+            writesPerMinutePerIP: perAddress > 0 ? perAddress : nil)
+        config.policy.trustedProxies = proxies
+        config.requestReadTimeout = .seconds(readTimeout)
+        config.connectionsPerIP = perIP
+        return config
     }
 
-    /// The verifier for the configured key.
-    public func makeVerifier(now: @escaping @Sendable () -> Date = { Date() }) throws -> JWTVerifier {
-        let key: VerificationKey
+    /// The PostgreSQL configuration of `DATABASE_URL` with the session timeouts applied.
+    public func databaseConfiguration() throws -> PostgresConfiguration {
+        var configuration = try PostgresConfiguration(url: databaseURL)
+        configuration.setTimeouts(statementMilliseconds: statementTimeoutMilliseconds, lockMilliseconds: lockTimeoutMilliseconds)
+        return configuration
+    }
+
+    /// The verifier for a key set, with the configured issuer, audience, lifetime and leeway.
+    public func makeVerifier(keys: [VerificationKey], now: @escaping @Sendable () -> Date = { Date() }) -> JWTVerifier {
+        var verifier = JWTVerifier(keys: keys, leeway: tokenLeeway, requireExpiry: true, audience: tokenAudience, now: now)
+        verifier.issuer = tokenIssuer
+        verifier.maxLifetime = tokenMaxLifetime
+        return verifier
+    }
+
+    /// The fixed key of `API_JWT_SECRET` / `API_JWT_PUBLIC_KEY_FILE`, if any.
+    public func fixedKeys() throws -> [VerificationKey] {
         switch tokenKey {
-        case .hs256(let secret): key = try .hs256(secret: secret)
-        case .rs256(_, let publicKey): key = try .rs256(publicKey)
+        case .hs256(let secret): [try .hs256(secret: secret)]
+        case .rs256(_, let publicKey): [try .rs256(publicKey)]
+        case nil: []
         }
-        return JWTVerifier(keys: [key], leeway: tokenLeeway, requireExpiry: true, now: now)
     }
 
-    private static func tokenKey(_ env: Environment) throws -> TokenKey {
+    /// The key source: the fixed key plus `API_JWT_KEYS`, reloaded when it changes.
+    public func makeKeySource(reloadFailures: Counter? = nil, now: @escaping @Sendable () -> Date = { Date() }) throws -> JWTKeySource {
+        let config = self
+        return try JWTKeySource(
+            fixedKeys: try fixedKeys(), keysPath: tokenKeysPath, logger: logger.with(["component": "jwt-keys"]),
+            reloadFailures: reloadFailures, makeVerifier: { config.makeVerifier(keys: $0, now: now) })
+    }
+
+    private static func tokenKey(_ env: Environment, keysPath: String?) throws -> TokenKey? {
         let secret = env.values["API_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         let keyFile = env.optionalString("API_JWT_PUBLIC_KEY_FILE")
         let both = "API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE"
         switch (secret, keyFile) {
         case (nil, nil):
-            throw ConfigError(.missing, variable: both, problem: "set exactly one (an HS256 secret or an RS256 public key PEM file)")
+            if keysPath != nil { return nil }
+            throw ConfigError(.missing, variable: both + ", API_JWT_KEYS",
+                              problem: "set one of the first two (an HS256 secret or an RS256 public key PEM file), API_JWT_KEYS, or both")
         case (.some, .some):
             throw ConfigError(.invalid, variable: both, problem: "both are set; set exactly one")
         case (let secret?, nil):

@@ -17,7 +17,8 @@ extension APIError {
     public var response: HTTPResponse {
         var response = HTTPResponse.json(Body(error: .init(code: code.rawValue, message: message, field: field)), status: code.status)
         if code == .unauthorized { response.headers["WWW-Authenticate"] = "Bearer" }
-        if code == .payloadTooLarge { response.headers["Connection"] = "close" }
+        if code == .payloadTooLarge || code == .headersTooLarge { response.headers["Connection"] = "close" }
+        if let retryAfterSeconds { response.headers["Retry-After"] = String(max(1, retryAfterSeconds)) }
         return response
     }
 }

@@ -24,12 +24,19 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case streamAlreadyEnded = "stream_already_ended"
         /// 413: the body is over the limit.
         case payloadTooLarge = "payload_too_large"
+        /// 431: the request's headers are over the limit.
+        case headersTooLarge = "headers_too_large"
         /// 415: the body is not `application/json`.
         case unsupportedMediaType = "unsupported_media_type"
         /// 422: a field breaks a rule (missing, too long, wrong format).
         case invalidField = "invalid_field"
-        /// 503: PostgreSQL cannot be reached.
+        /// 429: too many writes from this user or address; `Retry-After` says when to try again.
+        case rateLimited = "rate_limited"
+        /// 503: PostgreSQL cannot be reached, or the server is not ready; `Retry-After` is set.
         case unavailable
+        /// 503: the request was not answered within its deadline (or waited too long for a lock); it may or
+        /// may not have taken effect, and every write is safe to repeat. `Retry-After` is set.
+        case timeout
         /// 500: anything unexpected (details are logged, not returned).
         case internalError = "internal_error"
 
@@ -44,9 +51,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .streamAlreadyEnded: 409
             case .payloadTooLarge: 413
             case .unsupportedMediaType: 415
+            case .headersTooLarge: 431
             case .invalidField: 422
+            case .rateLimited: 429
             case .internalError: 500
-            case .unavailable: 503
+            case .unavailable, .timeout: 503
             }
         }
     }
@@ -55,12 +64,18 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// The body field (or path parameter) the error is about.
     public let field: String?
+    /// Seconds for the `Retry-After` header (429 and 503).
+    public let retryAfterSeconds: Int?
 
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.retryAfterSeconds = retryAfterSeconds ?? (code.status == 503 ? Self.defaultRetryAfterSeconds : nil)
     }
+
+    /// `Retry-After` of a 503 that does not say otherwise.
+    public static let defaultRetryAfterSeconds = 2
 
     /// A 422 naming `field`.
     public static func invalid(_ field: String, _ message: String) -> APIError {

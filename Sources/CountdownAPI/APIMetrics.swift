@@ -9,6 +9,13 @@ public struct APIMetrics: Sendable {
     let requests: Counter
     let latency: Histogram
     let authFailures: Counter
+    let deadlinesExceeded: Counter
+    let rateLimited: Counter
+    let takeovers: Counter
+    let refusedDeviceWrites: Counter
+    let slowRequestsClosed: Counter
+    /// Failed reloads of `API_JWT_KEYS` (the previous keys stay in use).
+    public let jwtKeyReloadFailures: Counter
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
@@ -20,6 +27,20 @@ public struct APIMetrics: Sendable {
             labels: ["route"], buckets: Self.latencyBuckets)
         authFailures = registry.counter(
             "countdown_api_auth_failures_total", help: "Requests refused with 401, by route template.", labels: ["route"])
+        deadlinesExceeded = registry.counter(
+            "countdown_api_deadline_exceeded_total", help: "Requests answered 503 because their deadline passed, by route template.",
+            labels: ["route"])
+        rateLimited = registry.counter(
+            "countdown_api_rate_limited_total", help: "Writes refused with 429, by limit (user or address).", labels: ["scope"])
+        takeovers = registry.counter(
+            "countdown_api_device_takeovers_total", help: "Devices linked to one user taken over by another user's authenticated registration.")
+        refusedDeviceWrites = registry.counter(
+            "countdown_api_device_writes_refused_total", help: "Unauthenticated registrations refused because the device is linked to a user.")
+        slowRequestsClosed = registry.counter(
+            "countdown_api_slow_requests_closed_total",
+            help: "Connections closed because a request (headers and body) did not arrive within API_REQUEST_READ_TIMEOUT_SECONDS.")
+        jwtKeyReloadFailures = registry.counter(
+            "countdown_api_jwt_key_reload_failures_total", help: "Reloads of API_JWT_KEYS that failed (the previous keys stay in use).")
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: BuildInfo.version)
     }
 

@@ -1,27 +1,69 @@
 import HTTPServer
+import Telemetry
 
-/// The HTTP server settings of the API: small bodies, short timeouts and bounded connections, so slow or
-/// huge requests cannot tie it up.
+/// The HTTP server settings of the API: small bodies and headers, a deadline for receiving each request,
+/// bounded connections (in all and per address) and memory per connection, so slow or huge requests cannot
+/// tie it up. Every answer the server gives on its own (413, 431, 503) is the API's JSON error body.
 public enum APIServer {
     /// Bodies up to this size are read (and answered `413` as JSON by the API past `JSONBody.maxBytes`); larger
     /// declared bodies are refused by the server before they are read.
     public static let serverBodyLimit = 64 * 1024
+    /// Header blocks over this are answered `431` (JSON); a bearer token over 8 KiB is refused (401) by the API.
+    public static let headerLimit = 16 * 1024
+    /// libmicrohttpd's memory per connection (headers and buffers). Header blocks that do not even fit here
+    /// get the library's own HTML 431: it is 4 × `headerLimit`, so only requests far past every limit see it.
+    public static let connectionMemoryLimit = 64 * 1024
 
     /// The configuration for `address`.
     /// - Parameters:
     ///   - threads: event-loop threads of the server (handlers run as tasks, so a few suffice).
-    ///   - connectionTimeout: an idle or trickling connection is closed after this long without progress.
+    ///   - connectionTimeout: an idle connection is closed after this long without progress.
+    ///   - requestReadTimeout: a request's headers and body must have arrived within this long, however
+    ///     steadily they trickle.
+    ///   - metrics: counts connections closed at the read deadline.
     public static func configuration(
-        address: String, threads: Int = 4, connectionTimeout: Duration = .seconds(15), connectionLimit: Int = 4096,
-        perIPConnectionLimit: Int? = nil
+        address: String, threads: Int = 4, connectionTimeout: Duration = .seconds(15), requestReadTimeout: Duration? = .seconds(10),
+        connectionLimit: Int = 4096, perIPConnectionLimit: Int? = 64, metrics: APIMetrics? = nil
     ) -> HTTPServerConfiguration {
-        HTTPServerConfiguration(
+        var configuration = HTTPServerConfiguration(
             address: address, threads: threads, maxBodyBytes: serverBodyLimit, connectionTimeout: connectionTimeout,
             connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit, listenBacklog: 1024)
+        configuration.requestDeadline = requestReadTimeout
+        if let metrics { configuration.requestDeadlineExceeded = { metrics.slowRequestsClosed.increment() } }
+        configuration.connectionMemoryLimit = connectionMemoryLimit
+        configuration.maxHeaderBytes = headerLimit
+        configuration.errorResponse = errorResponse
+        return configuration
     }
 
     /// A server answering every request with `service`.
     public static func make(_ service: APIService, configuration: HTTPServerConfiguration) -> HTTPServer {
         HTTPServer(configuration: configuration, asyncHandler: { [service] request in await service.respond(to: request) })
+    }
+
+    /// The metrics listener (`API_METRICS_ADDR`): `GET /metrics` only, JSON 404 for anything else.
+    public static func makeMetrics(_ service: APIService, address: String) -> HTTPServer {
+        var configuration = HTTPServerConfiguration(
+            address: address, threads: 1, maxBodyBytes: 0, connectionTimeout: .seconds(15), connectionLimit: 64, perIPConnectionLimit: 16)
+        configuration.requestDeadline = .seconds(10)
+        configuration.errorResponse = errorResponse
+        return HTTPServer(configuration: configuration) { [service] request in
+            guard request.path == "/metrics" else { return APIError(.notFound, "only /metrics is served here").response }
+            guard request.method == "GET" || request.method == "HEAD" else {
+                return APIError(.methodNotAllowed, "/metrics answers GET only").response
+            }
+            return service.metricsResponse()
+        }
+    }
+
+    /// The server's own answers as API errors.
+    @Sendable static func errorResponse(status: Int, message: String) -> HTTPResponse {
+        let code: APIError.Code = switch status {
+        case 413: .payloadTooLarge
+        case 431: .headersTooLarge
+        case 503: .unavailable
+        default: .internalError
+        }
+        return APIError(code, message).response
     }
 }

@@ -4,14 +4,28 @@ extension APIService {
     /// `POST /notifications/device-token`: auth optional; with auth the device is linked to the caller.
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticator.caller(of: request)
+        if let caller { try limitUser(caller) }
         let registration = try DeviceRegistration(body: try JSONBody(request))
-        try await store.registerDevice(registration, userID: caller?.userID)
+        switch try await store.registerDevice(registration, userID: caller?.userID) {
+        case .written:
+            break
+        case .refused:
+            metrics.refusedDeviceWrites.increment()
+            throw APIError(.unauthorized, "device \(registration.deviceID) is linked to a user; register it with that user's bearer token")
+        case .takenOver(let previous, let sessions):
+            metrics.takeovers.increment()
+            logger.info("device taken over", [
+                "device": .string(registration.deviceID), "from": .string(previous), "to": .string(caller?.userID ?? ""),
+                "previousSessions": .int(sessions),
+            ])
+        }
         return Self.success
     }
 
     /// `POST /notifications/live-activity-sessions`: auth required; the device must be the caller's.
     func registerSession(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticator.requireCaller(of: request)
+        try limitUser(caller)
         let session = try SessionRegistration(body: try JSONBody(request))
         try await store.registerSession(session, userID: caller.userID)
         return Self.success
@@ -21,6 +35,7 @@ extension APIService {
     /// only; `204` also when there was nothing to delete.
     func removeSession(_ request: HTTPRequest, streamID: String, deviceID: String) async throws -> HTTPResponse {
         let caller = try authenticator.requireCaller(of: request)
+        try limitUser(caller)
         let stream = try FieldRules.identifier(streamID, field: "streamId")
         let device = try FieldRules.identifier(deviceID, field: "deviceId")
         try await store.removeSession(streamID: stream, deviceID: device, userID: caller.userID)
@@ -30,6 +45,7 @@ extension APIService {
     /// `POST /live-stream/:id/cancel`: auth required, the stream's creator or an admin. Any body is ignored.
     func cancelStream(_ request: HTTPRequest, streamID: String) async throws -> HTTPResponse {
         let caller = try authenticator.requireCaller(of: request)
+        try limitUser(caller)
         let stream = try FieldRules.identifier(streamID, field: "id")
         let report = try await store.cancelStream(id: stream, caller: caller)
         logger.info("stream cancelled", [
@@ -39,14 +55,21 @@ extension APIService {
         return Self.success
     }
 
-    /// `GET /readyz`: 200 when PostgreSQL answers, 503 otherwise or while shutting down.
+    /// `GET /readyz`: 200 when PostgreSQL answers, 503 otherwise or while shutting down. The body never says
+    /// why (no host, port or server message on the public port); the log does.
     func readiness() async throws -> HTTPResponse {
-        if isDraining { throw APIError(.unavailable, "the server is shutting down") }
+        if isDraining {
+            logger.info("not ready: shutting down")
+            throw Self.notReady
+        }
         do {
             try await store.ping()
         } catch {
-            throw APIError(.unavailable, "PostgreSQL is not reachable: \(error)")
+            logger.error("not ready: PostgreSQL does not answer", ["error": .string("\(error)")])
+            throw Self.notReady
         }
         return .json(["status": "ready"])
     }
+
+    static let notReady = APIError(.unavailable, "not ready")
 }

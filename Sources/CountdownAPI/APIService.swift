@@ -10,15 +10,21 @@ public final class APIService: Sendable {
     let authenticator: Authenticator
     let metrics: APIMetrics
     let logger: Logger
+    let policy: APIPolicy
+    let userWrites: KeyedRateLimiter?
+    let addressWrites: KeyedRateLimiter?
     private let clock = ContinuousClock()
     private let inFlight = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
 
-    public init(store: any APIStore, authenticator: Authenticator, metrics: APIMetrics, logger: Logger) {
+    public init(store: any APIStore, authenticator: Authenticator, metrics: APIMetrics, logger: Logger, policy: APIPolicy = APIPolicy()) {
         self.store = store
         self.authenticator = authenticator
         self.metrics = metrics
         self.logger = logger
+        self.policy = policy
+        userWrites = policy.writesPerMinutePerUser.map { KeyedRateLimiter(perMinute: $0, burst: $0) }
+        addressWrites = policy.writesPerMinutePerIP.map { KeyedRateLimiter(perMinute: $0, burst: $0) }
     }
 
     /// Answers one request (the `HTTPServer` async handler).
@@ -29,7 +35,9 @@ public final class APIService: Sendable {
         let matched = Route.match(request.path)
         let response: HTTPResponse
         if let matched {
-            response = await answer(request, route: matched.route, parameters: matched.parameters)
+            response = await withDeadline(policy.requestTimeout, route: matched.route) {
+                await self.answer(request, route: matched.route, parameters: matched.parameters)
+            }
         } else {
             response = APIError(.notFound, "no route for \(request.path.prefix(200))").response
         }
@@ -50,6 +58,7 @@ public final class APIService: Sendable {
             return response
         }
         do {
+            if route.isWrite { try limitAddress(request) }
             switch route {
             case .deviceToken: return try await registerDevice(request)
             case .sessions: return try await registerSession(request)
@@ -57,17 +66,24 @@ public final class APIService: Sendable {
             case .cancelStream: return try await cancelStream(request, streamID: parameters[0])
             case .healthz: return .json(["status": "ok"])
             case .readyz: return try await readiness()
-            case .metrics: return .text(metrics.registry.render(), contentType: MetricsRegistry.contentType)
             }
         } catch let error as APIError {
-            if error.code.status >= 500 {
+            if error.code.status >= 500, error != Self.notReady {  // readiness logs its own reason
                 logger.error("request failed", ["route": .string(route.rawValue), "error": .string(error.message)])
             }
             return error.response
+        } catch is CancellationError {
+            // Its deadline passed (the answer has gone out already) and its statement was cancelled.
+            return APIError(.timeout, "the request was not answered in time; it is safe to repeat").response
         } catch {
             logger.error("request failed", ["route": .string(route.rawValue), "error": .error(error)])
             return APIError(.internalError, "the request could not be completed; it has been logged").response
         }
+    }
+
+    /// `/metrics` (served on its own listener, `API_METRICS_ADDR`, never on the public port).
+    public func metricsResponse() -> HTTPResponse {
+        .text(metrics.registry.render(), contentType: MetricsRegistry.contentType)
     }
 
     /// Requests being answered right now.

@@ -3,9 +3,11 @@ import CountdownCommands
 /// What the API needs from PostgreSQL. Domain outcomes are thrown as `APIError` (unknown user, device or stream,
 /// not the owner, already ended); a lost database as `.unavailable`. `PostgresAPIStore` is the real one.
 public protocol APIStore: Sendable {
-    /// Upserts the device (idempotent). With a user the device is linked to it; without one the link is kept.
-    /// A push-to-start-only registration updates an existing device and throws `.deviceNotFound` otherwise.
-    func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws
+    /// Upserts the device (idempotent). With a user the device is linked to it (taking it over from another
+    /// user, whose sessions on it stay until their end push); without one, only a device with no user is written (`.refused`
+    /// otherwise, nothing written). A push-to-start-only registration updates an existing device and throws
+    /// `.deviceNotFound` otherwise.
+    func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome
 
     /// Upserts the runtime session of the user's device.
     /// Throws `.streamNotFound`, `.deviceNotFound`, `.forbidden` (not the device's owner).

@@ -18,14 +18,22 @@ public struct Authenticator: Sendable {
         }
     }
 
-    public let verifier: JWTVerifier
+    public let keys: JWTKeySource
     let cache: VerifiedTokenCache
 
     /// - Parameter cacheCapacity: verified tokens remembered (their time window is still checked on each use).
-    public init(verifier: JWTVerifier, cacheCapacity: Int = 10_000) {
-        self.verifier = verifier
+    public init(keys: JWTKeySource, cacheCapacity: Int = 10_000) {
+        self.keys = keys
         cache = VerifiedTokenCache(capacity: cacheCapacity)
     }
+
+    /// An authenticator with one fixed verifier.
+    public init(verifier: JWTVerifier, cacheCapacity: Int = 10_000) {
+        self.init(keys: JWTKeySource(verifier: verifier), cacheCapacity: cacheCapacity)
+    }
+
+    /// The verifier in use now.
+    public var verifier: JWTVerifier { keys.current().verifier }
 
     /// The caller, or nil when the request has no `Authorization` header.
     /// - Throws: `APIError` `.unauthorized` for a header that is not a valid bearer token.
@@ -35,8 +43,12 @@ public struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(.unauthorized, "the Authorization header must be \"Bearer <token>\"")
         }
+        let current = keys.current()
+        let verifier = current.verifier
         let token = String(parts[1].drop { $0 == " " })
-        if let known = cache.lookup(token) {
+        // Refused before anything is decoded or cached: the size alone says it is no token of ours.
+        guard token.utf8.count <= verifier.maxTokenBytes else { throw APIError(.unauthorized, Self.reason(.tokenTooLarge)) }
+        if let known = cache.lookup(token, generation: current.generation) {
             do {
                 try verifier.checkTimes(known.claims)
             } catch {
@@ -55,7 +67,7 @@ public struct Authenticator: Sendable {
         }
         let role = (try? jwt.decodeClaims(as: RoleClaims.self))?.role
         let caller = Caller(userID: subject, isAdmin: role == "admin")
-        cache.insert(token, VerifiedTokenCache.Entry(caller: caller, claims: jwt.claims))
+        cache.insert(token, VerifiedTokenCache.Entry(caller: caller, claims: jwt.claims, generation: current.generation))
         return caller
     }
 
@@ -77,6 +89,10 @@ public struct Authenticator: Sendable {
         case .expired: "the bearer token has expired"
         case .notYetValid: "the bearer token is not valid yet"
         case .invalidKey, .cryptoFailure, .invalidServiceAccount: "the bearer token cannot be verified"
+        case .wrongIssuerOrAudience: "the bearer token was issued by or for someone else (iss / aud)"
+        case .lifetimeTooLong: "the bearer token's lifetime is longer than accepted here"
+        case .criticalHeader: "the bearer token has critical header extensions (crit), which are not supported"
+        case .tokenTooLarge: "the bearer token is too large"
         }
     }
 }

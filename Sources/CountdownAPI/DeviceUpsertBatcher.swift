@@ -6,8 +6,13 @@ import Postgres
 /// A registration waits only while an earlier batch is being written (never on a timer), so a lone request
 /// costs one round trip as before, and under load each round trip carries every registration that arrived
 /// meanwhile. A batch never holds the same device twice (a repeat waits for the next batch, keeping order).
-/// If a batch fails for a reason other than a lost database, its registrations are written one by one, so
-/// each request gets its own answer (an unknown user fails only that request).
+/// If a batch of several fails for a reason other than a lost database, its registrations are written one by
+/// one, so each request gets its own answer (an unknown user, or a row locked past `lock_timeout`, fails only
+/// that request).
+///
+/// Authorization is part of the write, not a check before it: `write` returns one `DeviceUpsertOutcome` per
+/// item (in the order given), decided under the device's row lock, so a refused or taken-over registration
+/// answers its own request while the rest of the batch commits.
 public final class DeviceUpsertBatcher: Sendable {
     public struct Item: Sendable {
         public let registration: DeviceRegistration
@@ -16,7 +21,7 @@ public final class DeviceUpsertBatcher: Sendable {
 
     private struct Waiting {
         let item: Item
-        let continuation: CheckedContinuation<Void, any Error>
+        let continuation: CheckedContinuation<DeviceUpsertOutcome, any Error>
     }
 
     private struct State {
@@ -30,14 +35,16 @@ public final class DeviceUpsertBatcher: Sendable {
     public let maxBatch: Int
     /// Batches written at the same time (each on its own pooled connection).
     public let maxWriters: Int
-    private let write: @Sendable ([Item]) async throws -> Void
-    private let writeOne: @Sendable (Item) async throws -> Void
+    private let write: @Sendable ([Item]) async throws -> [DeviceUpsertOutcome]
+    private let writeOne: @Sendable (Item) async throws -> DeviceUpsertOutcome
     private let state = Locked(State())
 
     /// - Parameters:
-    ///   - write: writes a batch (one statement); `writeOne` writes a single registration after a batch failed.
+    ///   - write: writes a batch (one transaction) and returns each item's outcome, in order; `writeOne` writes a
+    ///     single registration after a batch failed.
     public init(maxBatch: Int = 256, maxWriters: Int = 2,
-                write: @escaping @Sendable ([Item]) async throws -> Void, writeOne: @escaping @Sendable (Item) async throws -> Void) {
+                write: @escaping @Sendable ([Item]) async throws -> [DeviceUpsertOutcome],
+                writeOne: @escaping @Sendable (Item) async throws -> DeviceUpsertOutcome) {
         precondition(maxBatch > 0 && maxWriters > 0)
         self.maxBatch = maxBatch
         self.maxWriters = maxWriters
@@ -48,9 +55,10 @@ public final class DeviceUpsertBatcher: Sendable {
     /// Registrations waiting for a batch (not counting those being written).
     public var waiting: Int { state.withLock { $0.queue.count } }
 
-    /// Writes `registration` (with the next batch); returns once it is committed.
-    public func submit(_ registration: DeviceRegistration, userID: String?) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    /// Writes `registration` (with the next batch); returns its outcome once it is committed.
+    @discardableResult
+    public func submit(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DeviceUpsertOutcome, any Error>) in
             let startWriter = state.withLock { state -> Bool in
                 state.queue.append(Waiting(item: Item(registration: registration, userID: userID), continuation: continuation))
                 guard state.writers < maxWriters else { return false }
@@ -66,10 +74,13 @@ public final class DeviceUpsertBatcher: Sendable {
         while let batch = takeBatch() {
             defer { finished(batch) }
             do {
-                try await write(batch.map(\.item))
-                for waiting in batch { waiting.continuation.resume() }
+                let outcomes = try await write(batch.map(\.item))
+                precondition(outcomes.count == batch.count, "a batch write must return one outcome per item")
+                for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
             } catch let error as PostgresError where error.isConnectionLoss || error.code == .closed {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
+            } catch where batch.count == 1 {
+                batch[0].continuation.resume(throwing: error)  // its own write failed: nothing to separate
             } catch {
                 var lost: (any Error)?
                 for waiting in batch {
@@ -78,8 +89,7 @@ public final class DeviceUpsertBatcher: Sendable {
                         continue
                     }
                     do {
-                        try await writeOne(waiting.item)
-                        waiting.continuation.resume()
+                        waiting.continuation.resume(returning: try await writeOne(waiting.item))
                     } catch {
                         // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
                         if let failure = error as? PostgresError, failure.isConnectionLoss || failure.code == .closed { lost = error }

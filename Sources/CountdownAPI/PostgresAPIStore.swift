@@ -12,30 +12,25 @@ public final class PostgresAPIStore: APIStore {
         self.database = database
         devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { unordered in
             let items = unordered.sorted { $0.registration.deviceID < $1.registration.deviceID }  // lock order: device id
-            try await database.execute(SQL.upsertDevices, [
-                PostgresTextArray(items.map(\.registration.deviceID)), PostgresTextArray(items.map(\.userID)),
-                PostgresTextArray(items.map(\.registration.platform)), PostgresTextArray(items.map(\.registration.fcmToken)),
-                PostgresTextArray(items.map(\.registration.pushToStartToken)), PostgresTextArray(items.map(\.registration.timezone)),
-                PostgresTextArray(items.map(\.registration.locale)),
-            ])
+            let outcomes = try await database.withConnection { try DeviceOwnership.write(items, .upsert, on: $0) }
+            let byDevice = Dictionary(uniqueKeysWithValues: zip(items.map(\.registration.deviceID), outcomes))
+            return unordered.map { byDevice[$0.registration.deviceID].flatMap { $0 } ?? .written }
         }, writeOne: { item in
-            let r = item.registration
-            try await database.execute(SQL.upsertDevice, [r.deviceID, item.userID, r.platform, r.fcmToken, r.pushToStartToken, r.timezone, r.locale])
+            try await database.withConnection { try DeviceOwnership.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
         })
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws {
+    public func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome {
         let r = registration
-        if r.isPushToStartUpdate {
-            let updated = try await run {
-                try await database.execute(SQL.updatePushToStart, [r.deviceID, r.platform, r.pushToStartToken, userID, r.timezone, r.locale])
-            }
-            if updated == 0 {
-                throw APIError(.deviceNotFound, "no device \(r.deviceID); register it with token (its FCM token) first", field: "deviceId")
-            }
-        } else {
-            try await run { try await devices.submit(r, userID: userID) }
+        guard r.isPushToStartUpdate else { return try await run { try await devices.submit(r, userID: userID) } }
+        let item = DeviceUpsertBatcher.Item(registration: r, userID: userID)
+        let outcome = try await run {
+            try await database.withConnection { try DeviceOwnership.write([item], .pushToStartUpdate, on: $0) }.first.flatMap { $0 }
         }
+        guard let outcome else {
+            throw APIError(.deviceNotFound, "no device \(r.deviceID); register it with token (its FCM token) first", field: "deviceId")
+        }
+        return outcome
     }
 
     public func registerSession(_ session: SessionRegistration, userID: String) async throws {
@@ -102,13 +97,17 @@ public final class PostgresAPIStore: APIStore {
         APIError(.unknownUser, "user \(userID.prefix(64)) is not known here; nothing was linked")
     }
 
-    /// Runs database work, translating what the API answers specially: a lost database (503) and a caller
-    /// missing from `users` (403).
+    /// Runs database work, translating what the API answers specially: a lost database or a session time
+    /// limit (503) and a caller missing from `users` (403).
     private func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostgresError {
             if error.isConnectionLoss || error.code == .closed { throw APIError(.unavailable, "PostgreSQL is not reachable") }
+            if error.isTimeLimit {
+                throw APIError(.timeout, error.isLockTimeout ? "the row is busy (locked by another writer); it is safe to repeat"
+                    : "the database did not answer in time; it is safe to repeat")
+            }
             if error.sqlState == "23503", error.constraint?.hasSuffix("user_id_fkey") == true {
                 throw APIError(.unknownUser, "the token's user is not known here; nothing was linked")
             }
@@ -120,41 +119,6 @@ public final class PostgresAPIStore: APIStore {
     }
 
     private enum SQL {
-        /// Idempotent: a repeat with the same values writes nothing. Absent optional values keep the stored
-        /// ones; a non-iOS platform drops the push-to-start token.
-        static let upsertDevice = """
-            INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """ + deviceConflict
-
-        /// `upsertDevice` for many devices at once (distinct device ids), from parallel arrays.
-        static let upsertDevices = """
-            INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-            """ + deviceConflict
-
-        private static let deviceConflict = """
-
-            ON CONFLICT (device_id) DO UPDATE SET
-                user_id = coalesce(EXCLUDED.user_id, d.user_id),
-                platform = EXCLUDED.platform,
-                fcm_token = EXCLUDED.fcm_token,
-                push_to_start_token = CASE WHEN EXCLUDED.platform = 'ios'
-                    THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
-                timezone = coalesce(EXCLUDED.timezone, d.timezone),
-                locale = coalesce(EXCLUDED.locale, d.locale)
-            WHERE (d.user_id, d.platform, d.fcm_token, d.push_to_start_token, d.timezone, d.locale) IS DISTINCT FROM
-                  (coalesce(EXCLUDED.user_id, d.user_id), EXCLUDED.platform, EXCLUDED.fcm_token,
-                   CASE WHEN EXCLUDED.platform = 'ios' THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
-                   coalesce(EXCLUDED.timezone, d.timezone), coalesce(EXCLUDED.locale, d.locale))
-            """
-
-        static let updatePushToStart = """
-            UPDATE devices SET platform = $2, push_to_start_token = $3, user_id = coalesce($4::text, user_id),
-                timezone = coalesce($5::text, timezone), locale = coalesce($6::text, locale)
-            WHERE device_id = $1
-            """
-
         static let upsertSession = """
             INSERT INTO live_activity_sessions AS s (stream_id, device_id, user_id, live_activity_token, activity_id)
             VALUES ($1, $2, $3, $4, $5)

@@ -6,7 +6,6 @@ enum Route: String, Sendable, CaseIterable {
     case cancelStream = "/live-stream/:id/cancel"
     case healthz = "/healthz"
     case readyz = "/readyz"
-    case metrics = "/metrics"
 
     /// The label of requests that match no route (one label, so unknown paths cannot grow the metrics).
     static let unmatchedLabel = "unmatched"
@@ -16,9 +15,12 @@ enum Route: String, Sendable, CaseIterable {
         switch self {
         case .deviceToken, .sessions, .cancelStream: "POST"
         case .session: "DELETE"
-        case .healthz, .readyz, .metrics: "GET"
+        case .healthz, .readyz: "GET"
         }
     }
+
+    /// Whether the route changes data (and so counts against the write limits).
+    var isWrite: Bool { method != "GET" }
 
     /// The route `path` matches and the values of its `:parameters`, in order; nil when none matches.
     static func match(_ path: String) -> (route: Route, parameters: [String])? {

@@ -31,13 +31,13 @@ public final class HTTPServer: Sendable {
     /// A server whose handler answers on a server thread.
     public init(configuration: HTTPServerConfiguration, handler: @escaping Handler) {
         self.configuration = configuration
-        dispatcher = RequestDispatcher(handler: .immediate(handler), maxBodyBytes: configuration.maxBodyBytes)
+        dispatcher = RequestDispatcher(handler: .immediate(handler), configuration: configuration)
     }
 
     /// A server whose handler may await (the connection is suspended meanwhile).
     public init(configuration: HTTPServerConfiguration, asyncHandler: @escaping AsyncHandler) {
         self.configuration = configuration
-        dispatcher = RequestDispatcher(handler: .suspending(asyncHandler), maxBodyBytes: configuration.maxBodyBytes)
+        dispatcher = RequestDispatcher(handler: .suspending(asyncHandler), configuration: configuration)
     }
 
     deinit { stop() }
@@ -117,9 +117,12 @@ public final class HTTPServer: Sendable {
         if let limit = configuration.perIPConnectionLimit {
             options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))
         }
+        if let limit = configuration.connectionMemoryLimit {
+            options.append(MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limit, ptr_value: nil))
+        }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
         return options.withUnsafeMutableBufferPointer { buffer in
-            countdown_mhd_start(flags, fd, accessHandler, context, requestCompleted, context, buffer.baseAddress)
+            countdown_mhd_start(flags, fd, accessHandler, context, requestCompleted, context, connectionNotified, context, buffer.baseAddress)
         }
     }
 }
@@ -130,6 +133,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let dispatcher = Unmanaged<RequestDispatcher>.fromOpaque(context).takeUnretainedValue()
     return dispatcher.handle(
         connection: connection, url: url, method: method, uploadData: uploadData, uploadDataSize: uploadDataSize, slot: slot)
+}
+
+/// The daemon's connection notifications: forwarded to the dispatcher (request deadlines).
+private let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection else { return }
+    Unmanaged<RequestDispatcher>.fromOpaque(context).takeUnretainedValue()
+        .connection(connection, started: code == MHD_ConnectionNotificationCode(rawValue: 0))  // MHD_CONNECTION_NOTIFY_STARTED
 }
 
 /// The daemon's completion callback: releases the request's context.

@@ -14,6 +14,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int?
     /// Pending connections the kernel queues before they are accepted.
     public var listenBacklog: Int
+    /// A connection must deliver each complete request (headers and body) within this long of being accepted
+    /// or of its previous answer, however steadily it trickles; otherwise it is closed (nil: no deadline).
+    public var requestDeadline: Duration?
+    /// Called (on the server's watchdog thread) for each connection closed at `requestDeadline`.
+    public var requestDeadlineExceeded: (@Sendable () -> Void)?
+    /// Memory libmicrohttpd gives each connection for its headers and buffers (nil: the library's 32 KiB).
+    /// A header block that does not fit is answered by the library itself (431, with an HTML body).
+    public var connectionMemoryLimit: Int?
+    /// Header blocks (names and values) larger than this are answered `431` by the server (nil: no limit
+    /// besides `connectionMemoryLimit`). Keep it well below the memory limit so such requests get this answer.
+    public var maxHeaderBytes: Int?
+    /// Builds the answers the server gives on its own (413, 431, 503 while stopping) from the status and a
+    /// message; plain text unless set.
+    public var errorResponse: @Sendable (_ status: Int, _ message: String) -> HTTPResponse = { status, message in
+        .text(message + "\n", status: status)
+    }
 
     public init(
         address: String, threads: Int = 4, maxBodyBytes: Int = 1 << 20, connectionTimeout: Duration = .seconds(30),
@@ -42,5 +58,8 @@ public struct HTTPServerConfiguration: Sendable {
         if let connectionLimit, connectionLimit < 1 { throw invalid("connectionLimit", "must be positive") }
         if let perIPConnectionLimit, perIPConnectionLimit < 1 { throw invalid("perIPConnectionLimit", "must be positive") }
         guard listenBacklog >= 1 else { throw invalid("listenBacklog", "must be positive") }
+        if let requestDeadline, requestDeadline <= .zero { throw invalid("requestDeadline", "must be positive") }
+        if let connectionMemoryLimit, connectionMemoryLimit < 4096 { throw invalid("connectionMemoryLimit", "must be at least 4096") }
+        if let maxHeaderBytes, maxHeaderBytes < 1 { throw invalid("maxHeaderBytes", "must be positive") }
     }
 }

@@ -15,14 +15,22 @@ final class RequestDispatcher: @unchecked Sendable {
 
     let handler: Handler
     let maxBodyBytes: Int
+    let maxHeaderBytes: Int?
+    let errorResponse: @Sendable (Int, String) -> HTTPResponse
+    let watchdog: RequestDeadlineWatchdog?
     private let condition = NSCondition()
     private var stopping = false  // guarded by condition
     private var parked: [ObjectIdentifier: RequestContext] = [:]  // suspended or resumed but not re-entered
 
-    init(handler: Handler, maxBodyBytes: Int) {
+    init(handler: Handler, configuration: HTTPServerConfiguration) {
         self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
+        maxBodyBytes = configuration.maxBodyBytes
+        maxHeaderBytes = configuration.maxHeaderBytes
+        errorResponse = configuration.errorResponse
+        watchdog = configuration.requestDeadline.map { RequestDeadlineWatchdog(deadline: $0, exceeded: configuration.requestDeadlineExceeded) }
     }
+
+    deinit { watchdog?.stop() }
 
     /// One call of the access handler; see `MHD_AccessHandlerCallback`.
     func handle(
@@ -32,10 +40,16 @@ final class RequestDispatcher: @unchecked Sendable {
         guard let stored = slot.pointee else {
             let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
+            if let maxHeaderBytes, Self.headerBytes(of: connection) > maxHeaderBytes {
+                context.answeredEarly = true
+                var response = errorResponse(431, "the request headers are larger than \(maxHeaderBytes) bytes")
+                response.headers["Connection"] = "close"
+                return Self.queue(response, on: connection)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > maxBodyBytes {
                 context.answeredEarly = true
-                return Self.queue(Self.payloadTooLarge(maxBodyBytes), on: connection)
+                return Self.queue(payloadTooLarge(), on: connection)
             }
             return .YES
         }
@@ -63,7 +77,8 @@ final class RequestDispatcher: @unchecked Sendable {
             return .YES
         }
         if context.answeredEarly { return .YES }
-        if context.bodyTooLarge { return Self.queue(Self.payloadTooLarge(maxBodyBytes), on: connection) }
+        watchdog?.requestReceived(connection)
+        if context.bodyTooLarge { return Self.queue(payloadTooLarge(), on: connection) }
         switch handler {
         case .immediate(let respond):
             return Self.queue(respond(context.makeRequest()), on: connection)
@@ -74,6 +89,7 @@ final class RequestDispatcher: @unchecked Sendable {
 
     /// The daemon finished with a request (answered, failed or shut down).
     func completed(_ context: RequestContext) {
+        watchdog?.requestCompleted(context.connection)
         condition.lock()
         if parked.removeValue(forKey: ObjectIdentifier(context)) != nil { condition.broadcast() }
         condition.unlock()
@@ -87,7 +103,7 @@ final class RequestDispatcher: @unchecked Sendable {
         var toResume: [OpaquePointer] = []
         for context in parked.values where context.phase == .suspended {
             context.phase = .resumed
-            context.reply = .text("server is stopping\n", status: 503)
+            context.reply = errorResponse(503, "the server is stopping")
             toResume.append(context.connection)
         }
         condition.unlock()
@@ -107,7 +123,7 @@ final class RequestDispatcher: @unchecked Sendable {
         parked[ObjectIdentifier(context)] = context
         condition.unlock()
         if refused {
-            finish(context, with: .text("server is stopping\n", status: 503))
+            finish(context, with: errorResponse(503, "the server is stopping"))
             return .YES
         }
         Task { [self] in finish(context, with: await respond(request)) }
@@ -139,10 +155,34 @@ final class RequestDispatcher: @unchecked Sendable {
     /// Bytes past the limit read (and dropped) from a chunked body before the connection is closed.
     static let discardAllowance = 1 << 20
 
-    static func payloadTooLarge(_ limit: Int) -> HTTPResponse {
-        var response = HTTPResponse.text("request body larger than \(limit) bytes\n", status: 413)
+    func payloadTooLarge() -> HTTPResponse {
+        var response = errorResponse(413, "the request body is larger than \(maxBodyBytes) bytes")
         response.headers["Connection"] = "close"
         return response
+    }
+
+    /// A connection opened or closed (the daemon's connection notifications).
+    func connection(_ connection: OpaquePointer, started: Bool) {
+        guard let watchdog else { return }
+        if started {
+            watchdog.connectionStarted(connection, fd: countdown_mhd_connection_fd(connection))
+        } else {
+            watchdog.connectionClosed(connection)
+        }
+    }
+
+    /// Bytes of the request's header block, counted as sent (`name: value\r\n`).
+    static func headerBytes(of connection: OpaquePointer) -> Int {
+        var total = 0
+        withUnsafeMutablePointer(to: &total) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, { context, _, key, value in
+                guard let context else { return .YES }
+                let size = (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+                context.assumingMemoryBound(to: Int.self).pointee += size
+                return .YES
+            }, pointer)
+        }
+        return total
     }
 
     /// Queues `response` on the connection; a dropped-connection reply (or any failure) closes it instead.

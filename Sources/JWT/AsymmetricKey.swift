@@ -56,15 +56,19 @@ public final class AsymmetricKey: @unchecked Sendable {
         try publicKey(pem: try readPEMFile(path), source: path)
     }
 
+    /// Loads a public key from DER SubjectPublicKeyInfo bytes.
+    public static func publicKey(der: [UInt8], source: String) throws -> AsymmetricKey {
+        let key = try der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return try OpenSSL.check(d2i_PUBKEY(nil, &cursor, buffer.count), .invalidKey, "not a DER public key", source: source)
+        }
+        return AsymmetricKey(handle: key, isPrivate: false, source: source)
+    }
+
     /// The public half of this key as a key of its own (itself when already public).
     public func publicKey() throws -> AsymmetricKey {
         guard isPrivate else { return self }
-        let der = try publicKeyDER()
-        let key = try der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return try OpenSSL.check(d2i_PUBKEY(nil, &cursor, buffer.count), .invalidKey, "d2i_PUBKEY failed", source: source)
-        }
-        return AsymmetricKey(handle: key, isPrivate: false, source: source)
+        return try Self.publicKey(der: try publicKeyDER(), source: source)
     }
 
     /// The public key as `BEGIN PUBLIC KEY` PEM text.

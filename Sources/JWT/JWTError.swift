@@ -17,6 +17,14 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case notYetValid
         /// A claim is present but has the wrong type, or a required claim is missing.
         case invalidClaims
+        /// `iss` or `aud` is not the one this verifier expects.
+        case wrongIssuerOrAudience
+        /// `exp` lies further ahead (of now or of `iat`) than the verifier's maximum lifetime.
+        case lifetimeTooLong
+        /// The header has a `crit` field: it asks for extensions this module does not implement.
+        case criticalHeader
+        /// The token is longer than the verifier accepts; it was not parsed.
+        case tokenTooLarge
         /// OpenSSL failed for a reason other than a bad signature or key.
         case cryptoFailure
         /// A service-account file is missing, unreadable or malformed (`field` names the field at fault).

@@ -1,13 +1,23 @@
 import Foundation
 
-/// Verifies compact JWS tokens: the algorithm must be one a key was given for (never `none`), the signature must
-/// match, and `exp` / `nbf` must hold at the injected clock's time within the leeway.
+/// Verifies compact JWS tokens: the token must not be longer than `maxTokenBytes`, the algorithm must be one a
+/// key was given for (never `none`), the header must not carry `crit`, the signature must match, `exp` / `nbf`
+/// must hold at the injected clock's time within the leeway, and `iss`, `aud` and the lifetime must be the
+/// expected ones when the verifier is told to check them.
 public struct JWTVerifier: Sendable {
+    /// Tokens longer than this are refused before they are parsed (8 KiB unless told otherwise).
+    public static let defaultMaxTokenBytes = 8 * 1024
+
     public let keys: [VerificationKey]
     public let leeway: Duration
     public let requireExpiry: Bool
     /// When set, the token's `aud` must contain it.
     public let audience: String?
+    /// When set, the token's `iss` must equal it.
+    public var issuer: String?
+    /// When set, `exp` may lie at most this far after `iat` (when present) and after now (plus the leeway).
+    public var maxLifetime: Duration?
+    public var maxTokenBytes = JWTVerifier.defaultMaxTokenBytes
     private let now: @Sendable () -> Date
 
     /// - Parameters:
@@ -30,7 +40,13 @@ public struct JWTVerifier: Sendable {
     /// - Throws: `JWTError` with `.malformedToken`, `.unsupportedAlgorithm`, `.algorithmNotAllowed`, `.badSignature`,
     ///   `.expired`, `.notYetValid` or `.invalidClaims`.
     public func verify(_ token: String) throws -> JWT {
+        guard token.utf8.count <= maxTokenBytes else {
+            throw JWTError(.tokenTooLarge, "the token has \(token.utf8.count) bytes, more than \(maxTokenBytes)")
+        }
         let jwt = try JWT.parse(token)
+        if jwt.header.crit != nil {
+            throw JWTError(.criticalHeader, "the header marks extensions as critical (crit); none is supported")
+        }
         guard let algorithm = JWTAlgorithm(rawValue: jwt.header.alg) else {
             throw JWTError(.unsupportedAlgorithm, "algorithm \"\(jwt.header.alg)\" is not supported")
         }
@@ -50,17 +66,30 @@ public struct JWTVerifier: Sendable {
         guard verified else { throw JWTError(.badSignature, "the \(algorithm.rawValue) signature does not match") }
         try checkTimes(jwt.claims)
         if let audience, !jwt.claims.aud.contains(audience) {
-            throw JWTError(.invalidClaims, "aud \(jwt.claims.aud) does not contain \"\(audience)\"")
+            throw JWTError(.wrongIssuerOrAudience, "aud \(jwt.claims.aud) does not contain \"\(audience)\"")
+        }
+        if let issuer, jwt.claims.iss != issuer {
+            throw JWTError(.wrongIssuerOrAudience, "iss \"\(jwt.claims.iss ?? "")\" is not \"\(issuer)\"")
         }
         return jwt
     }
 
     /// Checks `exp` and `nbf` of claims verified earlier against the clock now (for callers that cache
     /// verified tokens: a signature stays valid, a token's time window does not).
-    /// - Throws: `JWTError` `.expired`, `.notYetValid` or `.invalidClaims`.
+    /// - Throws: `JWTError` `.expired`, `.notYetValid`, `.lifetimeTooLong` or `.invalidClaims`.
     public func checkTimes(_ claims: JWTClaims) throws {
         let current = now().timeIntervalSince1970
-        let slack = Double(leeway.components.seconds) + Double(leeway.components.attoseconds) / 1e18
+        let slack = Self.seconds(leeway)
+        if let maxLifetime {
+            let limit = Self.seconds(maxLifetime)
+            guard let exp = claims.exp else { throw JWTError(.invalidClaims, "the token has no exp (a maximum lifetime is set)") }
+            if exp - current > limit + slack {
+                throw JWTError(.lifetimeTooLong, "exp \(Int64(exp)) is more than \(Int64(limit)) s ahead of now \(Int64(current))")
+            }
+            if let iat = claims.iat, exp - iat > limit {
+                throw JWTError(.lifetimeTooLong, "exp - iat is \(Int64(exp - iat)) s, more than \(Int64(limit)) s")
+            }
+        }
         if let exp = claims.exp {
             if current >= exp + slack { throw JWTError(.expired, "expired at \(Int64(exp)), now \(Int64(current))") }
         } else if requireExpiry {
@@ -69,5 +98,9 @@ public struct JWTVerifier: Sendable {
         if let nbf = claims.nbf, current + slack < nbf {
             throw JWTError(.notYetValid, "not valid before \(Int64(nbf)), now \(Int64(current))")
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -6,6 +6,6 @@ extension PostgresError: TransientError {
     /// `statement_timeout` (57014) or `lock_timeout` / `NOWAIT` (55P03). A statement this process cancelled
     /// itself surfaces as `CancellationError`, never as 57014.
     public var isTransient: Bool {
-        isConnectionLoss || isSerializationFailure || sqlState == Self.queryCanceled || sqlState == "55P03"
+        isConnectionLoss || isSerializationFailure || sqlState == Self.queryCanceled || isLockTimeout
     }
 }

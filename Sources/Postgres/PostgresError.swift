@@ -48,6 +48,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// SQLSTATE 57014: a statement was cancelled (statement_timeout, or a cancel request).
     static let queryCanceled = "57014"
+    static let lockNotAvailable = "55P03"
 
     /// A unique constraint rejected the row (SQLSTATE 23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
@@ -58,11 +59,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The statement ran past the session's `statement_timeout` (SQLSTATE 57014 with the server's timeout
     /// message; a cancel request from a client shares the SQLSTATE but not the message).
     public var isStatementTimeout: Bool {
-        sqlState == "57014" && (message?.contains("statement timeout") ?? false)
+        sqlState == Self.queryCanceled && (message?.contains("statement timeout") ?? false)
     }
 
     /// The statement waited past the session's `lock_timeout` for a row or table lock (SQLSTATE 55P03).
-    public var isLockTimeout: Bool { sqlState == "55P03" }
+    public var isLockTimeout: Bool { sqlState == Self.lockNotAvailable }
 
     /// The server gave up on the statement because of one of the session's time limits; nothing it did was
     /// kept, and the statement may be retried later.

@@ -9,9 +9,10 @@ import Telemetry
 import Glibc
 #endif
 
-// countdown-api: the HTTP API of the integration guide (see docs/openapi.yaml). Configured by the environment:
-// DATABASE_URL, API_ADDR, API_JWT_SECRET or API_JWT_PUBLIC_KEY_FILE, LOG_LEVEL, LOG_FORMAT, SHUTDOWN_GRACE_SECONDS,
-// and the tuning knobs API_HTTP_THREADS (4) and API_DATABASE_CONNECTIONS (16).
+// countdown-api: the HTTP API of the integration guide (see docs/openapi.yaml). Configured by the environment
+// (README, "Configuration"): DATABASE_URL, API_ADDR, API_METRICS_ADDR, API_JWT_SECRET / API_JWT_PUBLIC_KEY_FILE /
+// API_JWT_KEYS, API_JWT_ISSUER, API_JWT_AUDIENCE, API_JWT_MAX_LIFETIME_SECONDS, the limits and timeouts, LOG_LEVEL,
+// LOG_FORMAT, SHUTDOWN_GRACE_SECONDS.
 
 BuildInfo.answerVersionFlag(program: "countdown-api")
 
@@ -33,11 +34,12 @@ if CommandLine.arguments.count > 1 {
 
 let config: APIConfig
 let database: PostgresClient
-let verifier: JWTVerifier
+let keys: JWTKeySource
+let metrics = APIMetrics(registry: MetricsRegistry())
 do {
     config = try APIConfig.load()
-    database = try PostgresClient(url: config.databaseURL, maxConnections: config.databaseConnections)
-    verifier = try config.makeVerifier()
+    database = PostgresClient(configuration: try config.databaseConfiguration(), maxConnections: config.databaseConnections)
+    keys = try config.makeKeySource(reloadFailures: metrics.jwtKeyReloadFailures)
 } catch let error as PostgresError {
     fail("DATABASE_URL: \(error.message ?? error.description)", code: 2)
 } catch {
@@ -53,21 +55,35 @@ pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 let logger = config.logger.with(["component": "countdown-api"])
 let service = APIService(
-    store: PostgresAPIStore(database: database), authenticator: Authenticator(verifier: verifier),
-    metrics: APIMetrics(registry: MetricsRegistry()), logger: logger)
-let server = APIServer.make(service, configuration: APIServer.configuration(address: config.address, threads: config.httpThreads))
+    store: PostgresAPIStore(database: database), authenticator: Authenticator(keys: keys), metrics: metrics, logger: logger,
+    policy: config.policy)
+let server = APIServer.make(service, configuration: APIServer.configuration(
+    address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
+    perIPConnectionLimit: config.connectionsPerIP, metrics: metrics))
+let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
 do {
     try server.start()
+    try metricsServer.start()
 } catch {
     fail("\(error)", code: 1)
 }
 
-let announcement: [String: Any] = ["event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0]
+let announcement: [String: Any] = [
+    "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
+    "metricsAddress": metricsServer.boundAddress ?? "", "metricsPort": metricsServer.boundPort ?? 0,
+]
 if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
     FileHandle.standardOutput.write(line + Data("\n".utf8))
 }
-let algorithm = if case .hs256 = config.tokenKey { "HS256" } else { "RS256" }
-logger.info("listening", ["address": .string(server.boundAddress ?? ""), "jwt": .string(algorithm), "version": .string(BuildInfo.version)])
+let algorithm = switch config.tokenKey {
+case .hs256: "HS256"
+case .rs256: "RS256"
+case nil: "API_JWT_KEYS"
+}
+logger.info("listening", [
+    "address": .string(server.boundAddress ?? ""), "metrics": .string(metricsServer.boundAddress ?? ""), "jwt": .string(algorithm),
+    "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
+])
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
@@ -75,6 +91,7 @@ logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(con
 service.beginDraining()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
 await server.shutdown()
+await metricsServer.shutdown()
 database.close()
 logger.info("stopped", ["drained": .bool(idle)])
 exit(0)

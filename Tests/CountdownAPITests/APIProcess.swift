@@ -9,6 +9,8 @@ final class APIProcess: @unchecked Sendable {
     let process = Process()
     let stderrPath: String
     let port: Int
+    /// The port of the metrics listener (`API_METRICS_ADDR`).
+    let metricsPort: Int
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -18,13 +20,16 @@ final class APIProcess: @unchecked Sendable {
         stderrPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("api") + ".log")
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw StartFailed(output: "cannot create \(stderrPath)") }
         process.executableURL = Self.executable
-        process.environment = ["API_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
+        process.environment = ["API_ADDR": "127.0.0.1:0", "API_METRICS_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         let (object, line) = try launchAndReadAnnouncement(process, stdoutPath: stderrPath + ".stdout")
-        guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
+        guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int,
+            let metricsPort = announcement["metricsPort"] as? Int
+        else {
             throw StartFailed(output: line + ((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""))
         }
         self.port = port
+        self.metricsPort = metricsPort
     }
 
     deinit { _ = stop() }
@@ -52,12 +57,19 @@ final class APIProcess: @unchecked Sendable {
     }
 
     /// One HTTP exchange with the running API.
-    func fetch(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: baseURL + path)!)
+    func fetch(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], port: Int? = nil
+    ) async throws -> (status: Int, body: Data, headers: [String: String]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port ?? self.port)" + path)!)
         request.httpMethod = method
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return (http?.statusCode ?? 0, data, headers)
     }
 }

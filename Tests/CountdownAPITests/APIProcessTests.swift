@@ -14,7 +14,7 @@ struct APIProcessTests {
         let none = try APIProcess.runToExit(environment: [:])
         #expect(none.status == 2)
         #expect(none.stderr.contains("DATABASE_URL"))
-        #expect(none.stderr.contains("API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE"))
+        #expect(none.stderr.contains("API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE, API_JWT_KEYS"))
 
         let bad = try APIProcess.runToExit(environment: [
             "DATABASE_URL": "mysql://x", "API_ADDR": "nowhere", "API_JWT_SECRET": "short", "LOG_LEVEL": "loud",
@@ -40,6 +40,25 @@ struct APIProcessTests {
         #expect(notAKey.status == 2)
         #expect(notAKey.stderr.contains("API_JWT_PUBLIC_KEY_FILE"))
         #expect(try APIProcess.runToExit(environment: [:], arguments: ["--bogus"]).status == 2)
+    }
+
+    @Test func theHardeningVariablesAreValidatedAtStart() throws {
+        let emptyDirectory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("nokeys"))
+        try FileManager.default.createDirectory(atPath: emptyDirectory, withIntermediateDirectories: true)
+        let bad = try APIProcess.runToExit(environment: [
+            "DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": "/nonexistent/jwks.json", "API_METRICS_ADDR": "nowhere",
+            "API_TRUSTED_PROXIES": "10.0.0.0/40", "DATABASE_LOCK_TIMEOUT_MS": "-5", "API_JWT_MAX_LIFETIME_SECONDS": "soon",
+            "API_WRITES_PER_MINUTE_PER_IP": "many",
+        ])
+        #expect(bad.status == 2)
+        let lines = bad.stderr.split(separator: "\n")
+        for variable in ["API_JWT_KEYS", "API_METRICS_ADDR", "API_TRUSTED_PROXIES", "DATABASE_LOCK_TIMEOUT_MS", "API_JWT_MAX_LIFETIME_SECONDS",
+                         "API_WRITES_PER_MINUTE_PER_IP"] {
+            #expect(lines.contains { $0.contains(variable) }, "\(variable) in \(bad.stderr)")
+        }
+        let empty = try APIProcess.runToExit(environment: ["DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": emptyDirectory])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("API_JWT_KEYS") && empty.stderr.contains("no usable key"), "\(empty.stderr)")
     }
 
     @Test func servesOverHTTPEnforcesBodyLimitsAndStopsOnSIGTERM() async throws {
@@ -72,7 +91,8 @@ struct APIProcessTests {
         let authed = json.merging(["Authorization": "Bearer \(token)"]) { _, new in new }
         #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 404)
 
-        let metrics = String(decoding: try await api.fetch("GET", "/metrics").body, as: UTF8.self)
+        #expect(try await api.fetch("GET", "/metrics").status == 404, "metrics are not on the public port")
+        let metrics = String(decoding: try await api.fetch("GET", "/metrics", port: api.metricsPort).body, as: UTF8.self)
         #expect(metrics.contains(#"countdown_api_requests_total{route="/notifications/device-token",method="POST",status="413"} 1"#))
         #expect(metrics.contains("countdown_build_info{version=\"\(BuildInfo.version)\"} 1"))
         #expect(api.stderr.split(separator: "\n").first?.contains("\"version\":\"\(BuildInfo.version)\"") == true, "\(api.stderr)")

@@ -61,23 +61,73 @@ struct DeviceTokenEndpointTests {
         }
     }
 
-    @Test func anonymousRegistrationKeepsAnExistingLink() async throws {
+    @Test func anonymousRegistrationMayNotChangeALinkedDevice() async throws {
         try await DatabaseFixture.with { fixture in
             try await fixture.seed(users: ["u1"])
             let id = Sample.deviceID()
-            var body: [String: Any] = ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id]
+            let fcm = Sample.fcmToken()
+            var body: [String: Any] = ["token": fcm, "platform": "ios", "deviceId": id]
             #expect(try await register(fixture, body).succeeded)
             #expect(try await device(fixture, id)?.user == nil)
             #expect(try await fixture.outbox("device").isEmpty, "a device without a user concerns no stream")
+            body["token"] = Sample.fcmToken()
+            #expect(try await register(fixture, body).succeeded, "a device with no user may be updated anonymously")
 
             #expect(try await register(fixture, body, as: "u1").succeeded)
             #expect(try await device(fixture, id)?.user == "u1")
             #expect(try await fixture.outbox("device").count == 1, "login links the device: backfill")
+            let linked = try await device(fixture, id)
 
-            body["token"] = Sample.fcmToken()
-            #expect(try await register(fixture, body).succeeded)
-            #expect(try await device(fixture, id)?.user == "u1")
-            #expect(try await fixture.outbox("device").count == 2, "a new FCM token: backfill again")
+            // The attack: an anonymous caller replaces the tokens of a linked device.
+            let attacker = ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id,
+                            "liveActivityPushToStartToken": Sample.hexToken(), "locale": "en"]
+            let refused = try await register(fixture, attacker)
+            #expect(refused.status == 401)
+            #expect(refused.errorCode == "unauthorized")
+            #expect(refused.headers["WWW-Authenticate"] == "Bearer")
+            #expect(try await device(fixture, id) == linked, "nothing written")
+            #expect(try await fixture.outbox("device").count == 1, "no backfill to the attacker's tokens")
+
+            let pushToStartOnly = try await register(fixture, ["platform": "ios", "deviceId": id, "liveActivityPushToStartToken": Sample.hexToken()])
+            #expect(pushToStartOnly.status == 401)
+            #expect(try await device(fixture, id) == linked)
+            #expect(fixture.api.metric("countdown_api_device_writes_refused_total") == 2)
+        }
+    }
+
+    @Test func aLoginOnASharedPhoneTakesTheDeviceOverAndLeavesThePreviousSessionsToTheirEndPush() async throws {
+        try await DatabaseFixture.with { fixture in
+            try await fixture.seed(users: ["u1", "u2"], stream: "s1", creator: "u1")
+            try await fixture.sql("INSERT INTO streams (id, title, planned_start_at) VALUES ('s2', 'Other', now() + interval '2 hours')")
+            let id = Sample.deviceID()
+            let other = Sample.deviceID()
+            #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u1").succeeded)
+            #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": other], as: "u1").succeeded)
+            for (stream, device) in [("s1", id), ("s2", id), ("s1", other)] {
+                let reply = await fixture.api.send("POST", "/notifications/live-activity-sessions", json: [
+                    "streamId": stream, "deviceId": device, "liveActivityToken": Sample.hexToken(),
+                ], bearer: try fixture.api.token("u1"))
+                #expect(reply.succeeded)
+            }
+            let reply = try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u2")
+            #expect(reply.succeeded)
+            #expect(try await device(fixture, id)?.user == "u2")
+            #expect(fixture.api.metric("countdown_api_device_takeovers_total") == 1)
+            #expect(try await fixture.outbox("device").last?.user == "u2", "the new user's streams are backfilled")
+            // u1's activities on the phone keep their runtime tokens, so the stream's end reaches them.
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1 AND user_id = 'u1'", [id]) == 2)
+            #expect(fixture.api.logs.lines.contains { $0.contains("device taken over") && $0.contains("\"previousSessions\":2") })
+            // u1 can no longer register or remove sessions on the phone; u2 (its owner now) can remove them.
+            let refused = await fixture.api.send("POST", "/notifications/live-activity-sessions", json: [
+                "streamId": "s1", "deviceId": id, "liveActivityToken": Sample.hexToken(),
+            ], bearer: try fixture.api.token("u1"))
+            #expect(refused.status == 403)
+            #expect(await fixture.api.send("DELETE", "/notifications/live-activity-sessions/s1/\(id)", bearer: try fixture.api.token("u1")).status == 403)
+            #expect(await fixture.api.send("DELETE", "/notifications/live-activity-sessions/s2/\(id)", bearer: try fixture.api.token("u2")).status == 204)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1", [id]) == 1)
+            // The same user again is no takeover.
+            #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u2").succeeded)
+            #expect(fixture.api.metric("countdown_api_device_takeovers_total") == 1)
         }
     }
 
@@ -118,7 +168,7 @@ struct DeviceTokenEndpointTests {
             let fcm = Sample.fcmToken()
             #expect(try await register(fixture, ["token": fcm, "platform": "ios", "deviceId": id, "timezone": "Europe/Berlin",
                                                  "liveActivityPushToStartToken": Sample.hexToken()], as: "u1").succeeded)
-            #expect(try await register(fixture, update).succeeded)
+            #expect(try await register(fixture, update, as: "u1").succeeded)
             let row = try await device(fixture, id)
             #expect(row == DeviceRow(user: "u1", platform: "ios", fcm: fcm, pushToStart: newToken, timezone: "Europe/Berlin", locale: nil))
             #expect(try await fixture.outbox("device").count == 2)

@@ -26,7 +26,11 @@ struct DeviceUpsertBatcherTests {
         let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
             recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
             await recorder.held()
-        }, writeOne: { _ in Issue.record("no single writes expected") })
+            return items.map { _ in .written }
+        }, writeOne: { _ in
+            Issue.record("no single writes expected")
+            return .written
+        })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await batcher.submit(Self.registration("first"), userID: nil) }
             try await waitUntil(timeout: .seconds(5), "the first batch is being written") { recorder.batches.value.count == 1 }
@@ -48,7 +52,11 @@ struct DeviceUpsertBatcherTests {
             recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
             tokens.withLock { $0 += items.filter { $0.registration.deviceID == "same" }.map { $0.registration.fcmToken ?? "" } }
             await recorder.held()
-        }, writeOne: { _ in Issue.record("no single writes expected") })
+            return items.map { _ in .written }
+        }, writeOne: { _ in
+            Issue.record("no single writes expected")
+            return .written
+        })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await batcher.submit(Self.registration("same", token: "t1"), userID: nil) }
             try await waitUntil(timeout: .seconds(5), "t1 is being written") { recorder.batches.value.count == 1 }
@@ -70,8 +78,10 @@ struct DeviceUpsertBatcherTests {
             if items.contains(where: { $0.userID == "ghost" }) {
                 throw PostgresError(code: .queryFailed, what: "upsert devices", sqlState: "23503", message: "foreign key")
             }
+            return items.map { _ in .written }
         }, writeOne: { item in
             if item.userID == "ghost" { throw PostgresError(code: .queryFailed, what: "upsert device", sqlState: "23503", message: "foreign key") }
+            return .written
         })
         let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
             for user in ["u1", "ghost", "u2", "u3"] {
@@ -113,17 +123,45 @@ struct DeviceUpsertBatcherTests {
             return failed
         }
         #expect(failures == 11)
-        // One single write for the lone first batch, one for the batch of ten: the other nine failed with it.
-        #expect(singles.value == 2)
+        // The lone first registration failed with its own batch; one single write for the batch of ten: the
+        // other nine failed with it.
+        #expect(singles.value == 1)
     }
 
     @Test func aLostDatabaseFailsTheWholeBatchWithoutRetrying() async throws {
         let singles = Locked(0)
-        let batcher = DeviceUpsertBatcher(write: { _ in
+        let batcher = DeviceUpsertBatcher(write: { _ -> [DeviceUpsertOutcome] in
             throw PostgresError(code: .connectionLost, what: "upsert devices", message: "server closed the connection")
-        }, writeOne: { _ in singles.withLock { $0 += 1 } })
+        }, writeOne: { _ in
+            singles.withLock { $0 += 1 }
+            return .written
+        })
         let error = await #expect(throws: PostgresError.self) { try await batcher.submit(Self.registration("d1"), userID: nil) }
         #expect(error?.isConnectionLoss == true)
         #expect(singles.value == 0)
+    }
+
+    @Test func eachRegistrationOfABatchGetsItsOwnOutcome() async throws {
+        let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
+            items.map { item -> DeviceUpsertOutcome in
+                switch item.registration.deviceID {
+                case "linked": .refused
+                case "shared": .takenOver(previousUser: "u0", sessionsPending: 2)
+                default: .written
+                }
+            }
+        }, writeOne: { _ in
+            Issue.record("no single writes expected")
+            return .written
+        })
+        let outcomes = try await withThrowingTaskGroup(of: (String, DeviceUpsertOutcome).self) { group in
+            for device in ["linked", "shared", "free"] {
+                group.addTask { (device, try await batcher.submit(Self.registration(device), userID: device == "shared" ? "u1" : nil)) }
+            }
+            var outcomes: [String: DeviceUpsertOutcome] = [:]
+            for try await (device, outcome) in group { outcomes[device] = outcome }
+            return outcomes
+        }
+        #expect(outcomes == ["linked": .refused, "shared": .takenOver(previousUser: "u0", sessionsPending: 2), "free": .written])
     }
 }

@@ -34,11 +34,17 @@ final class InMemoryAPIStore: APIStore {
 
     let state = Mutex(State())
 
-    func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws {
+    func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome {
         try state.withLock { state in
             if let userID, !state.users.contains(userID) { throw APIError(.unknownUser, "unknown user") }
             let existing = state.devices[registration.deviceID]
             if registration.isPushToStartUpdate && existing == nil { throw APIError(.deviceNotFound, "unknown device") }
+            if userID == nil, existing?.userID != nil { return .refused }
+            var outcome = DeviceUpsertOutcome.written
+            if let userID, let previous = existing?.userID, previous != userID {
+                let pending = state.sessions.filter { $0.key[1] == registration.deviceID && $0.value.userID == previous }.count
+                outcome = .takenOver(previousUser: previous, sessionsPending: pending)
+            }
             var device = existing ?? Device(platform: registration.platform)
             if !registration.isPushToStartUpdate { device.fcmToken = registration.fcmToken }
             device.platform = registration.platform
@@ -47,6 +53,7 @@ final class InMemoryAPIStore: APIStore {
             device.timezone = registration.timezone ?? existing?.timezone
             device.locale = registration.locale ?? existing?.locale
             state.devices[registration.deviceID] = device
+            return outcome
         }
     }
 

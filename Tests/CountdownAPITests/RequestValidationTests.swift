@@ -194,12 +194,15 @@ struct RequestValidationTests {
         let down = await api.send("GET", "/readyz")
         #expect(down.status == 503)
         #expect(down.errorCode == "unavailable")
+        #expect(down.errorMessage == "not ready", "the body says nothing about the database")
+        #expect(down.headers["Retry-After"] != nil)
         _ = await register(validBody())
         _ = await api.send("GET", "/nowhere")
-        let metrics = String(decoding: await api.send("GET", "/metrics").body, as: UTF8.self)
+        #expect(await api.send("GET", "/metrics").status == 404, "metrics are not on the public port")
+        let metrics = String(decoding: api.service.metricsResponse().body, as: UTF8.self)
         #expect(metrics.contains(#"countdown_api_requests_total{route="/notifications/device-token",method="POST",status="200"} 1"#))
         #expect(metrics.contains(#"countdown_api_requests_total{route="/readyz",method="GET",status="503"} 1"#))
-        #expect(metrics.contains(#"countdown_api_requests_total{route="unmatched",method="GET",status="404"} 1"#))
+        #expect(metrics.contains(#"countdown_api_requests_total{route="unmatched",method="GET",status="404"} 2"#))
         #expect(metrics.contains(#"countdown_api_request_duration_seconds_bucket{route="/notifications/device-token",le="+Inf"} 1"#))
     }
 }

@@ -69,6 +69,23 @@ struct SessionEndpointTests {
         }
     }
 
+    /// The policy: any stream (viewers start activities locally too), only the caller's own device.
+    @Test func aViewerMayRegisterOnAnyStreamButOnlyForTheirOwnDevice() async throws {
+        try await DatabaseFixture.with { fixture in
+            let creatorsDevice = try await prepare(fixture)
+            let viewersDevice = Sample.deviceID()
+            #expect(await fixture.api.send("POST", "/notifications/device-token",
+                                           json: ["token": Sample.fcmToken(), "platform": "ios", "deviceId": viewersDevice],
+                                           bearer: try fixture.api.token("u2")).succeeded)
+            let own: [String: Any] = ["streamId": "s1", "deviceId": viewersDevice, "liveActivityToken": Sample.hexToken()]
+            #expect(try await post(fixture, own, as: "u2").succeeded, "u2 is no participant of s1 and may still follow it")
+            #expect(try await sessionRow(fixture, device: viewersDevice).prefix(2) == ["s1", "u2"])
+            let others: [String: Any] = ["streamId": "s1", "deviceId": creatorsDevice, "liveActivityToken": Sample.hexToken()]
+            #expect(try await post(fixture, others, as: "u2").status == 403)
+            #expect(try await sessionRow(fixture, device: creatorsDevice).isEmpty)
+        }
+    }
+
     @Test func unknownStreamOrDeviceIs404() async throws {
         try await DatabaseFixture.with { fixture in
             let device = try await prepare(fixture)

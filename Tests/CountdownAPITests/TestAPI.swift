@@ -6,7 +6,7 @@ import JWT
 import Telemetry
 
 /// An `APIService` over a given store, called in-process, with helpers to mint bearer tokens.
-struct TestAPI {
+struct TestAPI: Sendable {
     static let secret = Array("countdown-api-test-secret-0123456789abcdef".utf8)
     /// The fixed time the verifier sees.
     static let now = Date(timeIntervalSince1970: 1_900_000_000)
@@ -17,8 +17,9 @@ struct TestAPI {
     let logs: CapturingLogSink
     let signer: JWTSigner
 
-    /// An API verifying HS256 with `secret`, or RS256 with `rsaKey` when given.
-    init(store: any APIStore, rsaKey: AsymmetricKey? = nil) throws {
+    /// An API verifying HS256 with `secret`, or RS256 with `rsaKey` when given; no write limits unless `policy` sets them.
+    init(store: any APIStore, rsaKey: AsymmetricKey? = nil,
+         policy: APIPolicy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: nil)) throws {
         let key: VerificationKey = try rsaKey.map { try .rs256($0) } ?? .hs256(secret: Self.secret)
         signer = try rsaKey.map { try JWTSigner.rs256(privateKey: $0) } ?? .hs256(secret: Self.secret)
         let verifier = JWTVerifier(keys: [key], leeway: .seconds(30), requireExpiry: true, now: { TestAPI.now })
@@ -27,7 +28,13 @@ struct TestAPI {
         self.store = store
         service = APIService(
             store: store, authenticator: Authenticator(verifier: verifier), metrics: APIMetrics(registry: registry),
-            logger: Logger(level: .debug, sink: logs))
+            logger: Logger(level: .debug, sink: logs), policy: policy)
+    }
+
+    /// The value of an unlabelled counter (or the sum of a family's series), from the rendered metrics.
+    func metric(_ name: String) -> Double {
+        registry.render().split(separator: "\n").filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
     }
 
     struct Claims: Encodable {
@@ -56,7 +63,7 @@ struct TestAPI {
     /// Sends a request; `json` is serialized as the body with `Content-Type: application/json`.
     func send(
         _ method: String, _ path: String, json: [String: Any]? = nil, body: Data? = nil, contentType: String? = nil,
-        bearer: String? = nil, headers extra: [(String, String)] = []
+        bearer: String? = nil, headers extra: [(String, String)] = [], from remoteAddress: String = ""
     ) async -> Reply {
         var headers = HTTPHeaders()
         var payload = body ?? Data()
@@ -67,7 +74,7 @@ struct TestAPI {
         if let contentType { headers["Content-Type"] = contentType }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         for (name, value) in extra { headers[name] = value }
-        let response = await service.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: payload))
+        let response = await service.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: payload, remoteAddress: remoteAddress))
         return Reply(status: response.status, headers: response.headers, body: response.body)
     }
 }

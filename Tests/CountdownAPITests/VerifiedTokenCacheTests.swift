@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import JWT
+import Telemetry
 import Testing
 
 @Suite("Verified bearer tokens are remembered, their time window is not")
@@ -68,5 +69,33 @@ struct VerifiedTokenCacheTests {
             #expect(try auth.caller(of: request(token))?.userID == "u\(user)")
             #expect(auth.cache.count <= 3)
         }
+    }
+
+    @Test func aKeyRotationVerifiesCachedTokensAgain() throws {
+        let path = NSTemporaryDirectory() + "jwks-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func publish(kid: String) throws {
+            let jwks = #"{"keys":[{"kty":"oct","kid":"\#(kid)","k":"\#(Base64URL.encode(Self.secret))"}]}"#
+            try jwks.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        try publish(kid: "2025")
+        let clock = clock
+        let keys = try JWTKeySource(fixedKeys: [], keysPath: path, checkInterval: .seconds(3600), logger: Logger(level: .error)) {
+            JWTVerifier(keys: $0, leeway: .seconds(30), now: { clock.value })
+        }
+        let auth = Authenticator(keys: keys)
+        let token = try JWTSigner.hs256(secret: Self.secret, keyID: "2025").sign(Claims(sub: "u1", exp: clock.value.timeIntervalSince1970 + 600))
+        #expect(try auth.caller(of: request(token))?.userID == "u1")
+        #expect(auth.cache.count == 1)
+
+        try publish(kid: "2026")  // the same secret under another kid: the 2025 key is withdrawn
+        keys.reloadIfChanged()
+        #expect(keys.current().generation == 1)
+        let error = #expect(throws: APIError.self) { try auth.caller(of: request(token)) }
+        #expect(error?.code == .unauthorized, "a token verified under the old key set is not taken from the cache")
+
+        try "not json".write(toFile: path, atomically: true, encoding: .utf8)
+        keys.reloadIfChanged()
+        #expect(keys.current().generation == 1, "a broken key set leaves the last good one in use")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite struct HTTPServerConcurrencyTests {
     @Test func answersTwoHundredParallelRequests() async throws {

@@ -89,7 +89,7 @@ import JWT
         let good = try signer.sign(Claims(exp: Self.now + 60, aud: "https://a.example"))
         let key = try VerificationKey.hs256(secret: Self.secret, keyID: "one")
         #expect(Self.code { try JWTVerifier(keys: [key], audience: "https://a.example", now: Self.at(Self.now)).verify(good) } == nil)
-        #expect(Self.code { try JWTVerifier(keys: [key], audience: "https://b.example", now: Self.at(Self.now)).verify(good) } == .invalidClaims)
+        #expect(Self.code { try JWTVerifier(keys: [key], audience: "https://b.example", now: Self.at(Self.now)).verify(good) } == .wrongIssuerOrAudience)
         let otherKid = try VerificationKey.hs256(secret: Self.secret, keyID: "two")
         #expect(Self.code { try JWTVerifier(keys: [otherKid], now: Self.at(Self.now)).verify(good) } == .badSignature)
     }

@@ -8,7 +8,10 @@ WORKER = {
     "PUSH_CONCURRENCY", "PUSH_RATE_LIMIT_PER_MINUTE", "HTTP_ADDR", "LOG_LEVEL", "LOG_FORMAT",
     "SHUTDOWN_GRACE_SECONDS", "RECONCILE_INTERVAL_SECONDS", "START_BATCH_SIZE", "JOB_LEASE_SECONDS", "JOB_MAX_ATTEMPTS",
 }
-API = {"API_ADDR", "API_JWT_SECRET", "API_JWT_PUBLIC_KEY_FILE"}
+API = {"API_ADDR", "API_JWT_SECRET", "API_JWT_PUBLIC_KEY_FILE", "API_METRICS_ADDR", "API_JWT_KEYS", "API_JWT_ISSUER",
+       "API_JWT_AUDIENCE", "API_JWT_MAX_LIFETIME_SECONDS", "API_REQUEST_TIMEOUT_SECONDS", "API_REQUEST_READ_TIMEOUT_SECONDS",
+       "API_MAX_CONNECTIONS_PER_IP", "API_WRITES_PER_MINUTE_PER_USER", "API_WRITES_PER_MINUTE_PER_IP", "API_TRUSTED_PROXIES", "API_HTTP_THREADS",
+       "API_DATABASE_CONNECTIONS", "DATABASE_STATEMENT_TIMEOUT_MS", "DATABASE_LOCK_TIMEOUT_MS"}
 IMAGE = {"HEALTHCHECK_URL", "SWIFT_BACKTRACE"}
 KNOWN = WORKER | API | IMAGE
 
@@ -38,7 +41,7 @@ def check_environment(env, program, where, report):
     transport = env.get("PUSH_TRANSPORT")
     if transport is not None and transport not in PUSH_TRANSPORTS and "$" not in str(transport):
         report.error(where, f"PUSH_TRANSPORT={transport}, expected one of {sorted(PUSH_TRANSPORTS)}")
-    for name in ("HTTP_ADDR", "API_ADDR"):
+    for name in ("HTTP_ADDR", "API_ADDR", "API_METRICS_ADDR"):
         if name in env and port_of(env[name]) is None:
             report.error(where, f"{name}={env[name]} is not host:port")
     for name in ("SHUTDOWN_GRACE_SECONDS", "START_LEAD_SECONDS", "REMINDER_LEAD_SECONDS", "EXPIRE_AFTER_SECONDS",

@@ -59,15 +59,15 @@ def validate_schemas(repo, resources_by_source, report):
 def check_custom_resource(resource, where, report):
     kind = resource.get("kind")
     spec = resource.get("spec", {})
-    if resource.get("apiVersion") != "monitoring.coreos.com/v1" or kind not in ("ServiceMonitor", "PrometheusRule"):
+    if resource.get("apiVersion") != "monitoring.coreos.com/v1" or kind not in ("ServiceMonitor", "PodMonitor", "PrometheusRule"):
         report.error(where, f"no schema for {resource.get('apiVersion')} {kind}")
         return
     if not resource.get("metadata", {}).get("name"):
         report.error(where, "metadata.name is missing")
-    if kind == "ServiceMonitor":
+    if kind in ("ServiceMonitor", "PodMonitor"):
         if not spec.get("selector", {}).get("matchLabels"):
             report.error(where, "spec.selector.matchLabels is missing")
-        for endpoint in spec.get("endpoints", []):
+        for endpoint in spec.get("endpoints" if kind == "ServiceMonitor" else "podMetricsEndpoints", []):
             if not endpoint.get("port") or set(endpoint) - {"port", "path", "interval", "scrapeTimeout", "scheme"}:
                 report.error(where, f"endpoint {endpoint}: needs port; knows port, path, interval, scrapeTimeout, scheme")
     if kind == "PrometheusRule" and not spec.get("groups"):
@@ -133,6 +133,8 @@ def check_render(name, resources, secrets, image_executables, adapter_metrics, n
             _check_hpa(where, resource, index, adapter_metrics, report)
         elif kind == "ServiceMonitor":
             _check_service_monitor(where, resource, resources, report)
+        elif kind == "PodMonitor":
+            _check_pod_monitor(where, resource, workloads, report)
         elif kind == "Namespace":
             if namespace and resource["metadata"]["name"] != namespace:
                 report.error(where, f"is not the kustomization's namespace {namespace}")
@@ -335,6 +337,19 @@ def _check_service_monitor(where, monitor, resources, report):
             if endpoint["port"] not in {p.get("name") for p in service["spec"]["ports"]}:
                 report.error(where, f"port {endpoint['port']} is not a named port of Service "
                                     f"{service['metadata']['name']}")
+        if endpoint.get("path", "/metrics") != "/metrics":
+            report.error(where, "scrapes a path other than /metrics")
+
+
+def _check_pod_monitor(where, monitor, workloads, report):
+    targets = _selected(monitor["spec"]["selector"].get("matchLabels", {}), workloads)
+    if not targets:
+        report.error(where, "selects no workload")
+    for endpoint in monitor["spec"].get("podMetricsEndpoints", []):
+        for workload in targets:
+            names = {p.get("name") for c in _pod(workload)["spec"]["containers"] for p in c.get("ports", [])}
+            if endpoint["port"] not in names:
+                report.error(where, f"port {endpoint['port']} is not a named port of {workload['metadata']['name']}")
         if endpoint.get("path", "/metrics") != "/metrics":
             report.error(where, "scrapes a path other than /metrics")
 

@@ -4,10 +4,10 @@ import Glibc
 #endif
 
 /// A blocking TCP client socket for tests that need byte-level control (slow clients, chunked bodies).
-final class RawSocket {
-    private(set) var fd: Int32
+public final class RawSocket {
+    public private(set) var fd: Int32
 
-    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 5) throws {
+    public init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 5) throws {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -28,20 +28,20 @@ final class RawSocket {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }
 
-    func send(_ text: String) throws { try send(Data(text.utf8)) }
+    public func send(_ text: String) throws { try send(Data(text.utf8)) }
 
-    func send(_ data: Data) throws {
+    public func send(_ data: Data) throws {
         let sent = data.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == data.count else { throw RawSocketError(what: "send") }
     }
 
     /// Everything the peer sends until it closes the connection or the receive timeout passes.
-    func readUntilClosed() -> (data: Data, closed: Bool) {
+    public func readUntilClosed() -> (data: Data, closed: Bool) {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -53,7 +53,7 @@ final class RawSocket {
     }
 
     /// The body of a complete `Connection: close` exchange.
-    func exchange(_ request: String) throws -> String {
+    public func exchange(_ request: String) throws -> String {
         try send(request)
         let text = String(decoding: readUntilClosed().data, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n") else { return "" }
@@ -61,7 +61,7 @@ final class RawSocket {
     }
 
     /// The status code of the first response line the peer sends (nil if it closes without one).
-    func readStatus() -> Int? {
+    public func readStatus() -> Int? {
         var data = Data()
         var byte: UInt8 = 0
         while recv(fd, &byte, 1, 0) == 1 {
@@ -71,6 +71,15 @@ final class RawSocket {
         let line = String(decoding: data, as: UTF8.self).split(separator: " ")
         return line.count >= 2 ? Int(line[1]) : nil
     }
+
+    /// Whether the peer has closed the connection (a read would return end of file or a reset at once).
+    public var peerClosed: Bool {
+        var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, 0) == 1 else { return false }
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
 }
 
-struct RawSocketError: Error { let what: String }
+public struct RawSocketError: Error { public let what: String }

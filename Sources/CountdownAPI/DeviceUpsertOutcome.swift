@@ -1,0 +1,10 @@
+/// What a device registration did, decided atomically with the write (see `DeviceOwnership`).
+public enum DeviceUpsertOutcome: Sendable, Equatable {
+    /// Inserted, updated, or already as sent.
+    case written
+    /// The device is linked to a user and the request carried no bearer token: nothing was written.
+    case refused
+    /// An authenticated user took over a device linked to someone else: the device is theirs now. The previous
+    /// user's runtime sessions on it (`sessionsPending`) stay until their end push (see `DeviceOwnership`).
+    case takenOver(previousUser: String, sessionsPending: Int)
+}
