@@ -1,4 +1,5 @@
 import Foundation
+import Redis
 
 /// Everything the worker (and the admin command) reads from the environment, validated at start.
 public struct CountdownConfig: Sendable {
@@ -24,6 +25,8 @@ public struct CountdownConfig: Sendable {
 
     public var databaseURL: String
     public var redisURL: String
+    /// `REDIS_URL` with the TLS and Sentinel settings applied (see `RedisConfiguration(url:environment:)`).
+    public var redis: RedisConfiguration
     public var namespace: String
     public var pushTransport: PushTransportKind
     public var fcm: FCM?
@@ -55,7 +58,10 @@ public struct CountdownConfig: Sendable {
             }
         }
         let databaseURL = read({ try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }, default: "")
-        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis"]) }, default: "")
+        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis", "rediss"]) }, default: "")
+        let redis = redisURL.isEmpty ? RedisConfiguration(host: "") : read({ () throws -> RedisConfiguration in
+            do throws(RedisError) { return try RedisConfiguration(url: redisURL, environment: env.values) } catch { throw ConfigError(.invalid, variable: error.context, problem: error.message) }
+        }, default: RedisConfiguration(host: ""))
         let namespace = read({ () throws -> String in
             let value = try env.string("COUNTDOWN_NAMESPACE", default: "countdown")
             guard value.allSatisfy({ $0.isLetter || $0.isNumber || "-_.:".contains($0) }), !value.contains("{"), value.count <= 64 else {
@@ -101,6 +107,7 @@ public struct CountdownConfig: Sendable {
         let config = CountdownConfig(
             databaseURL: databaseURL,
             redisURL: redisURL,
+            redis: redis,
             namespace: namespace,
             pushTransport: transport,
             fcm: fcm,

@@ -26,7 +26,7 @@ public struct WorkerProcess: Sendable {
         self.metrics = metrics
         let postgresConfiguration = try PostgresConfiguration(url: config.databaseURL)
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: max(4, min(32, config.workerConcurrency / 2)))
-        let redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 8)
+        let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
         let clock = ServerClock()
         self.clock = clock
