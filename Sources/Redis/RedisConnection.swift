@@ -10,6 +10,8 @@ public final class RedisConnection {
     public let configuration: RedisConfiguration
     private var transport: RedisTransport?
     private var closedByOwner = false
+    /// With Sentinel: the failover count when this transport was opened (a newer failover means reconnect).
+    private var openedAtFailover = 0
 
     /// Opens the connection, authenticates and selects the database; throws a typed error quickly when it can't.
     public init(configuration: RedisConfiguration) throws {
@@ -82,6 +84,7 @@ public final class RedisConnection {
     private func open() throws {
         transport = nil
         let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+        openedAtFailover = sentinelWatch?.failovers ?? 0
         let (host, port) = try RedisSentinelDiscovery(configuration: configuration).primary(deadline: deadline)
         transport = try RedisTransport(host: host, port: port, tls: configuration.tls, deadline: deadline)
         let target = "connect \(host):\(port)/\(configuration.database)"
@@ -107,10 +110,20 @@ public final class RedisConnection {
     /// The live transport, reconnecting first when the last one broke or the server closed it while idle.
     func usableTransport() throws -> RedisTransport {
         if closedByOwner { throw RedisError(.closed, "connection is closed", context: configuration.redactedDescription) }
-        if let transport, transport.isOpenWhileIdle { return transport }
+        if let transport, !failoverSinceOpen, transport.isOpenWhileIdle { return transport }
         try open()
         guard let transport else { throw RedisError(.closed, "connection is closed", context: configuration.redactedDescription) }
         return transport
+    }
+
+    /// Whether the Sentinels announced a failover since this connection found its primary.
+    var failoverSinceOpen: Bool {
+        guard let sentinelWatch else { return false }
+        return sentinelWatch.failovers != openedAtFailover
+    }
+
+    private var sentinelWatch: RedisSentinelWatch? {
+        configuration.sentinel.map { RedisSentinelWatch.shared(for: $0, tls: configuration.tls) }
     }
 
     /// The open transport without an idle check (a subscribed connection receives messages unprompted).

@@ -35,3 +35,11 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], outputPath
         throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: output)
     }
 }
+
+/// Sends SIGTERM to the daemon whose pid is in `pidFile` and waits (up to 4 s) until it is gone.
+public func stopDaemon(pidFile: String) {
+    guard let pid = try? String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+          let number = Int32(pid) else { return }
+    kill(number, SIGTERM)
+    for _ in 0..<200 where kill(number, 0) == 0 { usleep(20_000) }
+}

@@ -32,13 +32,7 @@ public final class ThrowawayRedis: @unchecked Sendable {
     }
 
     /// Stops the server, waiting until its port is closed.
-    public func stop() {
-        if let pid = try? String(contentsOfFile: "\(directory)/redis.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-           let number = Int32(pid) {
-            kill(number, SIGTERM)
-            for _ in 0..<200 where kill(number, 0) == 0 { usleep(20_000) }
-        }
-    }
+    public func stop() { stopDaemon(pidFile: "\(directory)/redis.pid") }
 
     public func restart() throws {
         stop()
