@@ -15,12 +15,12 @@ enum AdminUsage {
           reconcile [--dry-run]           rebuild jobs PostgreSQL implies but Redis lacks; remove stale ones
           seed-demo [--t60-in S]          insert the demo users, devices and streams (replaces earlier demo rows)
 
-        environment: DATABASE_URL, REDIS_URL (not needed by migrate), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
+        environment: DATABASE_URL, REDIS_URL (not needed by migrate, which prefers MIGRATION_DATABASE_URL), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
         exit codes: 0 success, 1 runtime failure, 2 usage error
         """
 
     static let details: [String: String] = [
-        "migrate": "usage: countdown-admin migrate [--json]\nApplies missing schema versions in order; prints each one, or that the schema is up to date.",
+        "migrate": "usage: countdown-admin migrate [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.",
         "cancel": "usage: countdown-admin cancel <streamId> [--yes] [--json]\nCancels a scheduled stream exactly like POST /live-stream/:id/cancel. Without --yes on a terminal, asks first.",
         "set-status": "usage: countdown-admin set-status <streamId> ready|started|expired [--json]\nEnds the stream's Live Activities with that reason.",
         "reschedule": "usage: countdown-admin reschedule <streamId> <ISO-8601 time with zone> [--json]\nMoves the planned start; jobs follow and running activities get an update push.",

@@ -33,6 +33,8 @@ public struct CountdownConfig: Sendable {
     public var apns: APNs?
     public var flow: FlowSettings
     public var workerConcurrency: Int
+    /// Pooled PostgreSQL connections per worker (`DATABASE_POOL_SIZE`, default half of `workerConcurrency`, 4–32).
+    public var databasePoolSize: Int
     /// Start jobs claimed together that share one fan-out (`START_BATCH_SIZE`).
     public var startBatchSize: Int
     public var pushConcurrency: Int
@@ -104,6 +106,8 @@ public struct CountdownConfig: Sendable {
                 }
                 return scheme
             }, default: "allmine"))
+        let workerConcurrency = read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64)
+        let defaultPool = max(4, min(32, workerConcurrency / 2))
         let config = CountdownConfig(
             databaseURL: databaseURL,
             redisURL: redisURL,
@@ -113,7 +117,8 @@ public struct CountdownConfig: Sendable {
             fcm: fcm,
             apns: apns,
             flow: flow,
-            workerConcurrency: read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64),
+            workerConcurrency: workerConcurrency,
+            databasePoolSize: read({ try env.integer("DATABASE_POOL_SIZE", default: defaultPool, range: 1...1024) }, default: defaultPool),
             startBatchSize: read({ try env.integer("START_BATCH_SIZE", default: 32, range: 1...256) }, default: 32),
             pushConcurrency: read({ try env.integer("PUSH_CONCURRENCY", default: 256, range: 1...4096) }, default: 256),
             pushRateLimitPerMinute: read({ try env.integer("PUSH_RATE_LIMIT_PER_MINUTE", default: 600_000, range: 1...100_000_000) }, default: 600_000),
