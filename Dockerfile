@@ -3,7 +3,11 @@
 # Countdown image: every executable product of Package.swift (but the benchmark) on a slim Debian runtime.
 #
 #   docker build -t countdown:dev .
-#   docker build --build-arg VERSION=1.4.0 --build-arg REVISION="$(git rev-parse HEAD)" -t countdown:1.4.0 .
+#   docker build --build-arg VERSION="$(git describe --tags --always)" --build-arg REVISION="$(git rev-parse HEAD)" -t countdown:1.4.0 .
+#
+# VERSION is what `--version`, the first log line and countdown_build_info report: it is written into
+# Sources/Telemetry/VERSION (embedded at compile time) before building; without it the committed file's
+# version (the next release with a -dev suffix) is kept.
 #
 # The default command is the worker; run the others by naming them: `countdown-admin migrate`,
 # `countdown-api`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
@@ -34,6 +38,10 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+
+ARG VERSION=""
+RUN if [ -n "${VERSION}" ]; then printf '%s\n' "${VERSION}" > Sources/Telemetry/VERSION; fi \
+ && echo "building version $(cat Sources/Telemetry/VERSION)"
 
 # Every executable product goes into the image except these (space-separated).
 ARG EXCLUDED_EXECUTABLES="countdown-bench"
@@ -77,14 +85,14 @@ COPY --from=build /out/bin/ /usr/local/bin/
 COPY --from=build /out/libexec/swift-backtrace-static /usr/local/libexec/countdown/swift-backtrace-static
 COPY --chmod=0755 deploy/docker/countdown-healthcheck /usr/local/bin/countdown-healthcheck
 
-ARG VERSION=dev
+ARG VERSION=""
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="countdown" \
       org.opencontainers.image.description="Starts and ends scheduled-stream iOS Live Activities and sends stream reminders: worker, admin, API and fake FCM" \
-      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.version="${VERSION:-dev}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.base.name="debian:bookworm-slim" \
-      org.opencontainers.image.licenses="UNLICENSED"
+      org.opencontainers.image.licenses="Apache-2.0"
 
 ENV SWIFT_BACKTRACE="enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/usr/local/libexec/countdown/swift-backtrace-static"
 

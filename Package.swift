@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The layout is the architecture: C shims → clients (Postgres, Redis, HTTP) → queue and push →
-// domain flows (CountdownCore) → executables. No package dependencies: only the toolchain and
+// domain (pure) → stores (SQL) → flows → worker runtime → executables. No package dependencies: only the toolchain and
 // Debian C libraries wrapped as system library targets.
 
 let package = Package(
@@ -26,55 +26,99 @@ let package = Package(
         // Threads the process owns for blocking C calls, and a bounded pool of thread-confined resources.
         .target(name: "BlockingIO"),
 
+        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields.
+        .target(name: "JSON"),
+        .target(name: "HTTPTypes"),
+
         // Clients: the only code that touches the C APIs.
         .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "BlockingIO"]),
         .target(name: "JWT", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
-        // Logs and metrics.
-        .target(name: "Telemetry"),
+        // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
+        .target(name: "Telemetry", dependencies: ["JSON"], resources: [.embedInCode("VERSION")]),
 
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
-        .target(name: "DelayQueue", dependencies: ["Redis"]),
+        .target(name: "DelayQueue", dependencies: ["BlockingIO", "Redis"]),
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
-        .target(name: "PushPayloads"),
-        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "JWT", "Redis", "Telemetry"]),
+        .target(name: "PushPayloads", dependencies: ["JSON"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis"]),
 
-        // The domain: configuration, schema, flows, outbox relay, reconciler, handlers.
-        .target(name: "CountdownCore", dependencies: [
-            "Postgres", "Redis", "DelayQueue", "Push", "PushPayloads", "Telemetry", "HTTPServer",
+        // Reading and validating the environment (one line per problem, naming the variable).
+        .target(name: "Configuration", dependencies: ["Telemetry"]),
+
+        // The domain, pure: jobs and their ids, the planner, eligibility, window decisions, handler outcomes.
+        // Imports no I/O module.
+        .target(name: "CountdownDomain", dependencies: ["PushPayloads"]),
+
+        // All of the flows' SQL: the schema and its migrations, and one store per concern (ledger, stream
+        // snapshots, sessions, reminders, outbox, progress, device tokens).
+        .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
+
+        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
+        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
+
+        // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
+        .target(name: "CountdownFlows", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
+
+        // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
+        .target(name: "CountdownWorker", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
+            "HTTPServer", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        ]),
+
+        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
+        .target(name: "CountdownAdmin", dependencies: [
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
+            "Push", "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
-        .target(name: "CountdownAPI", dependencies: ["BlockingIO", "CountdownCore", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "CountdownAPI", dependencies: ["BlockingIO", "Configuration", "CountdownCommands", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
         // Executables.
-        .executableTarget(name: "countdown-worker", dependencies: ["CountdownCore"]),
-        .executableTarget(name: "countdown-admin", dependencies: ["CountdownCore"]),
-        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JWT", "Telemetry"]),
-        .executableTarget(name: "countdown-api", dependencies: ["CountdownAPI"]),
-        .executableTarget(name: "countdown-bench", dependencies: ["DelayQueue", "Push", "Redis", "Telemetry"]),
+        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
+        .executableTarget(name: "countdown-admin", dependencies: [
+            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
+            "Postgres",
+        ]),
+        .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JSON", "JWT", "Telemetry"]),
+        .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
-        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres", "Redis"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO"]),
         .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
-        .testTarget(name: "DelayQueueTests", dependencies: ["DelayQueue", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["BlockingIO", "Redis", "TestSupport"]),
+        .testTarget(name: "DelayQueueTests", dependencies: ["BlockingIO", "DelayQueue", "Redis", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT"]),
-        .testTarget(name: "PushPayloadsTests", dependencies: ["PushPayloads"], resources: [.copy("Golden")]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "Push", "JWT", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient"]),
-        .testTarget(name: "FakeFCMTests", dependencies: ["HTTPServer", "JWT", "TestSupport"]),
-        .testTarget(name: "CountdownCoreTests", dependencies: ["BlockingIO", "CountdownCore", "Postgres", "PushPayloads", "Redis", "Telemetry", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
+        .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
+        .testTarget(name: "CountdownFlowsTests", dependencies: [
+            "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
+        ]),
+        .testTarget(name: "CountdownWorkerTests", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry",
+            "TestSupport",
+        ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
-        .testTarget(name: "EndToEndTests", dependencies: ["CountdownCore", "Postgres", "Redis", "TestSupport"]),
-        .testTarget(name: "AdminTests", dependencies: ["CountdownCore", "Postgres", "Redis", "DelayQueue", "TestSupport"]),
-        .testTarget(name: "CountdownAPITests", dependencies: ["BlockingIO", "CountdownAPI", "Postgres", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: [
+            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
+            "TestSupport",
+        ]),
+        .testTarget(name: "CountdownAPITests", dependencies: [
+            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
+        ]),
     ]
 )

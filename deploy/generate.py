@@ -2,7 +2,7 @@
 """Writes the deployment files that are generated from others:
 
     deploy/grafana/countdown.json                            from deploy/grafana/dashboard.py
-    deploy/kubernetes/overlays/production/prometheusrule.yaml from deploy/prometheus/alerts.yml
+    deploy/kubernetes/components/monitoring/prometheusrule.yaml from deploy/prometheus/alerts.yml
 
     python3 deploy/generate.py          # rewrite them
     python3 deploy/generate.py --check  # exit 1 if any is out of date (scripts/lint-deploy)
@@ -14,7 +14,7 @@ from pathlib import Path
 DEPLOY = Path(__file__).resolve().parent
 GENERATORS = {
     DEPLOY / "grafana" / "countdown.json": DEPLOY / "grafana" / "dashboard.py",
-    DEPLOY / "kubernetes" / "overlays" / "production" / "prometheusrule.yaml": DEPLOY / "prometheus" / "prometheusrule.py",
+    DEPLOY / "kubernetes" / "components" / "monitoring" / "prometheusrule.yaml": DEPLOY / "prometheus" / "prometheusrule.py",
 }
 
 

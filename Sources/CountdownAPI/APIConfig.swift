@@ -1,4 +1,4 @@
-import CountdownCore
+import Configuration
 import Foundation
 import JWT
 import Telemetry
@@ -25,7 +25,7 @@ public struct APIConfig: Sendable {
     public var httpThreads = 4
 
     /// Reads and checks every variable.
-    /// - Throws: `APIConfigProblems` listing each problem.
+    /// - Throws: `ConfigProblems` listing each problem.
     public static func load(from env: Environment = Environment()) throws -> APIConfig {
         var problems: [ConfigError] = []
         func read<T>(_ body: () throws -> T) -> T? {
@@ -42,12 +42,11 @@ public struct APIConfig: Sendable {
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
-        // Checked here so both are reported; Logger(environment:) reads the same values.
-        let level = read { try env.choice("LOG_LEVEL", default: CountdownConfig.LogLevel.info) }
-        let format = read { try env.choice("LOG_FORMAT", default: CountdownConfig.LogFormat.json) }
-        let logger = level == nil || format == nil ? nil : (try? Logger(environment: env.values)) ?? Logger(level: .info)
+        let level = read { try env.logLevel() }
+        let format = read { try env.logFormat() }
+        let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
         guard problems.isEmpty, let databaseURL, let address, let tokenKey, let grace, let logger, let connections, let threads else {
-            throw APIConfigProblems(problems: problems)
+            throw ConfigProblems(problems: problems)
         }
         return APIConfig(
             databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace,
@@ -90,10 +89,4 @@ public struct APIConfig: Sendable {
             }
         }
     }
-}
-
-/// Every configuration problem found at start; `description` is one line per problem.
-public struct APIConfigProblems: Error, Sendable, CustomStringConvertible {
-    public let problems: [ConfigError]
-    public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

@@ -20,6 +20,7 @@ public struct APIMetrics: Sendable {
             labels: ["route"], buckets: Self.latencyBuckets)
         authFailures = registry.counter(
             "countdown_api_auth_failures_total", help: "Requests refused with 401, by route template.", labels: ["route"])
+        registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: BuildInfo.version)
     }
 
     func record(route: String, method: String, status: Int, duration: Duration) {

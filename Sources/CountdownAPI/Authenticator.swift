@@ -76,7 +76,7 @@ public struct Authenticator: Sendable {
         case .badSignature: "the bearer token's signature does not match"
         case .expired: "the bearer token has expired"
         case .notYetValid: "the bearer token is not valid yet"
-        case .invalidKey, .cryptoFailure: "the bearer token cannot be verified"
+        case .invalidKey, .cryptoFailure, .invalidServiceAccount: "the bearer token cannot be verified"
         }
     }
 }

@@ -1,4 +1,4 @@
-import CountdownCore
+import CountdownCommands
 import Postgres
 
 /// The `APIStore` over the contract tables. Each call is one statement or one short transaction; the schema's

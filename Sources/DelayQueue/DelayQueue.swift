@@ -7,6 +7,8 @@
 ///   the attempt. Expired leases go back to waiting (or to the dead letters once attempts are used up).
 /// - `ack`, `retry`, `fail` and `extend` act only while the lease token is current; a stale one is a harmless no-op.
 /// - A job whose stored data is missing or unreadable is dead-lettered by `claim` and returned as `.corrupt`.
+/// - `claim` skips jobs of paused kinds: they stay due (held aside with their due time) until `resume`, and every
+///   claimer sees a pause at its next claim.
 public protocol DelayQueue: Sendable {
     /// Adds or replaces jobs (one round trip per few hundred jobs).
     func enqueue(_ jobs: [NewJob]) async throws
@@ -14,6 +16,9 @@ public protocol DelayQueue: Sendable {
     @discardableResult func cancel(_ ids: [String]) async throws -> Int
     /// Takes up to `max` due jobs under a lease of `lease`.
     func claim(max: Int, lease: Duration) async throws -> ClaimBatch
+    /// `claim`, taking at most `limits[kind]` jobs of each kind named (0: none); the others stay due for other
+    /// claimers, so work handed out as many jobs at once is shared by the fleet rather than taken by one worker.
+    func claim(max: Int, lease: Duration, limits: [String: Int]) async throws -> ClaimBatch
     /// Finishes jobs; returns how many leases were still current.
     @discardableResult func ack(_ leases: [JobLease]) async throws -> Int
     /// Puts a leased job back to run again after `delay` (e.g. `Retry-After`); never dead-letters.
@@ -25,7 +30,8 @@ public protocol DelayQueue: Sendable {
     @discardableResult func fail(_ lease: JobLease, error: String) async throws -> FailOutcome
     /// Extends a current lease to `duration` from now; `false` when the lease is stale.
     @discardableResult func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool
-    /// Sleeps until woken by newly due work or `timeout` passes, without polling.
+    /// Sleeps until woken by newly due work or `timeout` passes, without polling. It may return early (the Redis
+    /// queue's first wait, or one after a reconnect, since a wake-up may have been missed): callers claim again.
     func waitForWork(timeout: Duration) async throws
     /// The oldest dead letters first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
@@ -39,9 +45,19 @@ public protocol DelayQueue: Sendable {
     func jobs(ids: [String]) async throws -> [String: JobInfo]
     /// Ids of all jobs whose id starts with `prefix` (and whose kind is `kind`, when given).
     func jobIDs(prefix: String, kind: String?) async throws -> [String]
+    /// Stops claiming jobs of `kinds` (non-empty) for every claimer; `reason` is shown by `pausedKinds`.
+    func pause(kinds: [String], reason: String) async throws
+    /// Claims `kinds` again (every paused kind when empty); returns how many held jobs became claimable.
+    @discardableResult func resume(kinds: [String]) async throws -> Int
+    /// The kinds paused now.
+    func pausedKinds() async throws -> [PausedKind]
 }
 
 extension DelayQueue {
+    public func claim(max: Int, lease: Duration) async throws -> ClaimBatch {
+        try await claim(max: max, lease: lease, limits: [:])
+    }
+
     public func enqueue(_ job: NewJob) async throws { try await enqueue([job]) }
 
     @discardableResult

@@ -18,6 +18,7 @@ public final class InMemoryDelayQueue: DelayQueue {
         var jobs: [String: Job] = [:]
         var sequence = 0
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        var paused: [String: PausedKind] = [:]
     }
 
     public let policy: RetryPolicy
@@ -54,7 +55,7 @@ public final class InMemoryDelayQueue: DelayQueue {
         state.withLock { state in ids.reduce(0) { $0 + (state.jobs.removeValue(forKey: $1) == nil ? 0 : 1) } }
     }
 
-    public func claim(max: Int, lease: Duration) async throws -> ClaimBatch {
+    public func claim(max: Int, lease: Duration, limits: [String: Int]) async throws -> ClaimBatch {
         guard max > 0 else { throw DelayQueueError(.invalidArgument, "claim size must be positive (got \(max))") }
         guard lease > .zero else { throw DelayQueueError(.invalidArgument, "lease must be positive") }
         let now = clock()
@@ -73,14 +74,21 @@ public final class InMemoryDelayQueue: DelayQueue {
                 }
                 state.jobs[id] = job
             }
-            let due = state.jobs.filter { $0.value.dead == nil && $0.value.lease == nil && $0.value.dueAt <= now }
+            let due = state.jobs.filter {
+                $0.value.dead == nil && $0.value.lease == nil && $0.value.dueAt <= now && state.paused[$0.value.kind] == nil
+            }
                 .sorted { ($0.value.dueAt, $0.key) < ($1.value.dueAt, $1.key) }
-                .prefix(Swift.min(max, 1000))
+            var left = limits
+            let allowed = due.filter { _, job in
+                guard let limit = left[job.kind] else { return true }
+                left[job.kind] = limit - 1
+                return limit > 0
+            }.prefix(Swift.min(max, 1000))
             var items: [ClaimedItem] = []
-            if !due.isEmpty {
+            if !allowed.isEmpty {
                 state.sequence += 1
                 let token = String(state.sequence)
-                for (id, var job) in due {
+                for (id, var job) in allowed {
                     job.attempts += 1
                     job.lease = (token, now.addingTimeInterval(lease.seconds))
                     state.jobs[id] = job
@@ -91,7 +99,7 @@ public final class InMemoryDelayQueue: DelayQueue {
                 }
             }
             let nextTimes = state.jobs.values.compactMap { job -> Date? in
-                if job.dead != nil { return nil }
+                if job.dead != nil || (job.lease == nil && state.paused[job.kind] != nil) { return nil }
                 return job.lease?.until ?? job.dueAt
             }
             let next = nextTimes.min().map { Duration.milliseconds(Int64(($0.timeIntervalSince(now) * 1000).rounded())) }
@@ -209,11 +217,13 @@ public final class InMemoryDelayQueue: DelayQueue {
         return state.withLock { state in
             let waiting = state.jobs.values.filter { $0.dead == nil && $0.lease == nil }
             let due = waiting.filter { $0.dueAt <= now }
-            let oldest = due.map(\.dueAt).min().map { Duration.milliseconds(Int64((now.timeIntervalSince($0) * 1000).rounded())) }
+            let held = due.filter { state.paused[$0.kind] != nil }
+            let claimable = due.filter { state.paused[$0.kind] == nil }
+            let oldest = claimable.map(\.dueAt).min().map { Duration.milliseconds(Int64((now.timeIntervalSince($0) * 1000).rounded())) }
             return QueueStats(
                 delayed: waiting.count - due.count, dueNow: due.count,
                 leased: state.jobs.values.filter { $0.dead == nil && $0.lease != nil }.count,
-                dead: state.jobs.values.filter { $0.dead != nil }.count, oldestDueLateness: oldest ?? .zero)
+                dead: state.jobs.values.filter { $0.dead != nil }.count, oldestDueLateness: oldest ?? .zero, paused: held.count)
         }
     }
 
@@ -234,6 +244,33 @@ public final class InMemoryDelayQueue: DelayQueue {
         state.withLock { state in
             state.jobs.filter { $0.key.hasPrefix(prefix) && (kind == nil || $0.value.kind == kind) }.keys.sorted()
         }
+    }
+
+    public func pause(kinds: [String], reason: String) async throws {
+        guard !kinds.isEmpty else { throw DelayQueueError(.invalidArgument, "pause needs at least one kind") }
+        let now = clock()
+        state.withLock { state in
+            for kind in kinds { state.paused[kind] = PausedKind(kind: kind, reason: reason, since: now) }
+        }
+    }
+
+    @discardableResult
+    public func resume(kinds: [String]) async throws -> Int {
+        let now = clock()
+        let (moved, woken) = state.withLock { state in
+            let resumed = kinds.isEmpty ? Set(state.paused.keys) : Set(kinds)
+            for kind in resumed { state.paused[kind] = nil }
+            let moved = state.jobs.values.filter {
+                $0.dead == nil && $0.lease == nil && $0.dueAt <= now && resumed.contains($0.kind)
+            }.count
+            return (moved, moved > 0 ? Self.takeWaiters(&state) : [])
+        }
+        woken.forEach { $0.resume() }
+        return moved
+    }
+
+    public func pausedKinds() async throws -> [PausedKind] {
+        state.withLock { state in state.paused.values.sorted { $0.kind < $1.kind } }
     }
 
     // MARK: - Helpers

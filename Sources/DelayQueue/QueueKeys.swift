@@ -20,6 +20,10 @@ struct QueueKeys: Sendable {
     let deadInfo: RedisArgument
     /// String: counter that mints lease tokens.
     let sequence: RedisArgument
+    /// Sorted set: due job ids of paused kinds held aside by `claim`, by due time (epoch ms).
+    let parked: RedisArgument
+    /// Hash: paused kind → `sinceMs|reason`.
+    let paused: RedisArgument
     /// Pub/sub channel: published when a job becomes due earlier than anything waiting.
     let wakeChannel: RedisArgument
 
@@ -34,8 +38,10 @@ struct QueueKeys: Sendable {
         deadInfo = RedisArgument("\(prefix):deadinfo")
         sequence = RedisArgument("\(prefix):seq")
         wakeChannel = RedisArgument("\(prefix):wake")
+        parked = RedisArgument("\(prefix):parked")
+        paused = RedisArgument("\(prefix):paused")
     }
 
-    /// Every key, in the order the scripts expect them as `KEYS[1…7]`.
-    var all: [RedisArgument] { [due, data, leased, state, dead, deadInfo, sequence] }
+    /// Every key, in the order the scripts expect them as `KEYS[1…9]`.
+    var all: [RedisArgument] { [due, data, leased, state, dead, deadInfo, sequence, parked, paused] }
 }

@@ -1,9 +1,9 @@
 import Redis
 
 /// The Lua scripts of the queue. `KEYS` are always `QueueKeys.all`: 1 due, 2 data, 3 leased, 4 state, 5 dead,
-/// 6 deadinfo, 7 seq. Times are epoch milliseconds from Redis `TIME`. Renaming a script's version forces a reload.
+/// 6 deadinfo, 7 seq, 8 parked (due jobs of paused kinds), 9 paused (kind → since|reason). Times are epoch milliseconds from Redis `TIME`. Renaming a script's version forces a reload.
 enum QueueScripts {
-    static let version = "v2"
+    static let version = "v4"
 
     private static let prelude = """
         -- countdown delay queue \(version)
@@ -30,6 +30,12 @@ enum QueueScripts {
           local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
           if head[2] then return tonumber(head[2]) end
           return nil
+        end
+        local function kind_of(blob)
+          if not blob then return nil end
+          local nul = string.find(blob, '\\0', 1, true)
+          if not nul then return nil end
+          return string.sub(blob, 1, nul - 1)
         end
         local function bury(id, attempts, now, reason)
           redis.call('ZREM', KEYS[3], id)
@@ -65,6 +71,7 @@ enum QueueScripts {
         if added < #ids then
           chunked('ZREM', KEYS[3], ids)
           chunked('HDEL', KEYS[4], ids)
+          if redis.call('EXISTS', KEYS[8]) == 1 then chunked('ZREM', KEYS[8], ids) end
         end
         if redis.call('EXISTS', KEYS[5]) == 1 then
           chunked('ZREM', KEYS[5], ids)
@@ -75,7 +82,8 @@ enum QueueScripts {
         """)
 
     /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, attempt, due, data) per job;
-    /// a corrupt job has a negative attempt and its reason instead of data}.
+    /// a corrupt job has a negative attempt and its reason instead of data}. Due jobs of paused kinds met on the
+    /// way are moved to the parked set (at most 5,000 per call, so a long backlog never blocks Redis for long).
     static let claim = script("claim", """
         local now = now_ms()
         local max = tonumber(ARGV[1])
@@ -96,15 +104,51 @@ enum QueueScripts {
           end
         end
         local out = {now, -1, ''}
-        local taken = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, max, 'WITHSCORES')
-        local n = #taken / 2
-        if n > 0 then
+        local paused = {}
+        local any_paused = false
+        for _, kind in ipairs(redis.call('HKEYS', KEYS[9])) do
+          paused[kind] = true
+          any_paused = true
+        end
+        -- ARGV[4..]: kind, limit pairs: at most limit jobs of that kind in this claim; the rest stay due.
+        local limits, any_limit = {}, false
+        for i = 4, #ARGV, 2 do
+          limits[ARGV[i]] = tonumber(ARGV[i + 1])
+          any_limit = true
+        end
+        local over = {}
+        local ids, dues, blobs = {}, {}, {}
+        local held = 0
+        while #ids < max and held < 5000 do
+          local taken = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, max - #ids, 'WITHSCORES')
+          local n = #taken / 2
+          if n == 0 then break end
           redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - 1)
+          local page = {}
+          for i = 1, n do page[i] = taken[2 * i - 1] end
+          local found = redis.call('HMGET', KEYS[2], unpack(page))
+          for i = 1, n do
+            local kind = kind_of(found[i])
+            if kind and paused[kind] then
+              redis.call('ZADD', KEYS[8], taken[2 * i], page[i])
+              held = held + 1
+            elseif kind and limits[kind] and limits[kind] <= 0 then
+              over[#over + 1] = taken[2 * i]; over[#over + 1] = page[i]
+              held = held + 1
+            else
+              if kind and limits[kind] then limits[kind] = limits[kind] - 1 end
+              ids[#ids + 1] = page[i]; dues[#dues + 1] = tonumber(taken[2 * i]); blobs[#blobs + 1] = found[i]
+            end
+          end
+          if not any_paused and not any_limit then break end
+        end
+        for i = 1, #over, 1000 do
+          redis.call('ZADD', KEYS[1], unpack(over, i, math.min(i + 999, #over)))
+        end
+        local n = #ids
+        if n > 0 then
           local token = tostring(redis.call('INCR', KEYS[7]))
           out[3] = token
-          local ids = {}
-          for i = 1, n do ids[i] = taken[2 * i - 1] end
-          local blobs = redis.call('HMGET', KEYS[2], unpack(ids))
           local states = redis.call('HMGET', KEYS[4], unpack(ids))
           local expiry = now + lease_ms
           local leases, fields = {}, {}
@@ -113,7 +157,7 @@ enum QueueScripts {
             local blob = blobs[i]
             local a, _, e = parse_state(states[i])
             a = a + 1
-            local due = tonumber(taken[2 * i])
+            local due = dues[i]
             local k = #out
             if blob and string.find(blob, '\\0', 1, true) then
               leases[#leases + 1] = expiry
@@ -197,7 +241,7 @@ enum QueueScripts {
     /// ARGV: ids. Removes them everywhere; returns how many existed.
     static let cancel = script("cancel", """
         local removed = redis.call('ZREM', KEYS[1], unpack(ARGV)) + redis.call('ZREM', KEYS[3], unpack(ARGV))
-          + redis.call('ZREM', KEYS[5], unpack(ARGV))
+          + redis.call('ZREM', KEYS[5], unpack(ARGV)) + redis.call('ZREM', KEYS[8], unpack(ARGV))
         redis.call('HDEL', KEYS[2], unpack(ARGV))
         redis.call('HDEL', KEYS[4], unpack(ARGV))
         redis.call('HDEL', KEYS[6], unpack(ARGV))
@@ -248,20 +292,56 @@ enum QueueScripts {
         return out
         """)
 
-    /// Returns {now, delayed, due now, leased, dead, oldest due ms or -1}.
+    /// Returns {now, delayed, due now (parked included), leased, dead, oldest claimable due ms or -1, parked}.
     static let stats = script("stats", """
         local now = now_ms()
         local due_now = redis.call('ZCOUNT', KEYS[1], '-inf', now)
         local delayed = redis.call('ZCARD', KEYS[1]) - due_now
+        local parked = redis.call('ZCARD', KEYS[8])
         local head = head_score(KEYS[1])
         local oldest = -1
         if head and head <= now then oldest = head end
-        return {now, delayed, due_now, redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[5]), oldest}
+        return {now, delayed, due_now + parked, redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[5]), oldest, parked}
+        """)
+
+    /// ARGV: reason, then kinds. Marks the kinds paused (claim holds their due jobs aside).
+    static let pause = script("pause", """
+        local now = now_ms()
+        for i = 2, #ARGV do redis.call('HSET', KEYS[9], ARGV[i], now .. '|' .. ARGV[1]) end
+        return #ARGV - 1
+        """)
+
+    /// ARGV: wake channel, then kinds (none: every kind). Unpauses them and moves their held jobs back to waiting
+    /// with their due times; returns how many moved.
+    static let resume = script("resume", """
+        if #ARGV == 1 then
+          redis.call('DEL', KEYS[9])
+        else
+          redis.call('HDEL', KEYS[9], unpack(ARGV, 2))
+        end
+        local still = {}
+        for _, kind in ipairs(redis.call('HKEYS', KEYS[9])) do still[kind] = true end
+        local held = redis.call('ZRANGE', KEYS[8], 0, -1, 'WITHSCORES')
+        local moved, earliest = 0, nil
+        for i = 1, #held, 2 do
+          local id = held[i]
+          local kind = kind_of(redis.call('HGET', KEYS[2], id))
+          if not kind or not still[kind] then
+            local due = tonumber(held[i + 1])
+            redis.call('ZREM', KEYS[8], id)
+            redis.call('ZADD', KEYS[1], due, id)
+            moved = moved + 1
+            if not earliest or due < earliest then earliest = due end
+          end
+        end
+        if earliest then redis.call('PUBLISH', ARGV[1], earliest) end
+        return moved
         """)
 
     /// ARGV: ids. Returns per id: {due or false, lease expiry or false, dead-at or false, data, state, deadinfo}.
     static let inspect = script("inspect", """
         local due = redis.call('ZMSCORE', KEYS[1], unpack(ARGV))
+        local parked = redis.call('ZMSCORE', KEYS[8], unpack(ARGV))
         local leased = redis.call('ZMSCORE', KEYS[3], unpack(ARGV))
         local dead = redis.call('ZMSCORE', KEYS[5], unpack(ARGV))
         local blobs = redis.call('HMGET', KEYS[2], unpack(ARGV))
@@ -269,7 +349,7 @@ enum QueueScripts {
         local infos = redis.call('HMGET', KEYS[6], unpack(ARGV))
         local out = {}
         for i = 1, #ARGV do
-          out[#out + 1] = due[i] or false; out[#out + 1] = leased[i] or false; out[#out + 1] = dead[i] or false
+          out[#out + 1] = due[i] or parked[i] or false; out[#out + 1] = leased[i] or false; out[#out + 1] = dead[i] or false
           out[#out + 1] = blobs[i] or false; out[#out + 1] = states[i] or false; out[#out + 1] = infos[i] or false
         end
         return out

@@ -4,18 +4,22 @@ import Foundation
 public struct QueueStats: Sendable, Hashable {
     /// Waiting, not yet due.
     public let delayed: Int
-    /// Waiting and due (not yet claimed).
+    /// Waiting and due (not yet claimed), those of paused kinds included.
     public let dueNow: Int
+    /// Of `dueNow`, the jobs of paused kinds held aside until resumed.
+    public let paused: Int
     /// Claimed, lease not yet ended.
     public let leased: Int
     /// Dead letters.
     public let dead: Int
-    /// How long the oldest due job has been waiting past its due time (zero when none is due).
+    /// How long the oldest claimable due job has been waiting past its due time (zero when none is due; jobs of
+    /// paused kinds do not count).
     public let oldestDueLateness: Duration
 
-    public init(delayed: Int, dueNow: Int, leased: Int, dead: Int, oldestDueLateness: Duration) {
+    public init(delayed: Int, dueNow: Int, leased: Int, dead: Int, oldestDueLateness: Duration, paused: Int = 0) {
         self.delayed = delayed
         self.dueNow = dueNow
+        self.paused = paused
         self.leased = leased
         self.dead = dead
         self.oldestDueLateness = oldestDueLateness

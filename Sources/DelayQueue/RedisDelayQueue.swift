@@ -55,12 +55,13 @@ public final class RedisDelayQueue: DelayQueue {
         try await sum(QueueScripts.cancel, ids: ids, retry: .onceOnBrokenConnection)
     }
 
-    public func claim(max: Int, lease: Duration) async throws -> ClaimBatch {
+    public func claim(max: Int, lease: Duration, limits: [String: Int]) async throws -> ClaimBatch {
         guard max > 0 else { throw DelayQueueError(.invalidArgument, "claim size must be positive (got \(max))") }
         guard lease > .zero else { throw DelayQueueError(.invalidArgument, "lease must be positive") }
         let reply = try await client.run(
             script: QueueScripts.claim, keys: keys.all,
-            args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)])
+            args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)]
+                + limits.sorted { $0.key < $1.key }.flatMap { [RedisArgument($0.key), RedisArgument(Swift.max(0, $0.value))] })
         let (batch, unreadable) = try ClaimDecoder.decode(reply)
         for (lease, reason) in unreadable { _ = try await release(lease, mode: "dead", delay: .zero, error: reason) }
         return batch
@@ -129,12 +130,12 @@ public final class RedisDelayQueue: DelayQueue {
 
     public func stats() async throws -> QueueStats {
         let reply = try await client.run(script: QueueScripts.stats, keys: keys.all, retry: .onceOnBrokenConnection)
-        guard let values = reply.array?.compactMap(\.integer), values.count == 6 else {
+        guard let values = reply.array?.compactMap(\.integer), values.count == 7 else {
             throw DelayQueueError(.unexpectedReply, "stats answered \(reply)")
         }
         return QueueStats(
             delayed: Int(values[1]), dueNow: Int(values[2]), leased: Int(values[3]), dead: Int(values[4]),
-            oldestDueLateness: values[5] < 0 ? .zero : .milliseconds(values[0] - values[5]))
+            oldestDueLateness: values[5] < 0 ? .zero : .milliseconds(values[0] - values[5]), paused: Int(values[6]))
     }
 
     public func jobs(ids: [String]) async throws -> [String: JobInfo] {
@@ -165,6 +166,35 @@ public final class RedisDelayQueue: DelayQueue {
             cursor = next
         } while cursor != "0"
         return ids.sorted()
+    }
+
+    public func pause(kinds: [String], reason: String) async throws {
+        guard !kinds.isEmpty else { throw DelayQueueError(.invalidArgument, "pause needs at least one kind") }
+        let reply = try await client.run(
+            script: QueueScripts.pause, keys: keys.all, args: [RedisArgument(reason)] + kinds.map { RedisArgument($0) },
+            retry: .onceOnBrokenConnection)
+        _ = try Self.integer(reply, QueueScripts.pause.name)
+    }
+
+    @discardableResult
+    public func resume(kinds: [String]) async throws -> Int {
+        let reply = try await client.run(
+            script: QueueScripts.resume, keys: keys.all, args: [keys.wakeChannel] + kinds.map { RedisArgument($0) },
+            retry: .onceOnBrokenConnection)
+        return Int(try Self.integer(reply, QueueScripts.resume.name))
+    }
+
+    public func pausedKinds() async throws -> [PausedKind] {
+        let reply = try await client.command(["HGETALL", keys.paused], retry: .onceOnBrokenConnection)
+        try reply.throwIfError(context: "HGETALL paused")
+        let parts = reply.array?.compactMap(\.string) ?? []
+        return stride(from: 0, to: parts.count - 1, by: 2).map { index in
+            let value = parts[index + 1]
+            let bar = value.firstIndex(of: "|") ?? value.endIndex
+            let since = Double(value[..<bar]).map { Date(timeIntervalSince1970: $0 / 1000) } ?? Date(timeIntervalSince1970: 0)
+            let reason = bar < value.endIndex ? String(value[value.index(after: bar)...]) : ""
+            return PausedKind(kind: parts[index], reason: reason, since: since)
+        }.sorted { $0.kind < $1.kind }
     }
 
     /// Stops the wake-up listeners (the client stays open: it belongs to the caller).

@@ -1,4 +1,5 @@
 import CCurl
+import HTTPTypes
 
 /// Sets an easy handle's options for one request: URL, method, body, headers, timeouts, protocol, callbacks.
 struct EasyConfigurator {

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// One HTTP request for `HTTPClient.send`.
 public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable {

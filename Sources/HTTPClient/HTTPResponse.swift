@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// A complete HTTP response.
 public struct HTTPResponse: Sendable {
     public let status: Int

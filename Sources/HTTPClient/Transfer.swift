@@ -1,4 +1,5 @@
 import CCurl
+import HTTPTypes
 import Synchronization
 
 /// One request in flight: its easy handle, header list, response buffers and the task waiting for it.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One complete request, body included, as handed to a handler.
 public struct HTTPRequest: Sendable {

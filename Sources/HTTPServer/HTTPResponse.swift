@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// What a handler answers.
 public struct HTTPResponse: Sendable {

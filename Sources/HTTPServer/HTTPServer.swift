@@ -91,6 +91,17 @@ public final class HTTPServer: Sendable {
         running.dispatcher.release()
     }
 
+    /// `stop()` for async callers: it runs on a thread of its own, since draining waits up to 5 s for requests in
+    /// flight and must not hold a thread of the cooperative pool meanwhile.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                self.stop()
+                continuation.resume()
+            }
+        }
+    }
+
     private func startDaemon(listening fd: Int32, family: HTTPServerAddress.Family, context: UnsafeMutableRawPointer) -> OpaquePointer? {
         var flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if family == .ipv6 { flags |= MHD_USE_IPv6.rawValue }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import HTTPTypes
 
 /// The state of one request between the daemon's calls into the access handler.
 ///

@@ -19,6 +19,8 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidClaims
         /// OpenSSL failed for a reason other than a bad signature or key.
         case cryptoFailure
+        /// A service-account file is missing, unreadable or malformed (`field` names the field at fault).
+        case invalidServiceAccount
     }
 
     public let code: Code
@@ -26,15 +28,20 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     public let problem: String
     /// Where the key or token came from (a file path, "service account private_key", ...), when known.
     public let source: String?
+    /// The field of a service-account file at fault, when there is one.
+    public let field: String?
 
-    public init(_ code: Code, _ problem: String, source: String? = nil) {
+    public init(_ code: Code, _ problem: String, source: String? = nil, field: String? = nil) {
         self.code = code
         self.problem = problem
         self.source = source
+        self.field = field
     }
 
     public var description: String {
-        if let source { return "\(code.rawValue) (\(source)): \(problem)" }
-        return "\(code.rawValue): \(problem)"
+        var text = code.rawValue
+        if let source { text += " (\(source))" }
+        if let field { text += ": field \(field)" }
+        return text + ": " + problem
     }
 }

@@ -4,7 +4,8 @@ import BlockingIO
 ///
 /// A connection the server dropped (restart, terminated backend) is replaced on its next use; pass
 /// `retryingOnConnectionLoss: true` for idempotent work to get one automatic reconnect-and-retry when the
-/// connection breaks while the work runs.
+/// connection breaks while the work runs. Cancelling the awaiting task cancels the statement in flight
+/// (`PQcancel`); the call then throws `CancellationError`.
 public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
     public let maxConnections: Int
@@ -90,10 +91,15 @@ public final class PostgresClient: Sendable {
     public func close() { pool.close() }
 
     private func attempt<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let cancellation = PostgresCancellation()
         do {
-            return try await pool.withResource { connection in
-                try connection.reconnectIfDropped()
-                return try body(connection)
+            return try await withTaskCancellationHandler {
+                try await pool.withResource { connection in
+                    try connection.reconnectIfDropped()
+                    return try cancellation.run(on: connection, body)
+                }
+            } onCancel: {
+                cancellation.request()
             }
         } catch let error as PoolClosedError {
             throw PostgresError(code: .closed, what: "use the connection pool", message: error.description)

@@ -18,6 +18,10 @@ public struct PostgresConfiguration: Sendable, Equatable {
     /// Whether sessions prepare each statement once and run it by name (default). Turn off
     /// (`?prepared_statements=false`) behind a pooler in transaction mode that cannot carry named statements.
     public var preparesStatements: Bool
+    /// Server settings applied to every session at connect (sent as libpq `options=-c name=value`, after any
+    /// `options` from the URL), e.g. `statement_timeout` and `lock_timeout`. Names are PostgreSQL setting
+    /// names; values are sent as given (spaces and backslashes escaped).
+    public var sessionSettings: [String: String] = [:]
 
     public static let defaultPort = 5432
     public static let defaultConnectTimeoutSeconds = 5
@@ -56,8 +60,30 @@ public struct PostgresConfiguration: Sendable, Equatable {
         for (key, value) in keepalives.sorted(by: { $0.key < $1.key }) where options[key] == nil {
             parameters.append((key, value))
         }
-        parameters.append(contentsOf: options.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
+        var merged = options
+        if !sessionSettings.isEmpty {
+            let settings = sessionSettings.sorted { $0.key < $1.key }
+                .map { "-c \($0.key)=\(Self.escapeOptionValue($0.value))" }.joined(separator: " ")
+            merged["options"] = [options["options"], settings].compactMap { $0 }.joined(separator: " ")
+        }
+        parameters.append(contentsOf: merged.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
         return parameters
+    }
+
+    /// `statement_timeout` and `lock_timeout` in milliseconds on every session (0 turns a limit off).
+    public mutating func setTimeouts(statementMilliseconds: Int, lockMilliseconds: Int) {
+        sessionSettings["statement_timeout"] = String(statementMilliseconds)
+        sessionSettings["lock_timeout"] = String(lockMilliseconds)
+    }
+
+    /// libpq splits `options` on spaces; a backslash escapes the next character.
+    static func escapeOptionValue(_ value: String) -> String {
+        var escaped = ""
+        for character in value {
+            if character == " " || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 }
 

@@ -7,6 +7,20 @@ extension PostgresConnection {
     public func transaction<T>(
         isolation: PostgresIsolation? = nil, _ body: (PostgresConnection) throws -> T
     ) throws -> T {
+        try begin(isolation: isolation)
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            if isHealthy { _ = try? rollback() }
+            throw error
+        }
+        try commit()
+        return value
+    }
+
+    /// `BEGIN`, refusing a transaction inside a transaction.
+    func begin(isolation: PostgresIsolation?) throws {
         let handle = try openHandle(what: "begin a transaction")
         guard PQtransactionStatus(handle) == PQTRANS_IDLE else {
             throw PostgresError(
@@ -14,19 +28,21 @@ extension PostgresConnection {
             )
         }
         try execute(isolation.map { "BEGIN ISOLATION LEVEL \($0.rawValue)" } ?? "BEGIN")
-        let value: T
-        do {
-            value = try body(self)
-        } catch {
-            if isHealthy { _ = try? execute("ROLLBACK") }
-            throw error
-        }
+    }
+
+    /// `COMMIT`; a transaction the server had aborted is reported as `queryFailed`.
+    func commit() throws {
         if try run("COMMIT", []).commandTag == "ROLLBACK" {
             throw PostgresError(
                 code: .queryFailed, what: "commit",
                 message: "the transaction was rolled back because a statement in it failed"
             )
         }
-        return value
+    }
+
+    /// `ROLLBACK`, sent even when the task that owns the transaction was cancelled.
+    func rollback() throws {
+        let handle = try openHandle(what: "roll back")
+        _ = try check(PQexec(handle, "ROLLBACK"), what: "roll back")
     }
 }

@@ -11,6 +11,8 @@ public final class PostgresConnection {
     public let configuration: PostgresConfiguration
     private var handle: OpaquePointer?
     private var statements = PreparedStatementCache()
+    /// The awaiting task's cancellation while a call runs (see `PostgresCancellation`).
+    var cancellation: PostgresCancellation?
 
     /// Opens a session; fails with `connectionFailed` (or `timeout`) within the configured connect timeout.
     public init(configuration: PostgresConfiguration) throws {
@@ -42,6 +44,18 @@ public final class PostgresConnection {
         return PQbackendPID(handle)
     }
 
+    /// Whether a transaction is open (possibly aborted by a failed statement).
+    var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// What the server needs to cancel this session's statement in flight, from another thread.
+    func makeCancelRequest() -> PostgresCancelRequest? {
+        handle.flatMap { PostgresCancelRequest(connection: $0) }
+    }
+
     /// Ends the session now; later calls fail with `closed`.
     public func close() {
         if let handle { PQfinish(handle) }
@@ -65,6 +79,7 @@ public final class PostgresConnection {
     public func executeScript(_ sql: String) throws {
         let what = Self.describe(sql)
         let handle = try openHandle(what: what)
+        try checkNotCancelled()
         _ = try check(PQexec(handle, sql), what: what)
     }
 
@@ -86,6 +101,7 @@ public final class PostgresConnection {
     /// parsed and planned once per session: it is prepared on first use and executed by name afterwards.
     func run(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> PostgresResult {
         let handle = try openHandle(what: Self.describe(sql))
+        try checkNotCancelled()
         let encoded = try PostgresParameters(parameters, what: Self.describe(sql))
         let name = try preparedName(sql, types: encoded.typeOIDs, handle: handle)
         let result = encoded.withCValues { types, values in
@@ -121,8 +137,14 @@ public final class PostgresConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return result
         default:
-            throw PostgresError.callFailed(raw, connection: handle, what: what())
+            let error = PostgresError.callFailed(raw, connection: handle, what: what())
+            if error.sqlState == PostgresError.queryCanceled, cancellation?.isRequested == true { throw CancellationError() }
+            throw error
         }
+    }
+
+    private func checkNotCancelled() throws {
+        if cancellation?.isRequested == true { throw CancellationError() }
     }
 
     /// The check for calls that return a status code: throws the typed error if the connection is not OK.

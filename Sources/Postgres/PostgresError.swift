@@ -46,11 +46,27 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.constraint = constraint
     }
 
+    /// SQLSTATE 57014: a statement was cancelled (statement_timeout, or a cancel request).
+    static let queryCanceled = "57014"
+
     /// A unique constraint rejected the row (SQLSTATE 23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
     /// The transaction lost a serialization race or a deadlock (40001, 40P01); retrying it may succeed.
     public var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// The statement ran past the session's `statement_timeout` (SQLSTATE 57014 with the server's timeout
+    /// message; a cancel request from a client shares the SQLSTATE but not the message).
+    public var isStatementTimeout: Bool {
+        sqlState == "57014" && (message?.contains("statement timeout") ?? false)
+    }
+
+    /// The statement waited past the session's `lock_timeout` for a row or table lock (SQLSTATE 55P03).
+    public var isLockTimeout: Bool { sqlState == "55P03" }
+
+    /// The server gave up on the statement because of one of the session's time limits; nothing it did was
+    /// kept, and the statement may be retried later.
+    public var isTimeLimit: Bool { isStatementTimeout || isLockTimeout }
 
     /// The session is gone or could not be opened (08xxx, server shutdown, broken connection); an idempotent
     /// statement may be retried on a fresh connection.

@@ -18,6 +18,10 @@ public final class APNsProviderToken: AccessTokenProviding {
         let iat: Int64
     }
 
+    /// The key id (`kid`); one shared token per key id.
+    public let keyID: String
+    /// The refresh interval after clamping to 20–60 minutes.
+    public var refreshAge: TimeInterval { refreshInterval }
     private let signer: JWTSigner
     private let header: [UInt8]
     private let teamID: String
@@ -49,6 +53,7 @@ public final class APNsProviderToken: AccessTokenProviding {
         json.string(keyID)
         json.raw("}")
         header = json.bytes
+        self.keyID = keyID
         self.teamID = teamID
         let seconds = Double(refreshInterval.components.seconds)
         self.refreshInterval = min(max(seconds, Self.minimumAge), Self.maximumAge)
@@ -63,13 +68,22 @@ public final class APNsProviderToken: AccessTokenProviding {
         let time = now()
         return try state.withLock { issued in
             if let existing = issued, time.timeIntervalSince(existing.issuedAt) < refreshInterval { return existing.token }
-            let claims = try JSONEncoder().encode(Claims(iss: teamID, iat: Int64(time.timeIntervalSince1970)))
-            let token = try signer.sign(headerJSON: header, claimsJSON: Array(claims))
+            let token = try sign(issuedAt: time)
             issued = Issued(token: token, issuedAt: time)
-            onRefresh()
             return token
         }
     }
+
+    /// Signs a new token issued at `time` (whole seconds), and counts the refresh.
+    public func sign(issuedAt time: Date) throws -> String {
+        let claims = try JSONEncoder().encode(Claims(iss: teamID, iat: Int64(time.timeIntervalSince1970)))
+        let token = try signer.sign(headerJSON: header, claimsJSON: Array(claims))
+        onRefresh()
+        return token
+    }
+
+    /// The clock the tokens are stamped with.
+    public var clock: @Sendable () -> Date { now }
 
     /// Drops `token` after APNs called it expired, unless it is younger than 20 minutes (re-signing sooner would
     /// earn `TooManyProviderTokenUpdates`).

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 
 /// Sends Live Activity pushes straight to APNs over HTTP/2: `POST {base}/3/device/<activity token>` with an ES256
 /// provider token. Notifications need an APNs device token, which the domain does not have; they are rejected.
@@ -21,13 +22,14 @@ public struct APNsTransport: PushTransport {
 
     public func send(_ message: PushMessage) async -> PushResult {
         guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {
-            return .rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM", tokenLevel: false)
+            return .rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM")
         }
         guard Self.isHex(activityToken) else {
-            return .rejected(reason: "the activity token is not hexadecimal", tokenLevel: true)
+            return .tokenRefused(TokenRefusal(token: .activity, reason: "not hexadecimal", suspect: "the app's Live Activity token registration",
+                                              misconfigurationShaped: false))
         }
         guard FCMRequestBody.isJSONObject(apsJSON) else {
-            return .rejected(reason: "the aps payload is not a JSON object", tokenLevel: false)
+            return .rejected(reason: "the aps payload is not a JSON object")
         }
         let configuration = self.configuration
         return await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).run(

@@ -31,7 +31,7 @@ public struct FCMTransport: PushTransport {
 
     public func send(_ message: PushMessage) async -> PushResult {
         guard let body = FCMRequestBody.encode(message) else {
-            return .rejected(reason: "the aps payload is not a JSON object", tokenLevel: false)
+            return .rejected(reason: "the aps payload is not a JSON object")
         }
         let endpoint = self.endpoint
         let timeout = requestTimeout

@@ -1,3 +1,5 @@
+import JSON
+
 /// Writes JSON text byte by byte, for request bodies whose exact shape matters (spliced payloads, key order).
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
@@ -11,23 +13,7 @@ struct JSONWriter {
     mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped; other UTF-8 kept as is.
-    mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    mutating func string(_ value: String) { JSONString.appendQuoted(value, to: &bytes) }
 
     /// `,"name":"value"`: one more string member of an open object.
     mutating func member(_ name: StaticString, _ value: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 
 /// Turns a push service's answer (status, headers, body) or a transport failure into a `PushResult`. Pure: no I/O.
 public enum PushOutcomeClassifier {
@@ -19,14 +20,26 @@ public enum PushOutcomeClassifier {
         let error = FCMErrorAnswer(status: status, body: body)
         let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
         if error.errorCode == "THIRD_PARTY_AUTH_ERROR" { return .result(.configurationError(reason: error.summary)) }
-        if error.errorCode == "UNREGISTERED" { return .result(.deadToken(reason: "UNREGISTERED")) }
+        if error.errorCode == "UNREGISTERED" {
+            return .result(.tokenRefused(TokenRefusal(token: .fcm, reason: "UNREGISTERED", suspect: TokenRefusal.fcmProject,
+                                                      misconfigurationShaped: false)))
+        }
         switch status {
         case 400:
-            return .result(.rejected(reason: error.summary, tokenLevel: error.blamesToken))
+            if let token = error.blamedToken {
+                return .result(.tokenRefused(TokenRefusal(
+                    token: token, reason: "INVALID_ARGUMENT",
+                    suspect: token == .fcm ? "the app's FCM registration (devices.fcm_token)" : "the app's Live Activity token registration",
+                    misconfigurationShaped: false)))
+            }
+            return .result(.rejected(reason: error.summary))
         case 401:
             return .refreshCredentials(reason: error.summary)
         case 403 where error.errorCode == "SENDER_ID_MISMATCH":
-            return .result(.rejected(reason: error.summary, tokenLevel: true))
+            // The token belongs to another Firebase project: one device's stale token, or every token when the
+            // worker's project is wrong.
+            return .result(.tokenRefused(TokenRefusal(token: .fcm, reason: "SENDER_ID_MISMATCH", suspect: TokenRefusal.fcmProject,
+                                                      misconfigurationShaped: true)))
         case 403, 404:
             // Without UNREGISTERED a 404 means a wrong project or URL, not a dead token; a 403 means missing permission.
             return .result(.configurationError(reason: error.summary))
@@ -35,7 +48,7 @@ public enum PushOutcomeClassifier {
         case 408, 500..<600:
             return .result(.retryable(after: retryAfter, reason: error.errorCode ?? error.status ?? "HTTP \(status)"))
         default:
-            return .result(.rejected(reason: error.summary, tokenLevel: false))
+            return .result(.rejected(reason: error.summary))
         }
     }
 
@@ -45,20 +58,30 @@ public enum PushOutcomeClassifier {
         let reason = (try? JSONDecoder().decode(APNsErrorBody.self, from: Data(body)))?.reason ?? "HTTP \(status)"
         let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
         switch (status, reason) {
-        case (410, _), (400, "BadDeviceToken"):
-            return .result(.deadToken(reason: reason))
-        case (400, "DeviceTokenNotForTopic"), (400, "MissingDeviceToken"):
-            return .result(.rejected(reason: reason, tokenLevel: true))
+        case (410, _):
+            // Unregistered / ExpiredToken: the activity or device no longer uses this token.
+            return .result(.tokenRefused(TokenRefusal(token: .activity, reason: reason, suspect: TokenRefusal.apnsBundle,
+                                                      misconfigurationShaped: false)))
+        case (400, "BadDeviceToken"):
+            // Also the answer to a token of the other environment (sandbox vs production).
+            return .result(.tokenRefused(TokenRefusal(token: .activity, reason: reason, suspect: TokenRefusal.apnsEnvironment,
+                                                      misconfigurationShaped: true)))
+        case (400, "DeviceTokenNotForTopic"):
+            // The token belongs to another app than `apns-topic` names.
+            return .result(.tokenRefused(TokenRefusal(token: .activity, reason: reason, suspect: TokenRefusal.apnsBundle,
+                                                      misconfigurationShaped: true)))
         case (403, "ExpiredProviderToken"):
             return .refreshCredentials(reason: reason)
         case (403, _), (404, _), (405, _):
             return .result(.configurationError(reason: "APNs \(status) \(reason)"))
         case (429, _):
+            // TooManyRequests: too many pushes to this one token; TooManyProviderTokenUpdates: the key was re-signed
+            // too often. Either way only this push waits.
             return .result(.retryable(after: retryAfter, reason: reason == "HTTP 429" ? "TooManyRequests" : reason))
         case (500..<600, _):
             return .result(.retryable(after: retryAfter, reason: reason))
         default:
-            return .result(.rejected(reason: reason, tokenLevel: false))
+            return .result(.rejected(reason: reason))
         }
     }
 
@@ -118,10 +141,19 @@ struct FCMErrorAnswer {
         violations = details.flatMap { $0.fieldViolations ?? [] }.map { ($0.field ?? "", $0.description ?? "") }
     }
 
-    /// Whether the answer blames the registration or Live Activity token rather than the message.
-    var blamesToken: Bool {
-        if violations.contains(where: { $0.field.lowercased().contains("token") }) { return true }
-        return message?.lowercased().contains("registration token") ?? false
+    /// The token a 400 blames, from its `BadRequest` field violations (`message.token`,
+    /// `message.apns.live_activity_token`) or, without them, its message ("The registration token is not a
+    /// valid FCM registration token"); nil when the fault is elsewhere in the message.
+    var blamedToken: PushTokenKind? {
+        for violation in violations {
+            let field = violation.field.lowercased()
+            if field.contains("live_activity_token") { return .activity }
+            if field == "message.token" || field.hasSuffix(".token") && !field.contains("apns") { return .fcm }
+        }
+        guard violations.isEmpty, let message = message?.lowercased() else { return nil }
+        if message.contains("live_activity_token") || message.contains("live activity token") { return .activity }
+        if message.contains("registration token") { return .fcm }
+        return nil
     }
 
     /// `CODE: message (field: description; ...)`, for logs and the job's last error.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension PushPayloadBuilder {
     /// The push-to-start payload for one target user: attributes, a counting-down content-state, a localized

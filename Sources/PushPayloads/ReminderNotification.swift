@@ -1,3 +1,5 @@
+import JSON
+
 /// A plain stream reminder notification, independent of its transport (FCM `notification` + `data`).
 public struct ReminderNotification: Sendable, Equatable {
     public var title: String

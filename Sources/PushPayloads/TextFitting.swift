@@ -1,20 +1,22 @@
+import JSON
+
 /// Shortens display text to a byte budget measured as it will stand inside a JSON string, cutting only
 /// between grapheme clusters (Swift `Character`s), so flags, ZWJ emoji sequences and letters with combining
 /// marks are kept whole or dropped whole and the result is always valid UTF-8.
 enum TextFitting {
     static let ellipsis = "…"
-    private static let ellipsisBytes = JSONStringEscaping.escapedCount(utf8: ellipsis.utf8)
+    private static let ellipsisBytes = JSONString.escapedCount(utf8: ellipsis.utf8)
 
     /// `text` itself when its escaped size fits `maxBytes`; otherwise the longest prefix of whole characters
     /// (trailing whitespace dropped) followed by "…" that fits; "" when not even the ellipsis fits.
     static func truncate(_ text: String, toEscapedBytes maxBytes: Int) -> String {
-        if JSONStringEscaping.escapedCount(utf8: text.utf8) <= maxBytes { return text }
+        if JSONString.escapedCount(utf8: text.utf8) <= maxBytes { return text }
         guard maxBytes >= ellipsisBytes else { return "" }
         let room = maxBytes - ellipsisBytes
         var used = 0
         var end = text.startIndex
         for index in text.indices {
-            let size = JSONStringEscaping.escapedCount(utf8: text[index].utf8)
+            let size = JSONString.escapedCount(utf8: text[index].utf8)
             if used + size > room { break }
             used += size
             end = text.index(after: index)

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A monotonically increasing count, by label values. Keep a `Series` handle (from `labels`) on hot paths: an
 /// increment on it is one relaxed atomic add.
-public final class Counter: MetricFamily {
+public final class Counter: LabeledMetricFamily<Counter.Series>, @unchecked Sendable {
     public final class Series: Sendable {
         private let count = Atomic<UInt64>(0)
 
@@ -11,32 +11,16 @@ public final class Counter: MetricFamily {
         public var value: UInt64 { count.load(ordering: .relaxed) }
     }
 
-    public let name: String
-    public let help: String
-    public var labelNames: [String] { store.labelNames }
-    var typeName: String { "counter" }
-    private let store: SeriesStore<Series>
-
     init(name: String, help: String, labelNames: [String]) {
-        self.name = name
-        self.help = help
-        store = SeriesStore(metricName: name, labelNames: labelNames) { Series() }
+        super.init(name: name, help: help, labelNames: labelNames, typeName: "counter") { Series() }
     }
 
-    /// The series for these label values (one per declared label, in order).
-    public func labels(_ values: String...) -> Series { store.series(values) }
-
-    /// The series for these label values.
-    public func labels(_ values: [String]) -> Series { store.series(values) }
-
-    public func increment(by amount: UInt64 = 1, labels values: String...) { store.series(values).increment(by: amount) }
+    public func increment(by amount: UInt64 = 1, labels values: String...) { labels(values).increment(by: amount) }
 
     /// The current count of a series (0 if never used).
-    public func value(labels values: String...) -> UInt64 { store.series(values).value }
+    public func value(labels values: String...) -> UInt64 { labels(values).value }
 
-    func renderSamples(into out: inout String) {
-        for (values, series) in store.all() {
-            out += name + PrometheusText.labelSet(labelNames, values) + " " + String(series.value) + "\n"
-        }
+    override func renderSamples(of series: Series, labels values: [String], into out: inout String) {
+        out += name + PrometheusText.labelSet(labelNames, values) + " " + String(series.value) + "\n"
     }
 }

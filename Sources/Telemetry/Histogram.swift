@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Observations counted into fixed buckets (upper bounds, inclusive, plus +Inf), with their sum and count.
-public final class Histogram: MetricFamily {
+public final class Histogram: LabeledMetricFamily<Histogram.Series>, @unchecked Sendable {
     /// Latency buckets in seconds, 5 ms to 10 s.
     public static let defaultBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -53,41 +53,28 @@ public final class Histogram: MetricFamily {
         }
     }
 
-    public let name: String
-    public let help: String
-    public var labelNames: [String] { store.labelNames }
     /// The finite upper bounds, ascending.
     public let buckets: [Double]
-    var typeName: String { "histogram" }
-    private let store: SeriesStore<Series>
+    /// The `le` label values: the bounds, then `+Inf`.
+    private let bucketLabels: [String]
 
     init(name: String, help: String, labelNames: [String], buckets: [Double]) {
-        self.name = name
-        self.help = help
         self.buckets = buckets
-        store = SeriesStore(metricName: name, labelNames: labelNames) { Series(bounds: buckets) }
+        bucketLabels = buckets.map(PrometheusText.number) + ["+Inf"]
+        super.init(name: name, help: help, labelNames: labelNames, typeName: "histogram") { Series(bounds: buckets) }
     }
 
-    /// The series for these label values (one per declared label, in order).
-    public func labels(_ values: String...) -> Series { store.series(values) }
+    public func observe(_ value: Double, labels values: String...) { labels(values).observe(value) }
 
-    /// The series for these label values.
-    public func labels(_ values: [String]) -> Series { store.series(values) }
+    public func observe(_ duration: Duration, labels values: String...) { labels(values).observe(duration) }
 
-    public func observe(_ value: Double, labels values: String...) { store.series(values).observe(value) }
-
-    public func observe(_ duration: Duration, labels values: String...) { store.series(values).observe(duration) }
-
-    func renderSamples(into out: inout String) {
-        let bounds = buckets.map(PrometheusText.number) + ["+Inf"]
-        for (values, series) in store.all() {
-            let snapshot = series.snapshot()
-            for (bound, count) in zip(bounds, snapshot.cumulative) {
-                out += name + "_bucket" + PrometheusText.labelSet(labelNames, values, extra: ("le", bound)) + " \(count)\n"
-            }
-            let labels = PrometheusText.labelSet(labelNames, values)
-            out += name + "_sum" + labels + " " + PrometheusText.number(snapshot.sum) + "\n"
-            out += name + "_count" + labels + " \(snapshot.cumulative.last ?? 0)\n"
+    override func renderSamples(of series: Series, labels values: [String], into out: inout String) {
+        let snapshot = series.snapshot()
+        for (bound, count) in zip(bucketLabels, snapshot.cumulative) {
+            out += name + "_bucket" + PrometheusText.labelSet(labelNames, values, extra: ("le", bound)) + " \(count)\n"
         }
+        let labels = PrometheusText.labelSet(labelNames, values)
+        out += name + "_sum" + labels + " " + PrometheusText.number(snapshot.sum) + "\n"
+        out += name + "_count" + labels + " \(snapshot.cumulative.last ?? 0)\n"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Renders one log record as a single line (newlines inside values are escaped in both formats).
 enum LogLineFormatter {
@@ -42,7 +43,7 @@ enum LogLineFormatter {
         let levelName = level.name
         var out = RFC3339.milliseconds(time) + " " + levelName + String(repeating: " ", count: 5 - levelName.count)
         if let component { out += " [" + plain(component) + "]" }
-        out += " " + escaped(message, quotes: false)
+        out += " " + JSONString.escaped(message, quotes: false)
         for (key, value) in fields {
             out += " " + key + "=" + textValue(value)
         }
@@ -62,12 +63,12 @@ enum LogLineFormatter {
     }
 
     private static func appendJSONString(_ text: String, to out: inout String) {
-        out += "\"" + escaped(text, quotes: true) + "\""
+        out += JSONString.quoted(text)
     }
 
     private static func plain(_ value: LogValue) -> String {
         switch value {
-        case .string(let text): escaped(text, quotes: false)
+        case .string(let text): JSONString.escaped(text, quotes: false)
         case .int(let number): String(number)
         case .bool(let flag): flag ? "true" : "false"
         case .double(let number): "\(number)"
@@ -81,25 +82,6 @@ enum LogLineFormatter {
             $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\"
         }
         if simple { return text }
-        return "\"" + escaped(text, quotes: true) + "\""
-    }
-
-    /// `text` with backslashes, control characters and (when `quotes`) double quotes escaped as in JSON, so
-    /// it stays on one line.
-    private static func escaped(_ text: String, quotes: Bool) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"" where quotes: out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        return JSONString.quoted(text)
     }
 }

@@ -1,4 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import DelayQueue
 import Foundation
 import Postgres
@@ -20,12 +25,16 @@ enum AdminCommands {
         case "dead": try await dead(arguments)
         case "reconcile": try await reconcile(arguments)
         case "seed-demo": try await seedDemo(arguments)
+        case "tokens": try await tokens(arguments)
+        case "pause": try await pause(arguments)
+        case "resume": try await resume(arguments)
+        case "quarantine": try await quarantine(arguments)
         default: throw UsageError("unknown command \"\(command)\"")
         }
     }
 
     /// - Parameter positionals: the names of exactly the positionals expected; `nil` when the caller checks them.
-    private static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
+    static func parse(_ arguments: [String], _ command: String, flags: Set<String> = ["json"], values: Set<String> = [],
                               positionals: [String]?) throws -> ParsedArguments {
         let parsed = try ParsedArguments(arguments, booleanFlags: flags, valueFlags: values)
         if parsed.has("help") {
@@ -37,13 +46,18 @@ enum AdminCommands {
     }
 
     static func migrate(_ arguments: [String]) async throws {
-        let parsed = try parse(arguments, "migrate", positionals: [])
+        let parsed = try parse(arguments, "migrate", flags: ["json", "status"], positionals: [])
         let environment = Environment()
         let variable = environment.optionalString("MIGRATION_DATABASE_URL") == nil ? "DATABASE_URL" : "MIGRATION_DATABASE_URL"
         let url = try environment.url(variable, schemes: ["postgres", "postgresql"])
         let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
         defer { database.close() }
         let json = parsed.has("json")
+        if parsed.has("status") {
+            let status = try await Migrator().status(database)
+            AdminOutput(json: json).emit(status) { AdminText.migrationStatus(status) }
+            return
+        }
         let report = try await Migrator().migrate(database) { migration in
             if !json { print("applying \(migration.version): \(migration.name)") }
         }
@@ -58,30 +72,27 @@ enum AdminCommands {
         let parsed = try parse(arguments, "cancel", flags: ["json", "yes"], positionals: ["streamId"])
         let streamID = parsed.positionals[0]
         try IdentifierRule.validate(streamID, what: "stream id")
-        if !parsed.has("yes") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
-            print("Cancel stream \(streamID)? Its Live Activities end and its reminders are cancelled. [y/N] ", terminator: "")
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                print("nothing changed")
-                return
-            }
-        }
+        guard try Confirmation.ask("Cancel stream \(streamID)? Its Live Activities end and its reminders are cancelled.",
+                                   command: "cancel", yes: parsed.has("yes")) else { return }
         try await end(streamID, as: .cancelled, json: parsed.has("json"))
     }
 
     static func setStatus(_ arguments: [String]) async throws {
-        let parsed = try parse(arguments, "set-status", positionals: ["streamId", "status"])
+        let parsed = try parse(arguments, "set-status", flags: ["json", "yes"], positionals: ["streamId", "status"])
         let streamID = parsed.positionals[0]
         try IdentifierRule.validate(streamID, what: "stream id")
         guard let status = StreamStatus(rawValue: parsed.positionals[1]), status.isTerminal, status != .cancelled else {
             throw UsageError("status must be ready, started or expired (use cancel to cancel), got \"\(parsed.positionals[1])\"")
         }
+        guard try Confirmation.ask("End stream \(streamID) as \(status.rawValue)? Its Live Activities end and its jobs are removed.",
+                                   command: "set-status", yes: parsed.has("yes")) else { return }
         try await end(streamID, as: status, json: parsed.has("json"))
     }
 
     private static func end(_ streamID: String, as status: StreamStatus, json: Bool) async throws {
         let connections = try AdminConnections()
         defer { connections.close() }
-        let report = try await StreamCommands(database: connections.database, queue: connections.queue).end(streamID, as: status)
+        let report = try await connections.end(streamID, as: status)
         AdminOutput(json: json).emit(report) {
             guard report.changed else {
                 return "stream \(streamID) is already \(report.status); nothing changed"
@@ -103,7 +114,7 @@ enum AdminCommands {
         let time = try TimeArgument.parse(parsed.positionals[1])
         let connections = try AdminConnections()
         defer { connections.close() }
-        let report = try await StreamCommands(database: connections.database, queue: connections.queue).reschedule(streamID, to: time)
+        let report = try await StreamCommands(database: connections.database).reschedule(streamID, to: time)
         AdminOutput(json: parsed.has("json")).emit(report) {
             "stream \(streamID) now starts at \(AdminOutput.time(report.plannedStartAt)); its jobs follow, running activities get an update push"
         }
@@ -167,7 +178,9 @@ enum AdminCommands {
             struct Moved: Encodable { var retried: Int }
             AdminOutput(json: parsed.has("json")).emit(Moved(retried: moved)) { "\(moved) job(s) back on the queue, due now" }
         case "drop":
-            let parsed = try parse(rest, "dead", positionals: ["jobId"])
+            let parsed = try parse(rest, "dead", flags: ["json", "yes"], positionals: ["jobId"])
+            guard try Confirmation.ask("Delete dead letter \(parsed.positionals[0])? It cannot be retried afterwards.",
+                                       command: "dead drop", yes: parsed.has("yes")) else { return }
             let connections = try AdminConnections()
             defer { connections.close() }
             let dropped = try await connections.queue.dropDeadLetters(parsed.positionals)
@@ -195,7 +208,7 @@ enum AdminCommands {
     }
 
     static func seedDemo(_ arguments: [String]) async throws {
-        let parsed = try parse(arguments, "seed-demo", values: ["t60-in"], positionals: [])
+        let parsed = try parse(arguments, "seed-demo", flags: ["json", "force"], values: ["t60-in"], positionals: [])
         guard let seconds = Int(parsed.flags["t60-in"] ?? "8"), (1...3600).contains(seconds) else {
             throw UsageError("--t60-in must be seconds from 1 to 3600")
         }
@@ -203,6 +216,11 @@ enum AdminCommands {
         let config = try CountdownConfig.load(from: environment, requirePush: false)
         let database = PostgresClient(configuration: try PostgresConfiguration(url: config.databaseURL), maxConnections: 1)
         defer { database.close() }
+        let foreign = try await DemoSeed.foreignRows(database)
+        if foreign > 0 && !parsed.has("force") {
+            throw AdminFailure("the database holds \(foreign) user, device or stream row(s) that are not demo rows; "
+                + "seed-demo is for demo databases (pass --force to seed anyway)")
+        }
         let summary = try await DemoSeed.seed(database, settings: config.flow, secondsUntilT60: seconds)
         AdminOutput(json: parsed.has("json")).emit(summary) {
             "seeded \(summary.users) users, \(summary.devices) devices, \(summary.reminders) reminders and streams:\n"

@@ -1,4 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 
 /// Prints results as text for people or as one JSON document with `--json`.

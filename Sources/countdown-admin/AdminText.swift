@@ -1,4 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 
 /// Human-readable renderings of the admin reports.
@@ -33,6 +38,12 @@ enum AdminText {
             "reminders:",
             AdminOutput.table(["USER", "STATUS"], report.reminders.map { [$0.userID, $0.status] }),
         ]
+        if !report.endDelivery.isEmpty {
+            lines += ["", "end pushes not delivered (retried until the dismissal window closes, then undeliverable):",
+                      AdminOutput.table(["DEVICE", "STATE", "REASON", "ATTEMPTS", "FIRST FAILED", "RECORDED"], report.endDelivery.map {
+                          [$0.deviceID, $0.state, $0.reason, String($0.attempts), AdminOutput.time($0.firstFailedAt), AdminOutput.time($0.recordedAt)]
+                      })]
+        }
         if report.ledger.isEmpty && report.status == "scheduled" {
             lines.append("\nno start pushes yet: they go out when the start window opens")
         }
@@ -51,6 +62,8 @@ enum AdminText {
             streams:  \(pairs(stats.streamsByStatus))
             starts in the last hour:    \(pairs(stats.recentStartResults))
             reminders sent in the last hour: \(stats.remindersSentLastHour)
+            paused:   \(stats.paused.isEmpty ? "nothing" : stats.paused.map { "\($0.kind) since \(TimeArgument.format($0.since))"
+                + ($0.reason.isEmpty ? "" : " (\($0.reason))") }.joined(separator: ", ") + "; \(stats.pausedJobs) due job(s) held")
             """
     }
 
@@ -64,7 +77,10 @@ enum AdminText {
               jobs that \(verb) added:     \(pairs(report.added))
               due times that \(verb) fixed: \(pairs(report.corrected))
               stale jobs that \(verb) removed: \(pairs(report.removed))
-            """
+            """ + (report.quarantined.isEmpty ? "" : """
+
+              streams that cannot be read or planned (\(report.dryRun ? "not quarantined in a dry run" : "quarantined")): \(report.quarantined.joined(separator: " "))
+            """)
     }
 }
 

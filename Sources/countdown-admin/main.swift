@@ -1,9 +1,17 @@
-import CountdownCore
+import Configuration
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
+import Telemetry
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+BuildInfo.answerVersionFlag(program: "countdown-admin")
 
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("countdown-admin: \(message)\n".utf8))
@@ -26,6 +34,8 @@ do {
     exit(0)
 } catch let error as UsageError {
     fail("\(error)\n\(AdminUsage.details[command] ?? AdminUsage.summary)", code: 2)
+} catch let error as Confirmation.Refused {
+    fail(error.description, code: 2)
 } catch let error as ConfigProblems {
     fail(error.problems.map(\.description).joined(separator: "\ncountdown-admin: "), code: 2)
 } catch let error as ConfigError {

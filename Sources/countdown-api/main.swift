@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import Configuration
 import Foundation
 import HTTPServer
 import JWT
@@ -12,6 +12,8 @@ import Glibc
 // countdown-api: the HTTP API of the integration guide (see docs/openapi.yaml). Configured by the environment:
 // DATABASE_URL, API_ADDR, API_JWT_SECRET or API_JWT_PUBLIC_KEY_FILE, LOG_LEVEL, LOG_FORMAT, SHUTDOWN_GRACE_SECONDS,
 // and the tuning knobs API_HTTP_THREADS (4) and API_DATABASE_CONNECTIONS (16).
+
+BuildInfo.answerVersionFlag(program: "countdown-api")
 
 func fail(_ lines: String, code: Int32) -> Never {
     for line in lines.split(separator: "\n") {
@@ -65,14 +67,14 @@ if let line = try? JSONSerialization.data(withJSONObject: announcement, options:
     FileHandle.standardOutput.write(line + Data("\n".utf8))
 }
 let algorithm = if case .hs256 = config.tokenKey { "HS256" } else { "RS256" }
-logger.info("listening", ["address": .string(server.boundAddress ?? ""), "jwt": .string(algorithm)])
+logger.info("listening", ["address": .string(server.boundAddress ?? ""), "jwt": .string(algorithm), "version": .string(BuildInfo.version)])
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
-server.stop()
+await server.shutdown()
 database.close()
 logger.info("stopped", ["drained": .bool(idle)])
 exit(0)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import JWT
 import Push
 
 #if canImport(Glibc)

@@ -1,6 +1,9 @@
 import Foundation
+import Telemetry
 
 // countdown-bench <benchmark> [arguments]: each benchmark lives in its own file and is dispatched here.
+
+BuildInfo.answerVersionFlag(program: "countdown-bench")
 
 let usage = """
     usage: countdown-bench <benchmark> [arguments]

@@ -27,7 +27,7 @@ struct AssertionChecker: Sendable {
         self.account = account
         self.now = now
         do {
-            let key = try AsymmetricKey.privateKey(pem: account.privateKey, source: "service account private_key")
+            let key = try AsymmetricKey.privateKey(pem: account.privateKeyPEM, source: "service account private_key")
             verifier = JWTVerifier(keys: [try .rs256(key)], leeway: .seconds(Int64(Self.skew)), requireExpiry: true, now: now)
         } catch {
             throw UsageError("service account private_key cannot verify RS256: \(error)")

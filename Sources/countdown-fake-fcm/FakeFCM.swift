@@ -1,5 +1,7 @@
 import Foundation
 import HTTPServer
+import JWT
+import JSON
 
 /// The fake's routes:
 /// - `POST /token` (and the path of the account's `token_uri`): JWT-bearer grant → `{"access_token", "expires_in", "token_type"}`
@@ -119,7 +121,7 @@ struct FakeFCM: Sendable {
         }
         let name = messages.accept(message, body: request.body, project: project)
         log.debug("message accepted", ["event": message.event, "token": FakeLog.redact(message.token), "name": name])
-        return .jsonBody(Data("{\"name\":\(JSONText.quote(name))}".utf8))
+        return .jsonBody(Data("{\"name\":\(JSONString.quoted(name))}".utf8))
     }
 
     /// nil when the request carries a live access token, else the 401 message.

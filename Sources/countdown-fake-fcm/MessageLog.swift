@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Synchronization
 
 /// Accepted messages (newest `capacity` kept in memory, all appended to the record file) and send statistics.

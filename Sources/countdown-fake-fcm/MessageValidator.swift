@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Checks a `messages:send` body the way FCM would, plus the project's own rules for Live Activity pushes
 /// (known events, integer epoch seconds, the fields iOS needs to start an activity).
@@ -100,7 +101,7 @@ enum MessageValidator {
 
     private static func epochSeconds(_ value: JSONValue?, field: String) throws(Violation) {
         guard let value else { return }
-        guard let seconds = value.integer else { throw typeViolation(field, expected: "integer (epoch seconds)", got: value) }
+        guard let seconds = value.int else { throw typeViolation(field, expected: "integer (epoch seconds)", got: value) }
         guard seconds >= 0 && seconds < secondsCeiling else {
             throw Violation(field: field, description: "\(seconds) is not epoch seconds (milliseconds?)")
         }

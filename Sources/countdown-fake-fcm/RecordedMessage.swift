@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One accepted message as `GET /fake/messages` and the record file show it.
 struct RecordedMessage: Encodable, Sendable {
@@ -25,11 +26,11 @@ struct RecordedMessage: Encodable, Sendable {
     /// fields, then the body's own fields (`message`, as sent). Re-encoding every message cost a third of the
     /// fake's CPU under load. Line breaks in the body can only be whitespace (JSON escapes them in strings).
     static func recordLine(_ summary: Summary, body: Data) -> [UInt8] {
-        var head = "{\"event\":" + JSONText.quote(summary.event)
-        if let liveActivityToken = summary.liveActivityToken { head += ",\"liveActivityToken\":" + JSONText.quote(liveActivityToken) }
-        head += ",\"name\":" + JSONText.quote(summary.name) + ",\"project\":" + JSONText.quote(summary.project)
+        var head = "{\"event\":" + JSONString.quoted(summary.event)
+        if let liveActivityToken = summary.liveActivityToken { head += ",\"liveActivityToken\":" + JSONString.quoted(liveActivityToken) }
+        head += ",\"name\":" + JSONString.quoted(summary.name) + ",\"project\":" + JSONString.quoted(summary.project)
         head += ",\"receivedAt\":" + String(summary.receivedAt) + ",\"seq\":" + String(summary.seq)
-        head += ",\"token\":" + JSONText.quote(summary.token) + ","
+        head += ",\"token\":" + JSONString.quoted(summary.token) + ","
         var line = Array(head.utf8)
         line.reserveCapacity(line.count + body.count + 1)
         let start = body.firstIndex { $0 == UInt8(ascii: "{") }.map { body.index(after: $0) } ?? body.endIndex

@@ -1,3 +1,5 @@
+import JSON
+
 /// A `messages:send` request that passed the shape checks.
 struct ValidatedMessage: Sendable {
     /// `start`, `update`, `end` for Live Activity pushes, `notification` otherwise.

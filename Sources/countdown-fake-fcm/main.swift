@@ -1,10 +1,14 @@
 import Foundation
+import Telemetry
 import HTTPServer
+import JWT
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.usage).
+
+BuildInfo.answerVersionFlag(program: "countdown-fake-fcm")
 
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("countdown-fake-fcm: \(message)\n".utf8))
@@ -20,7 +24,8 @@ do throws(UsageError) {
     }
     options = parsed
     let log = FakeLog(minimum: options.logLevel)
-    let account = try ServiceAccount.load(path: options.serviceAccountPath ?? "")
+    let account: ServiceAccount
+    do { account = try ServiceAccount.load(file: options.serviceAccountPath ?? "") } catch { throw UsageError("service account: \(error)") }
     let recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
     fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
 } catch {
@@ -54,7 +59,7 @@ if let line = try? JSONSerialization.data(withJSONObject: listening, options: [.
 }
 fake.log.info("listening", [
     "address": server.boundAddress ?? "", "project": fake.account.projectID, "tokenTTL": String(options.tokenLifetime),
-    "record": options.recordPath ?? "",
+    "record": options.recordPath ?? "", "version": BuildInfo.version,
 ])
 
 var received: Int32 = 0

@@ -1,6 +1,9 @@
-import CountdownCore
+import Configuration
+import CountdownWorker
 import Foundation
 import Telemetry
+
+BuildInfo.answerVersionFlag(program: "countdown-worker")
 
 // countdown-worker: configuration is validated before anything connects; every problem is one line on stderr.
 if CommandLine.arguments.count > 1 {
@@ -18,7 +21,7 @@ let config: CountdownConfig
 let logger: Logger
 do {
     config = try CountdownConfig.load(from: environment)
-    logger = try Logger(environment: environment.values).with(["service": "countdown-worker"])
+    logger = config.logger.with(["service": "countdown-worker"])
 } catch let problems as ConfigProblems {
     for problem in problems.problems { FileHandle.standardError.write(Data("countdown-worker: \(problem)\n".utf8)) }
     exit(2)

@@ -1,4 +1,8 @@
-import CountdownCore
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import DelayQueue
 import Foundation
 import Redis

@@ -33,26 +33,33 @@ struct AdminRun: Sendable, CustomStringConvertible {
         var description: String { "not a JSON object: \(text)" }
     }
 
-    /// Starts the binary from the products directory with stdin closed and waits for it without holding a
-    /// thread; kills it after `timeout`.
-    static func launch(_ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)) async throws -> AdminRun {
+    /// Starts the binary from the products directory (or `program` when it is an absolute path) with stdin
+    /// closed, or reading `input`, and waits for it without holding a thread; kills it after `timeout`.
+    static func launch(_ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60),
+                       program: String = "countdown-admin", input: String? = nil) async throws -> AdminRun {
         let scratch = URL(fileURLWithPath: TestEnvironment.scratchDirectory)
         let base = TestEnvironment.uniqueName("admin-run")
         let outURL = scratch.appendingPathComponent(base + ".out")
         let errURL = scratch.appendingPathComponent(base + ".err")
+        let inURL = scratch.appendingPathComponent(base + ".in")
         defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
+            for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
         }
         try Data().write(to: outURL)
         try Data().write(to: errURL)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")
+        process.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program)
+            : TestEnvironment.productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            try Data(input.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = out
         process.standardError = err
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in

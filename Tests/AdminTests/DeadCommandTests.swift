@@ -1,4 +1,8 @@
-import CountdownCore
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import DelayQueue
 import Foundation
 import Testing
@@ -87,13 +91,13 @@ import Testing
         try await AdminFixture.with { fixture in
             try await fixture.deadLetter("mystery:1")
             try await fixture.deadLetter("mystery:2")
-            let run = try await fixture.admin("dead", "drop", "mystery:1", "--json")
+            let run = try await fixture.admin("dead", "drop", "mystery:1", "--json", "--yes")
             #expect(run.status == 0, "\(run)")
             #expect(try run.json([String: Int].self) == ["dropped": 1])
             #expect(Array(try await fixture.jobs(["mystery:1", "mystery:2"]).keys) == ["mystery:2"])
             #expect(try await fixture.queue.jobIDs(prefix: "mystery:", kind: nil) == ["mystery:2"])
 
-            let text = try await fixture.admin("dead", "drop", "mystery:2")
+            let text = try await fixture.admin("dead", "drop", "mystery:2", "--yes")
             #expect(text.stdout == "dropped mystery:2\n")
             #expect(try await fixture.queue.stats().dead == 0)
         }
@@ -103,8 +107,8 @@ import Testing
         try await AdminFixture.with { fixture in
             try await fixture.queuePreStartJobs("alive")
             let waiting = CountdownJob.start(stream: "alive").id
-            for (arguments, id) in [(["dead", "retry", "nope"], "nope"), (["dead", "drop", "nope"], "nope"),
-                                    (["dead", "retry", waiting], waiting), (["dead", "drop", waiting], waiting)] {
+            for (arguments, id) in [(["dead", "retry", "nope"], "nope"), (["dead", "drop", "nope", "--yes"], "nope"),
+                                    (["dead", "retry", waiting], waiting), (["dead", "drop", waiting, "--yes"], waiting)] {
                 let run = try await fixture.admin(arguments)
                 #expect(run.status == 1, "\(run)")
                 #expect(run.errorLines == ["countdown-admin: no dead letter \(id)"])

@@ -1,4 +1,8 @@
-import CountdownCore
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Testing
 
@@ -57,6 +61,35 @@ import Testing
             let rows = try await fixture.query("SELECT version FROM countdown_schema_migrations ORDER BY version")
             #expect(try rows.map { try $0.decode("version", as: Int.self) } == Self.versions)
             #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'streams'") == 1)
+        }
+    }
+
+    @Test func statusListsAppliedAndPendingVersionsAndChangesNothing() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let empty = try await fixture.admin("migrate", "--status", "--json")
+            #expect(empty.status == 0, "\(empty)")
+            let before = try empty.json(Migrator.Status.self)
+            #expect(before.applied.isEmpty)
+            #expect(before.pending.map(\.version) == Self.versions)
+            #expect(before.version == 0 && before.required == Self.versions.last)
+            #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'countdown_schema_migrations'") == 0, "read-only")
+
+            // The first two versions applied, as an older release would have left the database.
+            _ = try await Migrator(migrations: Array(Migration.all.sorted { $0.version < $1.version }.prefix(2))).migrate(fixture.db)
+            let text = try await fixture.admin("migrate", "--status")
+            #expect(text.status == 0, "\(text)")
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            let pendingAt = try #require(lines.firstIndex(of: "pending:"))
+            #expect(lines.first == "applied:")
+            #expect(lines[1...pendingAt - 1].dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) } == Self.versions.prefix(2).map(String.init))
+            #expect(lines[(pendingAt + 2)...].dropLast().compactMap { $0.split(separator: " ").first.map(String.init) } == Self.versions.dropFirst(2).map(String.init))
+            #expect(lines.last == "schema is at version \(Self.versions[1]); \(Self.versions.count - 2) pending (this build needs \(Self.versions.last!)): run countdown-admin migrate")
+
+            _ = try await fixture.admin("migrate")
+            let after = try await fixture.admin("migrate", "--status", "--json").json(Migrator.Status.self)
+            #expect(after.applied.map(\.version) == Self.versions)
+            #expect(after.pending.isEmpty)
+            #expect(try await fixture.admin("migrate", "--status").stdout.hasSuffix("schema is at version \(Self.versions.last!); nothing pending\n"))
         }
     }
 

@@ -1,4 +1,8 @@
-@testable import CountdownCore
+@testable import CountdownAdmin
+@testable import CountdownCommands
+import CountdownDomain
+import CountdownStore
+@testable import CountdownWorker
 import Foundation
 import Testing
 

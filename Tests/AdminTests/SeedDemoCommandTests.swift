@@ -1,4 +1,8 @@
-import CountdownCore
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Testing
 
@@ -53,13 +57,13 @@ import Testing
 
     @Test func aSecondRunReplacesTheDemoRowsAndLeavesOthersAlone() async throws {
         try await AdminFixture.with { fixture in
-            try await fixture.stream("keep", startsIn: 7200, people: ["selin"])
             let first = try await fixture.admin("seed-demo")
             #expect(first.status == 0, "\(first)")
+            try await fixture.stream("keep", startsIn: 7200, people: ["selin"])
             try await fixture.execute("UPDATE streams SET status = 'started' WHERE id = 'demo-t60'")
             try await fixture.execute("INSERT INTO devices (device_id, user_id, platform) VALUES ('demo-extra', 'demo-can', 'web')")
 
-            let second = try await fixture.admin("seed-demo")
+            let second = try await fixture.admin("seed-demo", "--force")
             #expect(second.status == 0, "\(second)")
             let lines = second.stdout.split(separator: "\n").map(String.init)
             #expect(lines.first == "seeded 5 users, 7 devices, 3 reminders and streams:")
@@ -72,12 +76,28 @@ import Testing
         }
     }
 
+    @Test func aDatabaseWithNonDemoRowsIsRefusedUnlessForced() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("production-1", startsIn: 7200, people: ["selin", "mert"])
+            let refused = try await fixture.admin("seed-demo")
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.errorLines == ["countdown-admin: the database holds 5 user, device or stream row(s) that are not demo rows; "
+                + "seed-demo is for demo databases (pass --force to seed anyway)"], "\(refused)")
+            #expect(try await fixture.count("SELECT 1 FROM streams WHERE id LIKE 'demo-%'") == 0)
+
+            let forced = try await fixture.admin("seed-demo", "--force")
+            #expect(forced.status == 0, "\(forced)")
+            try await Self.expectDemoRows(fixture)
+            #expect(try await fixture.count("SELECT 1 FROM streams WHERE id = 'production-1'") == 1)
+        }
+    }
+
     @Test(arguments: [["--t60-in", "0"], ["--t60-in", "3601"], ["--t60-in", "soon"], ["--t60-in"], ["now"]])
     func badArgumentsAreUsageErrors(_ extra: [String]) async throws {
         try await AdminFixture.with { fixture in
             let run = try await fixture.admin(["seed-demo"] + extra)
             #expect(run.status == 2, "\(run)")
-            #expect(run.stderr.contains("usage: countdown-admin seed-demo [--t60-in SECONDS] [--json]"))
+            #expect(run.stderr.contains("usage: countdown-admin seed-demo [--t60-in SECONDS] [--force] [--json]"))
             #expect(try await fixture.count("SELECT 1 FROM streams") == 0)
         }
     }

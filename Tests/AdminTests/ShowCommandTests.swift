@@ -1,4 +1,8 @@
-import CountdownCore
+import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Testing
 
@@ -70,7 +74,7 @@ import Testing
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == [
                 "id", "title", "status", "plannedStartAt", "startWindowOpensAt", "databaseNow",
-                "participants", "devices", "jobs", "ledger", "sessions", "reminders",
+                "participants", "devices", "jobs", "ledger", "sessions", "reminders", "endDelivery",
             ])
             let report = try run.json(StreamReport.self)
             #expect(report.id == "sh1")

@@ -1,4 +1,8 @@
-@testable import CountdownCore
+@testable import CountdownAdmin
+@testable import CountdownCommands
+import CountdownDomain
+import CountdownStore
+@testable import CountdownWorker
 import Foundation
 import Testing
 
@@ -26,7 +30,7 @@ import Testing
     @Test func cancelEndsAScheduledStreamAndCountsWhatItDid() async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrangeBusyStream(fixture, "s1")
-            let run = try await fixture.admin("cancel", "s1", "--json")
+            let run = try await fixture.admin("cancel", "s1", "--yes", "--json")
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == Self.reportKeys)
             #expect(try run.json(StreamCommands.Report.self) == StreamCommands.Report(
@@ -58,14 +62,14 @@ import Testing
     @Test func cancellingATerminalStreamChangesNothing() async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrangeBusyStream(fixture, "s3")
-            #expect(try await fixture.admin("cancel", "s3").status == 0)
+            #expect(try await fixture.admin("cancel", "s3", "--yes").status == 0)
             let outbox = try await fixture.count("SELECT 1 FROM countdown_outbox")
             let updated: Date = try await fixture.query("SELECT updated_at FROM streams WHERE id = 's3'")[0].decode("updated_at")
 
-            let text = try await fixture.admin("cancel", "s3")
+            let text = try await fixture.admin("cancel", "s3", "--yes")
             #expect(text.status == 0, "\(text)")
             #expect(text.stdout == "stream s3 is already cancelled; nothing changed (1 session(s) still waiting for their end push)\n")
-            let json = try await fixture.admin("cancel", "s3", "--json")
+            let json = try await fixture.admin("cancel", "s3", "--json", "--yes")
             #expect(try json.json(StreamCommands.Report.self) == StreamCommands.Report(
                 streamID: "s3", previousStatus: "cancelled", status: "cancelled", changed: false,
                 remindersCancelled: 0, sessionsToEnd: 1, jobsRemoved: 0, plannedStartAt: nil))
@@ -79,7 +83,7 @@ import Testing
     func setStatusEndsTheStreamWithThatReason(_ status: String) async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrangeBusyStream(fixture, "s4")
-            let run = try await fixture.admin("set-status", "s4", status, "--json")
+            let run = try await fixture.admin("set-status", "s4", status, "--json", "--yes")
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == Self.reportKeys)
             #expect(try run.json(StreamCommands.Report.self) == StreamCommands.Report(
@@ -91,7 +95,7 @@ import Testing
             let jobs = try await fixture.jobs(Self.preStartJobIDs("s4") + [CountdownJob.end(stream: "s4").id])
             #expect(Array(jobs.keys) == [CountdownJob.end(stream: "s4").id])
 
-            let again = try await fixture.admin("set-status", "s4", "expired")
+            let again = try await fixture.admin("set-status", "s4", "expired", "--yes")
             #expect(again.status == 0, "\(again)")
             #expect(again.stdout.hasPrefix("stream s4 is already \(status); nothing changed"))
             #expect(try await fixture.status(of: "s4") == status)
@@ -116,7 +120,7 @@ import Testing
 
     @Test func unknownStreamsFailWithOneLine() async throws {
         try await AdminFixture.with { fixture in
-            for arguments in [["cancel", "nope"], ["cancel", "nope", "--json"], ["set-status", "nope", "ready"]] {
+            for arguments in [["cancel", "nope", "--yes"], ["cancel", "nope", "--json", "--yes"], ["set-status", "nope", "ready", "--yes"]] {
                 let run = try await fixture.admin(arguments)
                 #expect(run.status == 1, "\(run)")
                 #expect(run.errorLines == ["countdown-admin: stream nope does not exist"])

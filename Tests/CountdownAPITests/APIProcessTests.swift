@@ -1,7 +1,8 @@
-import CountdownCore
+import CountdownStore
 import Foundation
 import JWT
 import Postgres
+import Telemetry
 import Testing
 import TestSupport
 
@@ -73,6 +74,8 @@ struct APIProcessTests {
 
         let metrics = String(decoding: try await api.fetch("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"countdown_api_requests_total{route="/notifications/device-token",method="POST",status="413"} 1"#))
+        #expect(metrics.contains("countdown_build_info{version=\"\(BuildInfo.version)\"} 1"))
+        #expect(api.stderr.split(separator: "\n").first?.contains("\"version\":\"\(BuildInfo.version)\"") == true, "\(api.stderr)")
 
         #expect(api.stop() == 0)
         let log = api.stderr

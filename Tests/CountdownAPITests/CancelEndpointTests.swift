@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import CountdownCommands
 import Foundation
 import Testing
 

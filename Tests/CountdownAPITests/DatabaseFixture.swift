@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import CountdownStore
 import Foundation
 import Postgres
 import TestSupport

@@ -1,5 +1,5 @@
 import CountdownAPI
-import CountdownCore
+import CountdownCommands
 import Synchronization
 
 /// An `APIStore` over dictionaries with the same outcomes as the PostgreSQL one, for tests of the HTTP layer.

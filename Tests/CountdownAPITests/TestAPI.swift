@@ -1,6 +1,7 @@
 import CountdownAPI
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JWT
 import Telemetry
 

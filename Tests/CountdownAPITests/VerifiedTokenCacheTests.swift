@@ -2,6 +2,7 @@ import BlockingIO
 @testable import CountdownAPI
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JWT
 import Testing
 

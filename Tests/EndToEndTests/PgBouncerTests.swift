@@ -1,4 +1,4 @@
-import CountdownCore
+import CountdownStore
 import Foundation
 import Postgres
 import Testing

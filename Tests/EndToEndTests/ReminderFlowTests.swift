@@ -1,4 +1,6 @@
-import CountdownCore
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Testing
 import TestSupport
@@ -36,6 +38,31 @@ import TestSupport
         try await system.waitForPushes("reminder to the latecomer") { $0.events("notification").count == 4 }
         try await Task.sleep(for: .seconds(1))
         #expect(try await system.pushes().events("notification").count == 4, "nobody is reminded twice")
+        await system.stop()
+    }
+
+    @Test func aLargeFanOutIsSharedByEveryWorker() async throws {
+        let users = 10_500  // six pages of reminders; a worker runs at most four at once
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "2", "REMINDER_LEAD_SECONDS": "4"])
+        try await system.user("creator")
+        try await system.execute("""
+            INSERT INTO users (id, display_name) SELECT 'fan' || lpad(i::text, 5, '0'), 'Fan' FROM generate_series(1, $1) i
+            """, [users])
+        try await system.execute("""
+            INSERT INTO devices (device_id, user_id, platform, fcm_token)
+            SELECT 'phone-' || id, id, 'android', 'fcm-phone-' || id FROM users WHERE id LIKE 'fan%'
+            """)
+        let workers = [try system.startWorker(), try system.startWorker()]
+        try await system.stream("big", startsIn: 8, creator: "creator")
+        try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) SELECT 'big', id FROM users WHERE id LIKE 'fan%'")
+        let pushes = try await system.waitForPushes(timeout: .seconds(40), "every reminder") { $0.events("notification").count >= users }
+        #expect(Set(pushes.events("notification").map(\.fcmToken)).count == users, "each user once")
+        try await waitUntil(timeout: .seconds(10), "every reminder marked sent") {
+            try await system.query("SELECT count(*) AS n FROM stream_reminders WHERE status = 'sent'")[0].decode("n", as: Int.self) == users
+        }
+        let pagesRun = workers.map { $0.log.components(separatedBy: "\"kind\":\"reminder_page\"").count - 1 }
+        #expect(pagesRun.reduce(0, +) >= 3, "three pages: \(pagesRun)")
+        #expect(pagesRun.allSatisfy { $0 > 0 }, "every worker took pages: \(pagesRun)")
         await system.stop()
     }
 }

@@ -1,4 +1,6 @@
-import CountdownCore
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Redis
 import Testing
@@ -29,20 +31,7 @@ import TestSupport
     @Test func oneStartPerDeviceWithThreeWorkersAndOneKilledMidBurst() async throws {
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "120", "WORKER_CONCURRENCY": "16"])
         let streams = 2000
-        try await system.db.transaction { connection in
-            try connection.execute("INSERT INTO users (id, display_name) SELECT 'u' || i, 'User ' || i FROM generate_series(1, $1) i", [streams])
-            try connection.execute("""
-                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
-                SELECT 'd' || i, 'u' || i, 'ios', 'fcm-d' || i, md5('pts' || i) FROM generate_series(1, $1) i
-                """, [streams])
-            try connection.execute("""
-                INSERT INTO streams (id, title, planned_start_at) SELECT 's' || i, 'Stream ' || i, now() + interval '124 seconds'
-                FROM generate_series(1, $1) i
-                """, [streams])
-            try connection.execute("""
-                INSERT INTO stream_participants (stream_id, user_id, role) SELECT 's' || i, 'u' || i, 'creator' FROM generate_series(1, $1) i
-                """, [streams])
-        }
+        try await system.burst(streams, startsIn: 124)
         try await system.fault(["latencyMs": 20])
         let workers = try (0..<3).map { _ in try system.startWorker() }
         try await system.waitForPushes(timeout: .seconds(30), "the burst to begin") { $0.count >= 100 }

@@ -1,4 +1,6 @@
-import CountdownCore
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 import Testing
 import TestSupport

@@ -1,8 +1,11 @@
-import CountdownCore
+import CountdownDomain
+import CountdownStore
+import CountdownWorker
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Telemetry
 import Testing
 import TestSupport
 
@@ -37,7 +40,8 @@ import TestSupport
         #expect(metrics.status == 200)
         // Every metric deploy/ relies on (dashboard, alerts, autoscaler) is exported by a real worker.
         let contract = try String(contentsOf: FakeFCMProcess.repositoryRoot.appendingPathComponent("deploy/metrics.txt"), encoding: .utf8)
-        let families = Set(contract.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { line -> String in
+        // countdown_api_* are the API's (APIProcessTests).
+        let families = Set(contract.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty && !$0.hasPrefix("countdown_api_") }.map { line -> String in
             var name = String(line.prefix { $0 != "{" })
             for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
             return name
@@ -46,6 +50,9 @@ import TestSupport
         for family in families {
             #expect(metrics.body.contains("# TYPE \(family) "), "deploy/metrics.txt lists \(family) but the worker does not export it")
         }
+        #expect(metrics.body.contains("countdown_build_info{version=\"\(BuildInfo.version)\"} 1"))
+        let first = worker.log.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains("worker starting") && first.contains("\"version\":\"\(BuildInfo.version)\""), "the first log line: \(first)")
         worker.terminate()
         #expect(await worker.waitForExit(timeout: 10) == 0, "SIGTERM drains and exits 0")
         #expect(worker.log.contains("worker stopped"))

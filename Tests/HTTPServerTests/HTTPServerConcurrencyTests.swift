@@ -40,7 +40,9 @@ import Testing
         #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
-    @Test func stopAnswersSuspendedRequestsAndReturns() async throws {
+    /// `stop()`, and `shutdown()` that async callers use (it drains off the cooperative pool).
+    @Test(arguments: [false, true])
+    func stopAnswersSuspendedRequestsAndReturns(async: Bool) async throws {
         let server = HTTPServer(configuration: .init(address: "127.0.0.1:0", threads: 2), asyncHandler: { _ in
             try? await Task.sleep(for: .seconds(60))
             return .text("too late")
@@ -51,8 +53,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))  // let the request reach the handler; the test holds either way
         let clock = ContinuousClock()
         let started = clock.now
-        server.stop()
+        if async { await server.shutdown() } else { server.stop() }
         #expect(clock.now - started < .seconds(6))
+        #expect(server.boundPort == nil)
         let status = socket.readStatus()
         #expect(status == 503 || status == nil)
     }

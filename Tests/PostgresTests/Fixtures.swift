@@ -1,6 +1,7 @@
 import BlockingIO
 import Foundation
 import Postgres
+import Testing
 import TestSupport
 
 /// Runs `body` with a client on a fresh database, then closes the client and drops the database.
@@ -60,4 +61,37 @@ func microseconds(_ date: Date) -> Int64 {
 
 func date(microseconds: Int64) -> Date {
     Date(timeIntervalSinceReferenceDate: Double(microseconds - 978_307_200_000_000) / 1_000_000)
+}
+
+/// Ends backend `pid` from another connection and waits until it is gone.
+func terminate(_ pid: Int32, _ database: TestDatabase) async throws {
+    try await database.administer { _ = try $0.query("SELECT pg_terminate_backend($1::int)", [Int(pid)]) }
+    try await waitUntil("backend \(pid) to exit") {
+        try await database.administer { connection in
+            try connection.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1::int", [Int(pid)]).isEmpty
+        }
+    }
+}
+
+/// Waits until a session of `database` runs `pg_sleep`.
+func waitUntilSleeping(in database: TestDatabase) async throws {
+    let name = database.name
+    try await waitUntil("a pg_sleep to run in \(name)") {
+        try await database.administer { connection in
+            !(try connection.query("""
+                SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%pg_sleep%'
+                """, [name]).isEmpty)
+        }
+    }
+}
+
+/// Cancels `task` once a session of `database` runs `pg_sleep`, and expects it to end with `CancellationError`
+/// within a few seconds (not the minute the statement asked for).
+func cancelWhileSleeping<T: Sendable>(_ task: Task<T, any Error>, in database: TestDatabase) async throws {
+    try await waitUntilSleeping(in: database)
+    let clock = ContinuousClock()
+    let cancelled = clock.now
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    #expect(clock.now - cancelled < .seconds(5))
 }

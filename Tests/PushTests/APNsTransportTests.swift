@@ -148,9 +148,11 @@ import Testing
     @Test func answersAreClassified() async throws {
         let provider = try APNsProviderToken(keyFile: PushTestKeys.p8Path, keyID: "TESTKEY123", teamID: "TEAM456789")
         let answers: [(HTTPResponse, PushResult)] = [
-            (ScriptedHTTP.response(410, #"{"reason":"Unregistered","timestamp":1776384000000}"#), .deadToken(reason: "Unregistered")),
-            (ScriptedHTTP.response(400, #"{"reason":"BadDeviceToken"}"#), .deadToken(reason: "BadDeviceToken")),
-            (ScriptedHTTP.response(413, #"{"reason":"PayloadTooLarge"}"#), .rejected(reason: "PayloadTooLarge", tokenLevel: false)),
+            (ScriptedHTTP.response(410, #"{"reason":"Unregistered","timestamp":1776384000000}"#), .tokenRefused(TokenRefusal(token: .activity, reason: "Unregistered", suspect: TokenRefusal.apnsBundle, misconfigurationShaped: false))),
+            (ScriptedHTTP.response(400, #"{"reason":"BadDeviceToken"}"#), .tokenRefused(TokenRefusal(token: .activity, reason: "BadDeviceToken", suspect: TokenRefusal.apnsEnvironment, misconfigurationShaped: true))),
+            (ScriptedHTTP.response(413, #"{"reason":"PayloadTooLarge"}"#), .rejected(reason: "PayloadTooLarge")),
+            (ScriptedHTTP.response(400, #"{"reason":"DeviceTokenNotForTopic"}"#),
+             .tokenRefused(TokenRefusal(token: .activity, reason: "DeviceTokenNotForTopic", suspect: TokenRefusal.apnsBundle, misconfigurationShaped: true))),
             (ScriptedHTTP.response(429, #"{"reason":"TooManyRequests"}"#, headers: ["Retry-After": "9"]), .retryable(after: .seconds(9), reason: "TooManyRequests")),
             (ScriptedHTTP.response(503, #"{"reason":"ServiceUnavailable"}"#), .retryable(after: nil, reason: "ServiceUnavailable")),
         ]
@@ -164,11 +166,15 @@ import Testing
         let provider = try APNsProviderToken(keyFile: PushTestKeys.p8Path, keyID: "TESTKEY123", teamID: "TEAM456789")
         let http = ScriptedHTTP { _, _ in ScriptedHTTP.response(200) }
         let transport = APNsTransport(configuration: Self.configuration(), tokens: provider, http: http)
-        guard case .rejected(_, false) = await transport.send(.notification(id: "r", fcmToken: "f", title: "t", body: "b", data: [:])) else {
+        guard case .rejected = await transport.send(.notification(id: "r", fcmToken: "f", title: "t", body: "b", data: [:])) else {
             Issue.record("a notification should be rejected")
             return
         }
-        #expect(await transport.send(Self.message(token: "../../etc")) == .rejected(reason: "the activity token is not hexadecimal", tokenLevel: true))
+        guard case .tokenRefused(let refusal) = await transport.send(Self.message(token: "../../etc")) else {
+            Issue.record("a malformed activity token should be refused")
+            return
+        }
+        #expect(refusal.token == .activity)
         #expect(http.requests.value.isEmpty)
     }
 }

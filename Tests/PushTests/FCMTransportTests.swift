@@ -46,9 +46,9 @@ import TestSupport
     @Test func everyErrorClassIsClassified() async throws {
         let harness = try await FCMHarness.make()
         let cases: [(String, (PushResult) -> Bool)] = [
-            ("unregistered-1", { $0 == .deadToken(reason: "UNREGISTERED") }),
-            ("invalid-1", { if case .rejected(let reason, true) = $0 { reason.contains("message.token") } else { false } }),
-            ("mismatch-1", { $0 == .rejected(reason: "SENDER_ID_MISMATCH: SenderId mismatch", tokenLevel: true) }),
+            ("unregistered-1", { if case .tokenRefused(let r) = $0 { r.token == .fcm && r.reason == "UNREGISTERED" } else { false } }),
+            ("invalid-1", { if case .tokenRefused(let r) = $0 { r.token == .fcm && r.reason == "INVALID_ARGUMENT" } else { false } }),
+            ("mismatch-1", { if case .tokenRefused(let r) = $0 { r.token == .fcm && r.misconfigurationShaped } else { false } }),
             ("quota-1", { $0 == .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED") && $0.isThrottled }),
             ("quotadate-1", {
                 if case .retryable(let after?, "QUOTA_EXCEEDED") = $0 { after > .seconds(20) && after <= .seconds(60) } else { false }
@@ -151,7 +151,7 @@ import TestSupport
     @Test func invalidApsIsRejectedWithoutSending() async throws {
         let harness = try await FCMHarness.make()
         let message = PushMessage.liveActivity(id: "x", fcmToken: "ok-1", activityToken: "a", apnsHeaders: [:], apsJSON: Array("{".utf8))
-        #expect(await harness.transport.send(message) == .rejected(reason: "the aps payload is not a JSON object", tokenLevel: false))
+        #expect(await harness.transport.send(message) == .rejected(reason: "the aps payload is not a JSON object"))
         #expect(try await harness.server.state().sends == 0)
     }
 

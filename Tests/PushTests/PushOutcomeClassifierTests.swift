@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 import Push
 import Testing
 
@@ -26,6 +27,20 @@ import Testing
         return PushOutcomeClassifier.apns(status: status, headers: headers, body: body, now: now)
     }
 
+    static func refusal(_ verdict: PushOutcomeClassifier.Verdict) -> TokenRefusal? {
+        guard case .result(.tokenRefused(let refusal)) = verdict else { return nil }
+        return refusal
+    }
+
+    /// The refusal without its suspect (checked separately where it matters).
+    static func shape(_ verdict: PushOutcomeClassifier.Verdict) -> TokenRefusal? {
+        refusal(verdict).map { TokenRefusal(token: $0.token, reason: $0.reason, suspect: "", misconfigurationShaped: $0.misconfigurationShaped) }
+    }
+
+    static func refused(_ token: PushTokenKind, _ reason: String, misconfiguration: Bool) -> TokenRefusal? {
+        TokenRefusal(token: token, reason: reason, suspect: "", misconfigurationShaped: misconfiguration)
+    }
+
     @Test func fcmSuccessCarriesTheMessageName() {
         #expect(Self.fcm(200, Array("{\"name\":\"projects/p/messages/123\"}".utf8)) == .result(.accepted(messageName: "projects/p/messages/123")))
         #expect(Self.fcm(200, []) == .result(.accepted(messageName: nil)))
@@ -33,7 +48,7 @@ import Testing
 
     @Test func fcmUnregisteredIsADeadToken() {
         let body = Self.fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
-        #expect(Self.fcm(404, body) == .result(.deadToken(reason: "UNREGISTERED")))
+        #expect(Self.shape(Self.fcm(404, body)) == Self.refused(.fcm, "UNREGISTERED", misconfiguration: false))
     }
 
     @Test func fcmNotFoundWithoutUnregisteredIsConfiguration() {
@@ -46,21 +61,39 @@ import Testing
     @Test func fcmInvalidArgumentOnTheTokenIsTokenLevel() {
         let body = Self.fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token",
                                  errorCode: "INVALID_ARGUMENT", violations: [("message.token", "Invalid registration token")])
-        let expected = "INVALID_ARGUMENT: The registration token is not a valid FCM registration token (message.token: Invalid registration token)"
-        #expect(Self.fcm(400, body) == .result(.rejected(reason: expected, tokenLevel: true)))
+        #expect(Self.refusal(Self.fcm(400, body))?.token == .fcm)
+        #expect(Self.refusal(Self.fcm(400, body))?.reason == "INVALID_ARGUMENT")
+    }
+
+    /// Firebase's documented example: no BadRequest detail, the message names the registration token.
+    @Test func fcmInvalidRegistrationTokenWithoutFieldViolationsNamesTheFCMToken() {
+        let body = Self.fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token",
+                                 errorCode: "INVALID_ARGUMENT")
+        #expect(Self.refusal(Self.fcm(400, body))?.token == .fcm)
+    }
+
+    /// A bad Live Activity token names `message.apns.live_activity_token`: the activity token is refused, never
+    /// the FCM token (which also carries reminders and end pushes).
+    @Test func fcmInvalidLiveActivityTokenNamesTheActivityToken() {
+        let body = Self.fcmError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", errorCode: "INVALID_ARGUMENT",
+                                 violations: [("message.apns.live_activity_token", "Invalid live activity token")])
+        #expect(Self.shape(Self.fcm(400, body)) == Self.refused(.activity, "INVALID_ARGUMENT", misconfiguration: false))
+        let plain = Self.fcmError(400, "INVALID_ARGUMENT", "Invalid value at 'message.apns.live_activity_token'")
+        #expect(Self.refusal(Self.fcm(400, plain))?.token == .activity)
     }
 
     @Test func fcmInvalidArgumentOnThePayloadIsNotTokenLevel() {
         let body = Self.fcmError(400, "INVALID_ARGUMENT", "Invalid JSON payload received.", errorCode: "INVALID_ARGUMENT",
                                  violations: [("message.apns.payload", "Unknown name \"x\"")])
-        guard case .result(.rejected(let reason, let tokenLevel)) = Self.fcm(400, body) else { Issue.record("not rejected"); return }
-        #expect(!tokenLevel)
+        guard case .result(.rejected(let reason)) = Self.fcm(400, body) else { Issue.record("not rejected"); return }
         #expect(reason.contains("message.apns.payload: Unknown name \"x\""))
     }
 
     @Test func fcmSenderIDMismatchIsTokenLevel() {
         let body = Self.fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
-        #expect(Self.fcm(403, body) == .result(.rejected(reason: "SENDER_ID_MISMATCH: SenderId mismatch", tokenLevel: true)))
+        let refusal = Self.refusal(Self.fcm(403, body))
+        #expect(Self.shape(Self.fcm(403, body)) == Self.refused(.fcm, "SENDER_ID_MISMATCH", misconfiguration: true))
+        #expect(refusal?.suspect == TokenRefusal.fcmProject)
         let denied = Self.fcm(403, Self.fcmError(403, "PERMISSION_DENIED", "Firebase Cloud Messaging API has not been used"))
         #expect(denied == .result(.configurationError(reason: "PERMISSION_DENIED: Firebase Cloud Messaging API has not been used")))
     }
@@ -104,16 +137,26 @@ import Testing
     }
 
     @Test func apnsDeadTokens() {
-        #expect(Self.apns(410, reason: "Unregistered") == .result(.deadToken(reason: "Unregistered")))
-        #expect(Self.apns(410, reason: "ExpiredToken") == .result(.deadToken(reason: "ExpiredToken")))
-        #expect(Self.apns(400, reason: "BadDeviceToken") == .result(.deadToken(reason: "BadDeviceToken")))
+        #expect(Self.shape(Self.apns(410, reason: "Unregistered")) == Self.refused(.activity, "Unregistered", misconfiguration: false))
+        #expect(Self.shape(Self.apns(410, reason: "ExpiredToken")) == Self.refused(.activity, "ExpiredToken", misconfiguration: false))
+    }
+
+    /// BadDeviceToken is also APNs' answer to a token of the other environment; DeviceTokenNotForTopic to a token
+    /// of another app: both name the activity token and are shaped like a misconfiguration.
+    @Test func apnsMisconfigurationShapedRefusalsNameTheLikelyWrongSetting() {
+        let badToken = Self.refusal(Self.apns(400, reason: "BadDeviceToken"))
+        #expect(Self.shape(Self.apns(400, reason: "BadDeviceToken")) == Self.refused(.activity, "BadDeviceToken", misconfiguration: true))
+        #expect(badToken?.suspect == "APNS_ENVIRONMENT")
+        let notForTopic = Self.refusal(Self.apns(400, reason: "DeviceTokenNotForTopic"))
+        #expect(Self.shape(Self.apns(400, reason: "DeviceTokenNotForTopic")) == Self.refused(.activity, "DeviceTokenNotForTopic", misconfiguration: true))
+        #expect(notForTopic?.suspect == "APNS_BUNDLE_ID")
     }
 
     @Test func apnsRejections() {
-        #expect(Self.apns(400, reason: "DeviceTokenNotForTopic") == .result(.rejected(reason: "DeviceTokenNotForTopic", tokenLevel: true)))
-        #expect(Self.apns(400, reason: "BadExpirationDate") == .result(.rejected(reason: "BadExpirationDate", tokenLevel: false)))
-        #expect(Self.apns(400, reason: "PayloadEmpty") == .result(.rejected(reason: "PayloadEmpty", tokenLevel: false)))
-        #expect(Self.apns(413, reason: "PayloadTooLarge") == .result(.rejected(reason: "PayloadTooLarge", tokenLevel: false)))
+        #expect(Self.apns(400, reason: "BadExpirationDate") == .result(.rejected(reason: "BadExpirationDate")))
+        #expect(Self.apns(400, reason: "PayloadEmpty") == .result(.rejected(reason: "PayloadEmpty")))
+        #expect(Self.apns(400, reason: "MissingDeviceToken") == .result(.rejected(reason: "MissingDeviceToken")))
+        #expect(Self.apns(413, reason: "PayloadTooLarge") == .result(.rejected(reason: "PayloadTooLarge")))
     }
 
     @Test func apnsProviderTokenProblems() {
@@ -126,7 +169,11 @@ import Testing
     @Test func apnsThrottlingAndServerErrorsAreRetryable() {
         let throttled = Self.apns(429, reason: "TooManyRequests", headers: ["Retry-After": "12"])
         #expect(throttled == .result(.retryable(after: .seconds(12), reason: "TooManyRequests")))
-        if case .result(let result) = throttled { #expect(result.isThrottled) }
+        // One device token's limit: retried alone, the fleet's rate stays.
+        if case .result(let result) = throttled { #expect(!result.isThrottled) }
+        let updates = Self.apns(429, reason: "TooManyProviderTokenUpdates")
+        #expect(updates == .result(.retryable(after: nil, reason: "TooManyProviderTokenUpdates")))
+        if case .result(let result) = updates { #expect(!result.isThrottled) }
         #expect(Self.apns(429, reason: nil) == .result(.retryable(after: nil, reason: "TooManyRequests")))
         #expect(Self.apns(500, reason: "InternalServerError") == .result(.retryable(after: nil, reason: "InternalServerError")))
         #expect(Self.apns(503, reason: "ServiceUnavailable") == .result(.retryable(after: nil, reason: "ServiceUnavailable")))

@@ -1,5 +1,6 @@
 import BlockingIO
 import HTTPClient
+import HTTPTypes
 
 /// A fake `HTTPRequestSending` that records requests and answers from a script.
 final class ScriptedHTTP: HTTPRequestSending {

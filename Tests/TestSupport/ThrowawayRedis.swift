@@ -43,7 +43,7 @@ public final class ThrowawayRedis: @unchecked Sendable {
 }
 
 /// Waits until something accepts TCP connections on the loopback `port`.
-func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
+public func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

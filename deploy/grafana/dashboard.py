@@ -1,12 +1,22 @@
-"""The Grafana dashboard of the worker's metrics, written to deploy/grafana/countdown.json by deploy/generate.py.
+"""The Grafana dashboard of the worker's and the API's metrics, written to deploy/grafana/countdown.json by
+deploy/generate.py.
 
 Queue and outbox gauges describe the shared queue (every worker reports the same value): panels take max()
-over workers. Counters and histograms are per worker: panels sum() them.
+over workers. Counters and histograms are per worker: panels sum() them. Every query is narrowed to the
+dashboard's `namespace` and `job` variables (one Prometheus may watch staging and production), by `scoped`.
 """
 import json
+import re
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 RATE = "$__rate_interval"
+SCOPE = 'namespace=~"$namespace", job=~"$job"'
+METRIC = re.compile(r"\b(countdown_[a-z_]+)(\{)?")
+
+
+def scoped(expr):
+    """`expr` with every countdown_* selector narrowed to the dashboard's namespace and job."""
+    return METRIC.sub(lambda m: m.group(1) + "{" + SCOPE + ("," if m.group(2) else "}"), expr)
 
 
 class Layout:
@@ -48,7 +58,7 @@ class Layout:
 
 def targets(queries):
     return [
-        {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": chr(ord("A") + index),
+        {"datasource": DATASOURCE, "expr": scoped(expr), "legendFormat": legend, "refId": chr(ord("A") + index),
          "range": True}
         for index, (expr, legend) in enumerate(queries)
     ]
@@ -144,6 +154,18 @@ def panels():
                             f" / sum(rate(countdown_pushes_total[{RATE}]))", "error ratio")],
                           "percentunit"), 12, 8)
 
+    layout.row("Push safety")
+    layout.add(timeseries("Token guard and paused job kinds",
+                          "1 while the token guard holds token refusals back (no token is cleared); 1 per job kind "
+                          "whose claiming is paused (countdown-admin pause).",
+                          [("max(countdown_push_token_guard_tripped)", "token guard tripped"),
+                           ("max by (kind) (countdown_queue_paused)", "paused {{kind}}")], "none"), 12, 8)
+    layout.add(timeseries("Undeliverable end pushes",
+                          "Sessions given up on when their end push's dismissal window closed, by last reason "
+                          "(countdown-admin show lists them).",
+                          [(f"sum by (reason) (increase(countdown_end_undeliverable_total[{RATE}]))", "{{reason}}")],
+                          "none"), 12, 8)
+
     layout.row("Queue and lateness")
     layout.add(timeseries("Queue depth by state", "Jobs in the Redis queue: delayed, due, leased, dead.",
                           [("max by (state) (countdown_queue_jobs)", "{{state}}")], "none"), 12, 8)
@@ -164,21 +186,57 @@ def panels():
                            (f"sum by (kind) (increase(countdown_reconcile_repaired_total[{RATE}]))",
                             "repaired {{kind}}")],
                           "none"), 8, 8)
+    layout.add(timeseries("Quarantine", "Rows the relay or the reconciler could not read or plan (countdown-admin "
+                          "quarantine list), and how often they were met.",
+                          [("max(countdown_quarantine_rows)", "quarantined rows"),
+                           (f"sum by (found_by) (increase(countdown_quarantine_events_total[{RATE}]))",
+                            "found by {{found_by}}")],
+                          "none"), 8, 8)
+
+    layout.row("API")
+    layout.add(timeseries("API requests by route and status", "Requests answered per second.",
+                          [(f"sum by (route, status) (rate(countdown_api_requests_total[{RATE}]))",
+                            "{{route}} {{status}}")],
+                          "reqps", stack=True), 12, 8)
+    layout.add(timeseries("API 5xx ratio", "Requests answered 5xx over all requests (alert above 5%).",
+                          [(f'sum(rate(countdown_api_requests_total{{status=~"5.."}}[{RATE}]))'
+                            f" / sum(rate(countdown_api_requests_total[{RATE}]))", "5xx ratio")],
+                          "percentunit"), 12, 8)
+    layout.add(timeseries("API latency", "From a complete request to its answer, by route.",
+                          quantiles("countdown_api_request_duration_seconds", ["route"]), "s"), 12, 8)
+    layout.add(timeseries("API authentication failures", "Requests refused with 401, by route.",
+                          [(f"sum by (route) (rate(countdown_api_auth_failures_total[{RATE}]))", "{{route}}")],
+                          "reqps"), 12, 8)
 
     layout.row("Fleet")
-    layout.add(timeseries("Ready workers", "Workers reporting ready, and versions running.",
+    layout.add(timeseries("Ready workers", "Workers reporting ready, and processes by version (worker and API).",
                           [("sum(countdown_worker_ready)", "ready"),
-                           ("count by (version) (countdown_build_info)", "version {{version}}")],
-                          "none"), 24, 6)
+                           ("count by (job, version) (countdown_build_info)", "{{job}} {{version}}")],
+                          "none"), 12, 6)
+    layout.add(timeseries("Clock offset", "Redis server time minus each worker's clock (alert beyond 2 s).",
+                          [("max by (instance) (countdown_worker_clock_offset_seconds)", "{{instance}}")],
+                          "s", min_zero=False), 12, 6)
     return layout.numbered()
+
+
+def query_variable(name, label, query):
+    """A multi-value variable from label values, "All" by default. With no label at all (a Prometheus without
+    namespaces, e.g. compose), All matches the empty value too."""
+    return {
+        "name": name, "label": label, "type": "query", "datasource": DATASOURCE,
+        "query": {"query": query, "refId": f"{name}-values"}, "definition": query,
+        "multi": True, "includeAll": True, "allValue": ".*", "current": {"text": "All", "value": "$__all"},
+        "hide": 0, "refresh": 2, "sort": 1, "regex": "", "options": [],
+    }
 
 
 def dashboard():
     return {
         "uid": "countdown-workers",
-        "title": "Countdown workers",
+        "title": "Countdown",
         "description": "Throughput, push results, queue depth and lateness, outbox lag and latency of "
-                       "countdown-worker (generated by deploy/generate.py from deploy/grafana/dashboard.py).",
+                       "countdown-worker, and the API's requests, per namespace and job (generated by "
+                       "deploy/generate.py from deploy/grafana/dashboard.py).",
         "tags": ["countdown"],
         "timezone": "browser",
         "editable": True,
@@ -190,10 +248,12 @@ def dashboard():
         "timepicker": {},
         "annotations": {"list": []},
         "links": [],
-        "templating": {"list": [{
-            "name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
-            "current": {}, "hide": 0, "refresh": 1, "regex": "", "options": [],
-        }]},
+        "templating": {"list": [
+            {"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
+             "current": {}, "hide": 0, "refresh": 1, "regex": "", "options": []},
+            query_variable("namespace", "Namespace", "label_values(countdown_build_info, namespace)"),
+            query_variable("job", "Job", 'label_values(countdown_build_info{namespace=~"$namespace"}, job)'),
+        ]},
         "panels": panels(),
     }
 

@@ -67,6 +67,8 @@ def check_semantics(repo, image_executables, report):
     model = interpolate(load(repo, BASE), {}, set())
     services = model["services"]
     _check_datastores(services, report)
+    _check_limits(services, report)
+    _check_required_secrets(load(repo, BASE), report)
     _check_fake_fcm(services, report)
     _check_observability(repo, services, report)
 
@@ -180,12 +182,41 @@ def _check_datastores(services, report):
         report.error("services.redis", "must run with AOF on (--appendonly yes)")
     if "--maxmemory-policy noeviction" not in command:
         report.error("services.redis", "must never evict keys (--maxmemory-policy noeviction): the queue lives there")
+    if "--maxmemory " not in command:
+        report.error("services.redis", "needs --maxmemory below its memory limit (a full Redis refuses writes, "
+                                       "instead of being killed)")
     for store, data in (("postgres", "/var/lib/postgresql/data"), ("redis", "/data")):
         service = services.get(store, {})
         if not service.get("healthcheck", {}).get("test"):
             report.error(f"services.{store}", "needs a healthcheck (others wait for it)")
         if not any(str(v).endswith(":" + data) and not str(v).startswith((".", "/")) for v in service.get("volumes", [])):
             report.error(f"services.{store}", f"keeps {data} in a named volume")
+
+
+def _check_limits(services, report):
+    """Every service has CPU and memory limits and rotated logs: one runaway container must not take the host."""
+    for name, service in services.items():
+        limits = service.get("deploy", {}).get("resources", {}).get("limits", {})
+        for resource in ("cpus", "memory"):
+            if resource not in limits:
+                report.error(f"services.{name}", f"needs deploy.resources.limits.{resource}")
+        logging = service.get("logging", {})
+        if logging.get("driver", "json-file") in ("json-file", "local") and "max-size" not in logging.get("options", {}):
+            report.error(f"services.{name}", "needs logging.options.max-size (rotated logs)")
+
+
+SECRET_VARIABLES = ("POSTGRES_PASSWORD", "API_JWT_SECRET", "GRAFANA_ADMIN_PASSWORD")
+
+
+def _check_required_secrets(raw, report):
+    """Secrets have no fallback in the base file: ${NAME:?message}, never ${NAME:-development value}."""
+    text = json.dumps(raw)
+    for name in SECRET_VARIABLES:
+        if f"${{{name}:?" not in text:
+            report.error(BASE, f"{name} must be required (${{{name}:?...}})")
+        if f"${{{name}:-" in text or f"${{{name}-" in text:
+            report.error(BASE, f"{name} must not fall back to a default (development values belong in "
+                               "deploy/compose/development.env)")
 
 
 def _check_fake_fcm(services, report):

@@ -47,6 +47,7 @@ def check_dockerfile(repo, manifest, tools, report):
     _check_bases(dockerfile, build, runtime, report)
     _check_packages(manifest, build, runtime, report)
     _check_build(manifest, build, runtime, report)
+    _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
 
@@ -110,6 +111,31 @@ def _check_build(manifest, build, runtime, report):
         if not any(words and words[0].rstrip("/") == name for flags, words in
                    (i.flags_and_words() for i in build.all("COPY"))):
             report.error("Dockerfile", f"build stage does not copy {name} (SwiftPM loads every target)")
+
+
+VERSION_FILE = "Sources/Telemetry/VERSION"
+
+
+def _check_version(build, report):
+    """The VERSION build argument reaches the executables: written into the embedded VERSION file after the
+    sources are copied and before the first `swift build`."""
+    if "VERSION" not in stage_args(build):
+        report.error("Dockerfile", "build stage has no `ARG VERSION` (what --version and countdown_build_info report)")
+        return
+    order = {"copy": None, "write": None, "build": None}
+    for index, instruction in enumerate(build.instructions):
+        if instruction.keyword == "COPY" and order["copy"] is None and "Sources" in instruction.arguments:
+            order["copy"] = index
+        if instruction.keyword == "RUN":
+            writes = re.search(r">\s*" + re.escape(VERSION_FILE), instruction.arguments)
+            if writes and "${VERSION}" in instruction.arguments and order["write"] is None:
+                order["write"] = index
+            if "swift build" in instruction.arguments and order["build"] is None:
+                order["build"] = index
+    if order["write"] is None:
+        report.error("Dockerfile", f"build stage never writes ${{VERSION}} into {VERSION_FILE}")
+    elif not (order["copy"] or -1) < order["write"] < (order["build"] if order["build"] is not None else 10**6):
+        report.error("Dockerfile", f"{VERSION_FILE} must be written after COPY Sources and before swift build")
 
 
 def _check_runtime(repo, dockerfile, runtime, manifest, report):

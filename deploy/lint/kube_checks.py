@@ -4,20 +4,22 @@ rules of this deployment (probes, drain time, security context, references, netw
 import yaml
 
 import kube_schema
-import kustomize
+import kubectl_kustomize
 from config_variables import (DEFAULT_API_ADDR, DEFAULT_HTTP_ADDR, DEFAULT_SHUTDOWN_GRACE_SECONDS,
                               check_environment, port_of)
 
 KUBERNETES = "deploy/kubernetes"
 SECRETS = f"{KUBERNETES}/secrets"
-NOT_MANIFESTS = {f"{KUBERNETES}/prometheus-adapter/values.yaml"}
+NOT_MANIFESTS = {f"{KUBERNETES}/components/monitoring/prometheus-adapter-values.yaml"}
 WORKER_EGRESS_PORTS = {53, 5432, 6379, 6380, 26379, 443}  # DNS, PostgreSQL, Redis (plain, TLS-only, Sentinel), push
 PUBLIC_ONLY_EXCEPT = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"}
 WORKLOAD_KINDS = {"Deployment", "Job", "StatefulSet", "DaemonSet"}
 
 
-def kustomization_dirs(repo):
-    return sorted(p.parent for p in (repo / KUBERNETES).rglob("kustomization.yaml"))
+def kustomization_dirs(repo, components=True):
+    """Directories with a kustomization file; without components (`kind: Component`) when asked."""
+    return sorted(p.parent for p in (repo / KUBERNETES).rglob("kustomization.yaml")
+                  if components or not kubectl_kustomize.is_component(p.parent))
 
 
 def manifest_files(repo):
@@ -116,7 +118,7 @@ def check_render(name, resources, secrets, image_executables, adapter_metrics, n
         report.error(name, f"workloads run different images: {sorted(images)}")
     if name != "base":
         for image in images:
-            _, tag, digest = kustomize.split_image(image)
+            _, tag, digest = kubectl_kustomize.split_image(image)
             if not digest and tag in ("", "latest"):
                 report.error(name, f"image {image} is not pinned to a tag or digest")
     for resource in resources:
@@ -177,6 +179,7 @@ def _check_workload(name, workload, config, secrets, image_executables, hpa_targ
         if secret and secret["secretName"] not in secrets:
             report.error(where, f"volume {volume['name']} uses Secret {secret['secretName']}, which no template in "
                                 f"{SECRETS} defines")
+    init_names = {c["name"] for c in spec.get("initContainers", [])}
     for container in spec.get("containers", []) + spec.get("initContainers", []):
         cwhere = f"{where} container {container['name']}"
         images.add(container.get("image"))
@@ -199,8 +202,12 @@ def _check_workload(name, workload, config, secrets, image_executables, hpa_targ
         elif program == "countdown-api":
             _check_serving(cwhere, spec, container, env, "API_ADDR", DEFAULT_API_ADDR, report)
         elif program == "countdown-admin":
-            if workload["kind"] != "Job" or spec.get("restartPolicy") not in ("Never", "OnFailure"):
-                report.error(cwhere, "the admin command runs as a Job with restartPolicy Never or OnFailure")
+            if container["name"] in init_names:
+                if (container.get("args") or container.get("command")) != ["countdown-admin", "migrate"]:
+                    report.error(cwhere, "an admin init container may only run countdown-admin migrate")
+            elif workload["kind"] != "Job" or spec.get("restartPolicy") not in ("Never", "OnFailure"):
+                report.error(cwhere, "the admin command runs as an init container (migrate) or a Job with restartPolicy "
+                                     "Never or OnFailure")
 
 
 def _check_container_security(where, container, volumes, report):

@@ -3,14 +3,15 @@ configuration without a Docker engine or a cluster. Run through scripts/lint-dep
 import argparse
 import subprocess
 import sys
-import unittest
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 import compose_checks
 import image_checks
 import kube_checks
-import kustomize
+import kubectl_kustomize
 import observability_checks
 import native_build
 import runtime_libraries
@@ -28,6 +29,7 @@ class Tools:
     check_jsonschema: str
     yamllint: str
     promtool: str
+    kubectl: str
 
 
 def main():
@@ -37,22 +39,21 @@ def main():
     parser.add_argument("--render", metavar="DIR", help="print the rendered kustomization in DIR and exit")
     parser.add_argument("--build", action="store_true", help="also run the Dockerfile's build stage natively "
                                                               "(release builds: minutes)")
-    parser.add_argument("--tools", nargs=4, metavar=("HADOLINT", "CHECK_JSONSCHEMA", "YAMLLINT", "PROMTOOL"),
+    parser.add_argument("--tools", nargs=5, metavar=("HADOLINT", "CHECK_JSONSCHEMA", "YAMLLINT", "PROMTOOL", "KUBECTL"),
                         required=True)
     args = parser.parse_args()
+    tools = Tools(*args.tools)
     if args.render:
         try:
-            print(kustomize.dump(kustomize.build(args.render)), end="")
-        except kustomize.KustomizeError as error:
+            print(kubectl_kustomize.render(tools.kubectl, args.render), end="")
+        except kubectl_kustomize.KustomizeError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
         return 0
-    tools = Tools(*args.tools)
     report = Report()
     manifest = Manifest((REPO / "Package.swift").read_text())
     executables = image_checks.image_executables(REPO, manifest)
 
-    section(report, "kustomize renderer self-test", lambda: _self_test(report))
     section(report, "Dockerfile (hadolint, Package.swift packages and products)",
             lambda: image_checks.check_dockerfile(REPO, manifest, tools, report) or
             f"image holds {', '.join(executables)}")
@@ -80,10 +81,10 @@ def main():
     section(report, "Kubernetes manifest files (kubernetes-validate, strict)", lambda: _manifest_files(report))
     section(report, "Kubernetes secret templates", lambda: kube_checks.check_secret_templates(REPO, report))
     secrets = kube_checks.secret_templates(REPO)
-    for directory in kube_checks.kustomization_dirs(REPO):
+    for directory in kube_checks.kustomization_dirs(REPO, components=False):
         name = str(directory.relative_to(REPO / kube_checks.KUBERNETES))
-        section(report, f"kustomization {name} (render, schemas, rules)",
-                lambda d=directory, n=name: _kustomization(d, n, secrets, executables, adapter_metrics, report))
+        section(report, f"kustomization {name} (kubectl kustomize, schemas, rules)",
+                lambda d=directory, n=name: _kustomization(tools, d, n, secrets, executables, adapter_metrics, report))
     section(report, "generated files up to date", lambda: observability_checks.check_generated(REPO, report))
     section(report, f"Grafana dashboard against {catalog.source}",
             lambda: f"{observability_checks.check_dashboard(REPO, catalog, report)} queries")
@@ -107,14 +108,6 @@ def section(report, title, run):
 def _runtime_packages():
     runtime = Dockerfile((REPO / "Dockerfile").read_text()).stage(image_checks.RUNTIME_STAGE)
     return apt_installed(runtime) if runtime else []
-
-
-def _self_test(report):
-    suite = unittest.defaultTestLoader.loadTestsFromName("test_kustomize")
-    result = unittest.TextTestRunner(stream=open("/dev/null", "w"), verbosity=0).run(suite)
-    for test, trace in result.failures + result.errors:
-        report.error(str(test), trace.strip().splitlines()[-1])
-    return f"{result.testsRun} cases"
 
 
 def _yamllint(tools, report):
@@ -157,14 +150,14 @@ def _manifest_files(report):
     return f"{count} objects in {len(sources)} files, Kubernetes {' and '.join(kube_checks.kube_schema.VALIDATION_VERSIONS)}"
 
 
-def _kustomization(directory, name, secrets, executables, adapter_metrics, report):
+def _kustomization(tools, directory, name, secrets, executables, adapter_metrics, report):
     try:
-        resources = kustomize.build(directory)
-    except kustomize.KustomizeError as error:
+        resources = kubectl_kustomize.build(tools.kubectl, directory)
+    except kubectl_kustomize.KustomizeError as error:
         report.error(name, str(error))
         return None
     kube_checks.validate_schemas(REPO, [(name, resources)], report)
-    spec = kustomize.yaml.safe_load(kustomize.kustomization_file(directory).read_text())
+    spec = yaml.safe_load(kubectl_kustomize.kustomization_file(directory).read_text())
     kube_checks.check_render(name, resources, secrets, executables, adapter_metrics, spec.get("namespace"), report)
     return f"{len(resources)} objects"
 

@@ -6,6 +6,8 @@ SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[^\"}]|\"(?:[^\"\\]|\\.)*
 LABEL_NAME = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*=")
 # Labels that Prometheus itself attaches to every scraped series (compose and Kubernetes service discovery).
 TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "endpoint", "container", "environment"}
+# Series Prometheus itself writes for every target (rules may use them; no scrape contains them).
+SYNTHETIC = {"up": set()}
 
 
 class Catalog:
@@ -43,4 +45,4 @@ class Catalog:
         return cls(metrics, str(path))
 
     def labels(self, name):
-        return self.metrics.get(name)
+        return self.metrics.get(name, SYNTHETIC.get(name))

@@ -1,6 +1,7 @@
 """The Grafana dashboard, the Prometheus configuration and alert rules, the adapter rules and the generated
 files, all against the metrics the worker exports."""
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -9,14 +10,14 @@ from pathlib import Path
 import yaml
 
 from compose_checks import BASE, container_mounts
-from promql_checks import adapter_to_promql, check_expression, grafana_to_promql
+from promql_checks import adapter_to_promql, check_expression, check_grouped_by, grafana_to_promql
 
 DASHBOARD = "deploy/grafana/countdown.json"
 ALERTS = "deploy/prometheus/alerts.yml"
 ALERT_TESTS = "deploy/prometheus/alerts.test.yml"
 PROMETHEUS_CONFIG = "deploy/prometheus/prometheus.yml"
-ADAPTER_VALUES = "deploy/kubernetes/prometheus-adapter/values.yaml"
-PROMETHEUS_RULE = "deploy/kubernetes/overlays/production/prometheusrule.yaml"
+ADAPTER_VALUES = "deploy/kubernetes/components/monitoring/prometheus-adapter-values.yaml"
+PROMETHEUS_RULE = "deploy/kubernetes/components/monitoring/prometheusrule.yaml"
 # What the issue asks the dashboard to show, as metrics it must query.
 DASHBOARD_MUST_SHOW = {
     "throughput": "countdown_jobs_total",
@@ -25,14 +26,24 @@ DASHBOARD_MUST_SHOW = {
     "lateness": "countdown_job_lateness_seconds_bucket",
     "outbox lag": "countdown_outbox_lag_seconds",
     "latency": "countdown_push_latency_seconds_bucket",
+    "API requests": "countdown_api_requests_total",
+    "API latency": "countdown_api_request_duration_seconds_bucket",
 }
+# Variables every query must use: one Prometheus may watch several deployments.
+DASHBOARD_SCOPE = ("namespace", "job")
 ALERTS_MUST_COVER = {
     "dead letters growing": "countdown_queue_jobs",
     "lateness above a bound": "countdown_queue_oldest_lateness_seconds",
     "outbox lag": "countdown_outbox_lag_seconds",
     "push error rate": "countdown_pushes_total",
     "no worker ready": "countdown_worker_ready",
+    "API 5xx": "countdown_api_requests_total",
+    "reconciler errors": "countdown_reconcile_runs_total",
+    "clock offset": "countdown_worker_clock_offset_seconds",
+    "scrape failures": "up",
 }
+RUNBOOKS = "docs/runbooks.md"
+RUNBOOK_URL = re.compile(r"^https://\S+/docs/runbooks\.md#([a-z0-9-]+)$")
 
 
 def check_generated(repo, report):
@@ -52,6 +63,9 @@ def check_dashboard(repo, catalog, report):
         if key not in dashboard:
             report.error(DASHBOARD, f"has no {key}")
     variables = {v.get("name") for v in dashboard.get("templating", {}).get("list", [])}
+    for variable in DASHBOARD_SCOPE:
+        if variable not in variables:
+            report.error(DASHBOARD, f"has no {variable} variable")
     ids = set()
     used = set()
     count = 0
@@ -74,6 +88,9 @@ def check_dashboard(repo, catalog, report):
                 report.error(where, f"duplicate refId {target.get('refId')}")
             ref_ids.add(target.get("refId"))
             used |= check_expression(grafana_to_promql(target.get("expr", "")), catalog, where, report)
+            for variable in DASHBOARD_SCOPE:
+                if f"${variable}" not in target.get("expr", ""):
+                    report.error(where, f"query {target.get('refId')} is not narrowed to ${variable}")
             count += 1
         if not panel.get("targets"):
             report.error(where, "has no queries")
@@ -100,9 +117,11 @@ def check_alerts(repo, catalog, tools, report):
             if "alert" in rule:
                 if rule.get("labels", {}).get("severity") not in ("critical", "warning", "info"):
                     report.error(where, "needs labels.severity critical, warning or info")
-                for annotation in ("summary", "description"):
+                for annotation in ("summary", "description", "runbook_url"):
                     if not rule.get("annotations", {}).get(annotation):
                         report.error(where, f"needs annotations.{annotation}")
+                _check_runbook(repo, rule, where, report)
+                check_grouped_by(rule["expr"], "namespace", where, report)
     for topic, metric in ALERTS_MUST_COVER.items():
         if metric not in used:
             report.error(ALERTS, f"no alert on {topic} ({metric})")
@@ -110,6 +129,20 @@ def check_alerts(repo, catalog, tools, report):
     if rule_object.get("spec", {}).get("groups") != rules.get("groups"):
         report.error(PROMETHEUS_RULE, f"groups differ from {ALERTS}: run python3 deploy/generate.py")
     return count
+
+
+def _check_runbook(repo, rule, where, report):
+    """runbook_url points at docs/runbooks.md#<alert name in lower case>, a heading that exists."""
+    url = rule.get("annotations", {}).get("runbook_url", "")
+    match = RUNBOOK_URL.match(url)
+    anchor = rule["alert"].lower()
+    if not match or match.group(1) != anchor:
+        report.error(where, f"runbook_url must end in {RUNBOOKS}#{anchor} (got {url!r})")
+        return
+    headings = {re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+                for line in (repo / RUNBOOKS).read_text().splitlines() if line.startswith("#")}
+    if anchor not in headings:
+        report.error(where, f"{RUNBOOKS} has no heading for #{anchor}")
 
 
 def check_prometheus_config(repo, tools, report):

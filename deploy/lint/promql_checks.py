@@ -84,3 +84,23 @@ def _name_matcher(selector):
 
 def _modifier_labels(modifier):
     return list(getattr(modifier, "labels", None) or [])
+
+
+def check_grouped_by(expr, label, where, report):
+    """Every aggregation in `expr` keeps `label` (`by (..., label)`), so that one Prometheus watching several
+    deployments evaluates each on its own; `absent()` (no labels at all) is allowed as the last resort."""
+    try:
+        tree = promql_parser.parse(expr)
+    except ValueError:
+        return  # reported by check_expression
+
+    def visit(node):
+        if isinstance(node, promql_parser.AggregateExpr):
+            modifier = node.modifier
+            labels = _modifier_labels(modifier) if modifier is not None else []
+            without = modifier is not None and "without" in str(getattr(modifier, "type", "")).lower()
+            if without and label in labels or not without and label not in labels:
+                report.error(where, f"aggregates without keeping '{label}': use by ({label}, ...)")
+        return True
+
+    promql_parser.walk(tree, visit)

@@ -1,4 +1,4 @@
-"""alerts.yml wrapped into the PrometheusRule of the production overlay (Prometheus Operator), written by
+"""alerts.yml wrapped into the PrometheusRule of components/monitoring (Prometheus Operator), written by
 deploy/generate.py."""
 from pathlib import Path
 

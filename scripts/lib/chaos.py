@@ -21,6 +21,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -461,6 +462,100 @@ def scenario_sigterm(s):
     s.wait_quiet(s.size(60, 120))
 
 
+def scenario_held_rows(s):
+    """11. The backend holds FOR UPDATE on some streams' rows for 40 s during a burst: the others start on time, the
+    held ones right after the release."""
+    hold = s.size(12, 40)
+    streams = s.size(200, 1000)
+    s.start_workers(2)
+    due = s.seed(streams)
+    held = {f"{s.prefix}{i}" for i in range(1, streams + 1, 10)}
+    listed = ", ".join(f"'{stream}'" for stream in sorted(held))
+    s.wait_until(due - 2)
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", s.d.database_url, "-f", "-"], stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    holder.stdin.write(f"BEGIN;\nSELECT id FROM streams WHERE id IN ({listed}) FOR UPDATE;\nSELECT pg_sleep({hold});\nCOMMIT;\n")
+    holder.stdin.close()
+    wait_for(lambda: int(s.d.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%'")) > 0, 10,
+             "the backend transaction to hold the rows")
+    taken = time.time()
+    code = holder.wait(hold + 30)
+    released = time.time()
+    s.note(f"{len(held)} of {streams} streams held FOR UPDATE from {taken - due:+.1f}s to {released - due:+.1f}s against the due "
+           f"second (psql exit {code})")
+    s.wait_quiet(s.size(60, 120))
+    s.tally.refresh()
+    free_times = [at for key, at in s.tally.starts if key[0].startswith(s.prefix) and key[0] not in held]
+    held_times = [at for key, at in s.tally.starts if key[0] in held]
+    free_late = max((at - due for at in free_times), default=0.0)
+    s.check(free_times and free_late <= 5, f"the streams not held started on time (latest {free_late:.2f}s after the due second, bound 5s)")
+    if held_times:
+        s.check(min(held_times) >= released - 0.5, f"no held stream started before the release (first {min(held_times) - released:+.2f}s)")
+        s.check(max(held_times) - released <= 5, f"the held streams started right after the release (last {max(held_times) - released:+.2f}s, "
+                                                  "bound 5s)")
+    else:
+        s.check(False, "the held streams started")
+
+
+def scenario_wrong_project(s):
+    """12. Every send answered SENDER_ID_MISMATCH for 10 s of a burst (a wrong Firebase project): the token guard
+    clears at most TOKEN_GUARD_MIN_REFUSALS tokens, `tokens restore` brings them back (and their starts go out),
+    everything is delivered once."""
+    window = 10
+    s.start_workers(2)
+    due = s.seed(s.size(200, 1000))
+    s.wait_until(due - 1)
+    s.fake.fault({"status": 403, "errorCode": "SENDER_ID_MISMATCH", "forSeconds": window})
+    began = time.time()
+    tripped = []
+
+    def watch():
+        tripped.append(any(w.metrics().get("countdown_push_token_guard_tripped") == 1 for w in s.d.workers if w.alive))
+
+    wait_for(lambda: time.time() >= began + window, 60, "the misconfiguration window", every=0.5)
+    watch()
+    # Held refusals are retried 60 s later, once the project is right again.
+    s.wait_quiet(s.size(120, 150))
+    people = f"{s.people}%"
+    cleared = [row[0] for row in s.d.sql(
+        f"SELECT push_to_start_token FROM devices WHERE device_id LIKE '{people}' AND fcm_token IS NULL", single_transaction=False)]
+    restored = s.d.admin_json("tokens", "restore", "--since", "10m", "--reason", "SENDER_ID_MISMATCH", "--yes")
+    left = int(s.d.scalar(f"SELECT count(*) FROM devices WHERE device_id LIKE '{people}' AND fcm_token IS NULL"))
+    rejected = sum(1 for r in s.fake.request_log() if r["status"] == 403)
+    s.note(f"SENDER_ID_MISMATCH for {window}s from 1s before the due second: {rejected} sends refused; {len(cleared)} FCM tokens "
+           f"cleared before the guard tripped; tokens restore: {restored}")
+    s.check(rejected >= 20, f"the misconfiguration was hit ({rejected} refusals)")
+    s.check(any(tripped), "countdown_push_token_guard_tripped was 1 on a worker")
+    s.check(len(cleared) <= 20, f"at most TOKEN_GUARD_MIN_REFUSALS tokens cleared ({len(cleared)} ≤ 20)")
+    s.check(left == 0, f"tokens restore brought every cleared token back ({left} left)")
+    # The restored tokens queue a backfill for their devices, which re-opens and sends their starts.
+    s.wait_quiet(s.size(60, 90))
+
+
+def scenario_pause(s):
+    """13. `countdown-admin pause --kind start` for 30 s in the middle of a burst, then `resume`: lost 0, duplicated 0."""
+    pause = s.size(8, 30)
+    s.start_workers(2)
+    due = s.seed(s.size(300, 2000))
+    s.wait_until(due + 0.5)
+    before = len(s.accepted_keys())
+    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos")
+    paused_at = time.time()
+    wait_for(lambda: s.d.queue_counts()[2] == 0, 30, "the running start jobs to finish", every=0.1)
+    settled = len(s.accepted_keys())
+    wait_for(lambda: time.time() >= paused_at + pause, pause + 5, "the pause", every=0.25)
+    during = len(s.accepted_keys())
+    stats = s.d.admin_json("stats")
+    s.d.admin_json("resume")
+    s.note(f"paused {pause}s from 0.5s after the due second: {before} starts accepted at the pause, {settled} once running jobs "
+           f"finished, {during} at the resume; stats showed {stats.get('pausedJobs')} held jobs")
+    s.check(during == settled, f"nothing claimed while paused ({settled} → {during})")
+    s.check(during < len(s.expected), "the pause came in the middle of the burst")
+    s.check(stats.get("pausedJobs", 0) > 0, "stats showed the held jobs")
+    s.wait_quiet(s.size(60, 120))
+
+
 SCENARIOS = [
     (1, "SIGKILL a random worker every 2 s during a burst", scenario_kill_workers,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
@@ -473,6 +568,9 @@ SCENARIOS = [
     (8, "a worker whose clock runs 10 minutes fast", scenario_fast_clock, {}, 30),
     (9, "poison jobs and rows", scenario_poison, {}, 30),
     (10, "SIGTERM during a burst", scenario_sigterm, {"WORKER_CONCURRENCY": "8", "SHUTDOWN_GRACE_SECONDS": "10"}, 100),
+    (11, "the backend holds FOR UPDATE on some streams for 40 s during a burst", scenario_held_rows, {}, 30),
+    (12, "a wrong Firebase project during a burst (token guard)", scenario_wrong_project, {}, 30),
+    (13, "pause starts for 30 s mid-burst, then resume", scenario_pause, {"WORKER_CONCURRENCY": "8"}, 50),
 ]
 
 

@@ -1,0 +1,26 @@
+/// The timing and payload knobs of the flows (SPEC section 3).
+public struct FlowSettings: Sendable, Equatable {
+    public var startLeadSeconds: Int
+    public var reminderLeadSeconds: Int
+    public var expireAfterSeconds: Int
+    public var endDismissAfterSeconds: Int
+    public var attributesType: String
+    public var deepLinkScheme: String
+    /// False with `REMINDER_TRANSPORT=off`: reminder jobs are recorded as done without sending.
+    public var remindersEnabled: Bool = true
+
+    public init(startLeadSeconds: Int = 3600, reminderLeadSeconds: Int = 600, expireAfterSeconds: Int = 3600,
+                endDismissAfterSeconds: Int = 900, attributesType: String = "AllmineLiveActivityAttributes",
+                deepLinkScheme: String = "allmine") {
+        self.startLeadSeconds = startLeadSeconds
+        self.reminderLeadSeconds = reminderLeadSeconds
+        self.expireAfterSeconds = expireAfterSeconds
+        self.endDismissAfterSeconds = endDismissAfterSeconds
+        self.attributesType = attributesType
+        self.deepLinkScheme = deepLinkScheme
+    }
+
+    /// How early (by PostgreSQL's clock) a job may run before its computed due time; covers clock skew between
+    /// Redis and PostgreSQL.
+    public static let earlyTolerance: Double = 5
+}

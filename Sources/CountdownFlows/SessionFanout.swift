@@ -1,0 +1,166 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import PushPayloads
+
+/// Pushes to runtime sessions: the end push when a stream ended (all sessions, or one late session), and the
+/// update push after a reschedule. A session is deleted once its end push is accepted or its token is dead.
+struct SessionFanout: Sendable {
+    let context: FlowContext
+
+    private typealias Session = SessionStore.Session
+
+    /// End pushes for every session of an ended stream (or only `device`'s).
+    func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
+        let loaded = try await load(streamID, device: device, claimingFor: context.claimSeconds)
+        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        guard stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else {
+            return .skipped(reason: "stream_not_ended")
+        }
+        if sessions.isEmpty {
+            return stream.othersClaimed > 0 ? .retry(after: .seconds(context.claimSeconds), reason: "sessions_claimed_elsewhere")
+                : .done(detail: "no sessions to end")
+        }
+        let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
+            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                     viewerCount: stream.snapshot.viewerCount)
+        } roles: { stream.roles[$0] }
+        let deliveries = await context.push.sendAll(pushes, kind: .end)
+        // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
+        // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
+        var delivered: [Session] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
+        var failures = unreachable.map { session in
+            EndDeliveryLedger.Failure(device: session.device, token: session.activityToken,
+                                      reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
+        }
+        var retryAfter: Duration?
+        for (session, delivery) in zip(addressed, deliveries) {
+            func failed(_ reason: String) {
+                failures.append(EndDeliveryLedger.Failure(device: session.device, token: session.activityToken, reason: reason))
+            }
+            switch delivery {
+            case .accepted:
+                delivered.append(session)
+            case .tokenRefused(let token, let reason):
+                // A refused runtime token ends the session through DeviceTokenStore (recorded, restorable).
+                refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
+                if token != .runtime { failed("fcm_token_refused") }
+            case .rejected:
+                failed("rejected")
+            case .retry(let after, _):
+                failed("retry")
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                failed("config")
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
+            }
+        }
+        let finished = delivered
+        let refusedTokens = refused
+        let failed = failures
+        let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
+        let claimed = sessions.map(\.device)
+        let window = EndDeliveryLedger.window(context.settings)
+        let (deleted, ledger) = try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(refusedTokens, on: connection)
+            let deleted = try SessionStore.delete(streamID, finished, on: connection)
+            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
+            let ledger = try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, on: connection)
+            // Release what is left (to be retried, or re-registered with a new token meanwhile).
+            try SessionStore.releaseEndClaims(streamID, devices: claimed, on: connection)
+            return (deleted, ledger)
+        }
+        for reason in ledger.undeliverable {
+            context.metrics.countUndeliverableEnd(reason: reason)
+            context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
+        }
+        if ledger.retrying > 0 {
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
+        }
+        return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
+                     + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
+    }
+
+    /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.
+    func update(stream streamID: String) async throws -> HandlerOutcome {
+        let loaded = try await load(streamID, device: nil, claimingFor: nil)
+        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
+        if sessions.isEmpty { return .done(detail: "no sessions to update") }
+        let (pushes, addressed, _) = build(sessions) { session, language, role in
+            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now,
+                                        viewerCount: stream.snapshot.viewerCount)
+        } roles: { stream.roles[$0] }
+        let deliveries = await context.push.sendAll(pushes, kind: .update)
+        // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
+        let refused = zip(addressed, deliveries).compactMap { session, delivery -> DeviceTokenStore.Invalidation? in
+            guard case .tokenRefused(let token, let reason) = delivery else { return nil }
+            return Self.invalidation(session, token: token, reason: reason, stream: streamID)
+        }
+        if !refused.isEmpty {
+            try await context.database.transaction { connection in try DeviceTokenStore.clear(refused, on: connection) }
+        }
+        if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
+            return .retry(after: after, reason: "push_retry")
+        }
+        return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
+    }
+
+    private static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenStore.Invalidation {
+        DeviceTokenStore.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
+                                  reason: reason, stream: stream)
+    }
+
+    private func build(
+        _ sessions: [Session], payload: (Session, PayloadLanguage, ParticipantRole?) throws -> LiveActivityPayload,
+        roles: (String) -> ParticipantRole?
+    ) -> (pushes: [OutgoingPush], addressed: [Session], unreachable: [Session]) {
+        var pushes: [OutgoingPush] = []
+        var addressed: [Session] = []
+        var unreachable: [Session] = []
+        for session in sessions {
+            let fcm = session.fcmToken ?? ""
+            if fcm.isEmpty && context.transport != .apns {
+                context.metrics.skip(kind: "end", reason: "no_fcm_token")
+                unreachable.append(session)
+                continue
+            }
+            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
+            do {
+                let built = try payload(session, language, session.user.flatMap(roles))
+                pushes.append(.liveActivity(built, fcmToken: fcm, activityToken: session.activityToken))
+                addressed.append(session)
+            } catch {
+                context.logger.error("session payload could not be built", ["device": .string(session.device), "error": .error(error)])
+                unreachable.append(session)
+            }
+        }
+        return (pushes, addressed, unreachable)
+    }
+
+    private struct Loaded: Sendable {
+        var snapshot: StreamSnapshotRow
+        var othersClaimed: Int
+        var status: StreamStatus { snapshot.status }
+        var roles: [String: ParticipantRole] { snapshot.roles }
+        var now: Date { snapshot.now }
+    }
+
+    /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
+    /// that many seconds are returned (an ended stream's end push goes to each session once).
+    private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
+        try await context.database.transaction { connection in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            if let seconds, stream.status.isTerminal {
+                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, on: connection)
+                let total = try SessionStore.count(streamID, device: device, on: connection)
+                let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
+                return (Loaded(snapshot: stream, othersClaimed: total - claimed.count), sessions)
+            }
+            let sessions = try SessionStore.sessions(streamID, devices: device.map { [$0] }, on: connection)
+            return (Loaded(snapshot: stream, othersClaimed: 0), sessions)
+        }
+    }
+}

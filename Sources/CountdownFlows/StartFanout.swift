@@ -1,0 +1,95 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import Postgres
+import PushPayloads
+
+/// Sends push-to-start pushes: to every eligible device of a stream (the T-60 job) or to one device or user of it
+/// (backfill). The start ledger decides: one start per (stream, user, device), ever. Rows are claimed
+/// (`sending`) before the push and settled after it, so a crashed worker's half-done fan-out is finished by
+/// the retry, not repeated; only the pushes in flight at the crash can repeat.
+///
+/// Several streams are fanned out together (a burst of T-60 jobs, or a backfill's streams): every statement
+/// covers all of them, so a batch costs the same dozen round trips as one stream. Each stream keeps its own
+/// decision and outcome.
+struct StartFanout: Sendable {
+    let context: FlowContext
+
+    struct Target: Sendable {
+        var candidate: DeviceCandidate
+        var skip: StartSkipReason?
+    }
+
+    /// One stream's part of a fan-out.
+    struct Plan: Sendable {
+        var stream: StreamSnapshotRow
+        var targets: [String: Target] = [:]  // by "user\u{0}device"
+        var claimed: [(user: String, device: String)] = []
+        var openByOthers = 0
+
+        static func key(_ user: String, _ device: String) -> String { user + "\u{0}" + device }
+    }
+
+    func run(stream streamID: String, scope: FanoutScope) async throws -> HandlerOutcome {
+        try await run(streams: [streamID], scope: scope)[streamID] ?? .skipped(reason: "stream_missing")
+    }
+
+    /// Fans out for `streams` (one scope for all); the outcome of each stream by id.
+    func run(streams requested: [String], scope: FanoutScope) async throws -> [String: HandlerOutcome] {
+        var seen = Set<String>()
+        let streamIDs = requested.filter { seen.insert($0).inserted }
+        let settings = context.settings
+        let transport = context.transport
+        let claimSeconds = context.claimSeconds
+        let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
+            var decided: [String: HandlerOutcome] = [:]
+            var plans: [String: Plan] = [:]
+            var (snapshots, unreadable) = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            try ViewerCountQuery.fill(&snapshots, on: connection)
+            for id in streamIDs {
+                if let error = unreadable[id] {
+                    // One stream that cannot be read is skipped (and quarantined), never the whole batch.
+                    try QuarantineStore.record(.stream, key: id, foundBy: "start", reason: RowFault.reason(of: error) ?? "\(error)", on: connection)
+                    decided[id] = .skipped(reason: "unreadable_stream")
+                    continue
+                }
+                guard let stream = snapshots[id] else {
+                    decided[id] = .skipped(reason: "stream_missing")
+                    continue
+                }
+                if let decision = stream.windowDecision(leadSeconds: settings.startLeadSeconds, notYet: "start window opens later") { decided[id] = decision } else { plans[id] = Plan(stream: stream) }
+            }
+            // A stream whose row another writer holds waits for it alone; the rest of the batch goes out now.
+            let unheld = try StreamStore.lockUnheld(Array(plans.keys), on: connection)
+            for id in plans.keys where !unheld.contains(id) {
+                plans[id] = nil
+                decided[id] = .reschedule(after: .seconds(1), reason: "stream_locked")
+            }
+            guard !plans.isEmpty else { return (decided, plans) }
+            let active = streamIDs.filter { plans[$0] != nil }
+            for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
+                plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] =
+                    Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
+            }
+            try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
+                plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip) }
+            }, on: connection)
+            for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, on: connection) {
+                plans[row.stream]?.claimed.append((row.user, row.device))
+            }
+            for (streamID, open) in try StartLedgerStore.openClaims(active, on: connection) {
+                guard var plan = plans[streamID] else { continue }
+                plan.openByOthers = open - plan.claimed.count
+                plans[streamID] = plan
+            }
+            return (decided, plans)
+        }
+        for plan in plans.values {
+            for target in plan.targets.values {
+                if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
+            }
+        }
+        guard !plans.isEmpty else { return decided }
+        return try await send(plans, scope: scope).merging(decided) { sent, _ in sent }
+    }
+}

@@ -1,0 +1,85 @@
+import CountdownDomain
+import Foundation
+import Postgres
+
+/// Keeps end pushes from being dropped silently: a session whose end push failed for a reason other than a dead
+/// runtime token stays, and its failures are counted in `countdown_end_attempts`; once its first failure is
+/// older than the dismissal window, the session is recorded in `countdown_undeliverable_ends` with the last
+/// reason and deleted.
+public enum EndDeliveryLedger {
+    /// One session's failed end push this time. `reason` is a short label (`no_fcm_token`, `rejected`, `retry`,
+    /// `config`, `fcm_token_refused`, `payload_error`).
+    public struct Failure: Sendable {
+        public var device: String
+        public var token: String
+        public var reason: String
+
+        public init(device: String, token: String, reason: String) {
+            self.device = device
+            self.token = token
+            self.reason = reason
+        }
+    }
+
+    public struct Outcome: Sendable {
+        /// Sessions still being retried.
+        public var retrying = 0
+        /// The most attempts any of them has had (for the backoff).
+        public var attempts = 0
+        /// Reasons of the sessions given up on now (one entry each).
+        public var undeliverable: [String] = []
+    }
+
+    /// How long end pushes are retried: the dismissal window (`END_DISMISS_AFTER_SECONDS`), at least 15 minutes.
+    public static func window(_ settings: FlowSettings) -> Int { max(settings.endDismissAfterSeconds, 900) }
+
+    /// Backoff before the next try: 30 s doubling per attempt, at most 10 minutes.
+    public static func backoff(attempts: Int) -> Duration {
+        .seconds(min(600, 30 << min(max(attempts - 1, 0), 5)))
+    }
+
+    /// Forgets the attempts of sessions that are done (delivered, or their token is dead).
+    public static func settled(_ devices: [String], stream: String, on connection: PostgresConnection) throws {
+        guard !devices.isEmpty else { return }
+        try connection.execute("DELETE FROM countdown_end_attempts WHERE stream_id = $1 AND device_id = ANY($2::text[])",
+                               [stream, PostgresTextArray(devices)])
+    }
+
+    public static func record(_ failures: [Failure], stream: String, windowSeconds: Int, on connection: PostgresConnection) throws -> Outcome {
+        guard !failures.isEmpty else { return Outcome() }
+        var outcome = Outcome()
+        var expired: [Failure] = []
+        let byDevice = Dictionary(failures.map { ($0.device, $0) }) { first, _ in first }
+        for row in try connection.query("""
+            INSERT INTO countdown_end_attempts (stream_id, device_id, last_reason)
+            SELECT $1, * FROM unnest($2::text[], $3::text[])
+            ON CONFLICT (stream_id, device_id) DO UPDATE
+                SET attempts = countdown_end_attempts.attempts + 1, last_reason = EXCLUDED.last_reason
+            RETURNING device_id, attempts, first_failed_at <= now() - make_interval(secs => $4) AS expired
+            """, [stream, PostgresTextArray(failures.map(\.device)), PostgresTextArray(failures.map(\.reason)), windowSeconds]) {
+            let device: String = try row.decode("device_id")
+            if try row.decode("expired", as: Bool.self), let failure = byDevice[device] {
+                expired.append(failure)
+            } else {
+                outcome.retrying += 1
+                outcome.attempts = max(outcome.attempts, try row.decode("attempts", as: Int.self))
+            }
+        }
+        guard !expired.isEmpty else { return outcome }
+        outcome.undeliverable = try connection.query("""
+            WITH gone AS (
+                DELETE FROM live_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
+                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
+                RETURNING s.device_id, s.live_activity_token),
+            attempts AS (
+                DELETE FROM countdown_end_attempts a WHERE a.stream_id = $1 AND a.device_id = ANY($2::text[])
+                RETURNING a.device_id, a.attempts, a.first_failed_at, a.last_reason)
+            INSERT INTO countdown_undeliverable_ends (stream_id, device_id, live_activity_token, reason, attempts, first_failed_at)
+            SELECT $1, gone.device_id, gone.live_activity_token, attempts.last_reason, attempts.attempts, attempts.first_failed_at
+            FROM gone JOIN attempts USING (device_id)
+            RETURNING reason
+            """, [stream, PostgresTextArray(expired.map(\.device)), PostgresTextArray(expired.map(\.token))])
+            .map { try $0.decode("reason", as: String.self) }
+        return outcome
+    }
+}

@@ -1,0 +1,62 @@
+import Postgres
+
+/// `stream_reminders` and the devices and preferences a reminder goes to.
+public enum ReminderStore {
+    /// One device of a user with an active reminder (no device: `device` and `fcmToken` are nil).
+    public struct Recipient: Sendable {
+        public var user: String
+        public var device: String?
+        public var fcmToken: String?
+        public var locale: String?
+        public var userLocale: String?
+        public var enabled: Bool
+    }
+
+    /// Where pages of `pageSize` users with an active reminder end, in user id order: every `pageSize`-th user.
+    /// Empty when all of them fit in one page.
+    public static func pageEnds(_ stream: String, pageSize: Int, on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT user_id FROM (
+                SELECT user_id, row_number() OVER (ORDER BY user_id) AS n FROM stream_reminders
+                WHERE stream_id = $1 AND status = 'active') AS r
+            WHERE n % $2 = 0 ORDER BY user_id
+            """, [stream, pageSize]).map { try $0.decode("user_id", as: String.self) }
+    }
+
+    /// The next `limit` users after `cursor` (in id order) with an active reminder for the stream.
+    public static func activeUsers(_ stream: String, after cursor: String, through: String? = nil, limit: Int,
+                                   on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT user_id FROM stream_reminders
+            WHERE stream_id = $1 AND status = 'active' AND user_id > $2 AND ($4::text IS NULL OR user_id <= $4)
+            ORDER BY user_id LIMIT $3
+            """, [stream, cursor, limit, through]).map { try $0.decode("user_id", as: String.self) }
+    }
+
+    /// The devices with an FCM token and the `live_stream` preference of `users`, read by key.
+    public static func recipients(_ users: [String], on connection: PostgresConnection) throws -> [Recipient] {
+        guard !users.isEmpty else { return [] }
+        return try connection.query("""
+            SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
+                   coalesce(np.enabled, true) AS enabled
+            FROM unnest($1::text[]) AS r(user_id)
+            JOIN users u ON u.id = r.user_id
+            LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
+            LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
+            ORDER BY r.user_id
+            """, [PostgresTextArray(users)]).map { row in
+            Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
+                      locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
+        }
+    }
+
+    /// Marks the active reminders of `users` for the stream as sent.
+    public static func markSent(_ stream: String, users: [String], on connection: PostgresConnection) throws {
+        guard !users.isEmpty else { return }
+        try connection.execute("""
+            UPDATE stream_reminders r SET status = 'sent'
+            FROM unnest($2::text[]) AS t(user_id)
+            WHERE r.stream_id = $1 AND r.user_id = t.user_id AND r.status = 'active'
+            """, [stream, PostgresTextArray(users)])
+    }
+}

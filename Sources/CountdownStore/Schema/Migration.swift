@@ -1,0 +1,11 @@
+/// One forward-only schema step. Versions are applied in order, each in its own transaction.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+}
+
+extension Migration {
+    /// Every migration, oldest first. Never edit an applied one: add a new version.
+    public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex, pushSafety, quarantine]
+}

@@ -1,0 +1,155 @@
+import CountdownDomain
+import Postgres
+
+/// The start ledger: one row per (stream, user, device), the record that makes a start happen once.
+public enum StartLedgerStore {
+    /// A device a fan-out considered, with the reason it gets no push (nil: eligible).
+    public struct Target: Sendable {
+        public var stream: String
+        public var candidate: DeviceCandidate
+        public var skip: StartSkipReason?
+
+        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?) {
+            self.stream = stream
+            self.candidate = candidate
+            self.skip = skip
+        }
+    }
+
+    /// Every device of every participant of `streams` (or of the scoped device/user), with what eligibility needs
+    /// (an empty token reads as absent).
+    public static func candidates(_ streams: [String], scope: FanoutScope, on connection: PostgresConnection) throws -> [(String, DeviceCandidate)] {
+        var sql = """
+            SELECT p.stream_id, p.user_id, p.role, d.device_id, d.platform,
+                   nullif(d.fcm_token, '') AS fcm_token, nullif(d.push_to_start_token, '') AS push_to_start_token,
+                   d.locale AS locale, u.locale AS user_locale, coalesce(np.enabled, true) AS enabled
+            FROM stream_participants p
+            JOIN users u ON u.id = p.user_id
+            JOIN devices d ON d.user_id = p.user_id
+            LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
+            WHERE p.stream_id = ANY($1::text[])
+            """
+        var parameters: [any PostgresEncodable] = [PostgresTextArray(streams)]
+        switch scope {
+        case .stream: break
+        case .device(let device):
+            sql += " AND d.device_id = $2"
+            parameters.append(device)
+        case .user(let user):
+            sql += " AND p.user_id = $2"
+            parameters.append(user)
+        }
+        return try connection.query(sql, parameters).map { row in
+            (try row.decode("stream_id"), DeviceCandidate(
+                userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
+                platform: try row.decode("platform"), fcmToken: try row.decode("fcm_token"),
+                pushToStartToken: try row.decode("push_to_start_token"), locale: try row.decode("locale"), userLocale: try row.decode("user_locale"),
+                liveStreamEnabled: try row.decode("enabled")))
+        }
+    }
+
+    /// Eligible devices become `pending`, others `skipped` with the reason. Rows already sent, in flight or
+    /// failed stay as they are, except a skipped row, or one failed on a dead token that the device has since
+    /// replaced (a different token hash), which reopen when the device is eligible again.
+    public static func recordTargets(_ targets: [Target], on connection: PostgresConnection) throws {
+        // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
+        let rows = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
+        guard !rows.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, token_hash)
+            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, md5(coalesce(t.fcm, '') || ':' || coalesce(t.pts, ''))
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                AS t(stream_id, user_id, device_id, status, reason, fcm, pts)
+            ON CONFLICT (stream_id, user_id, device_id) DO UPDATE
+                SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now()
+                WHERE countdown_start_ledger.status = 'skipped'
+                   OR (countdown_start_ledger.status = 'failed' AND countdown_start_ledger.reason LIKE 'dead_token:%'
+                       AND EXCLUDED.status = 'pending' AND countdown_start_ledger.token_hash IS DISTINCT FROM EXCLUDED.token_hash)
+            """, [
+                PostgresTextArray(rows.map(\.stream)),
+                PostgresTextArray(rows.map(\.candidate.userID)),
+                PostgresTextArray(rows.map(\.candidate.deviceID)),
+                PostgresTextArray(rows.map { $0.skip == nil ? "pending" : "skipped" }),
+                PostgresTextArray(rows.map { $0.skip?.rawValue }),
+                PostgresTextArray(rows.map(\.candidate.fcmToken)),
+                PostgresTextArray(rows.map(\.candidate.pushToStartToken)),
+            ])
+    }
+
+    /// Takes the scope's pending rows (and rows whose sender's claim expired) for this sender.
+    public static func claim(_ streams: [String], scope: FanoutScope, seconds: Int,
+                      on connection: PostgresConnection) throws -> [(stream: String, user: String, device: String)] {
+        var filter = ""
+        var parameters: [any PostgresEncodable] = [PostgresTextArray(streams), seconds]
+        switch scope {
+        case .stream: break
+        case .device(let device):
+            filter = " AND device_id = $3"
+            parameters.append(device)
+        case .user(let user):
+            filter = " AND user_id = $3"
+            parameters.append(user)
+        }
+        return try connection.query("""
+            UPDATE countdown_start_ledger l
+            SET status = 'sending', claimed_until = now() + make_interval(secs => $2), attempts = l.attempts + 1, updated_at = now()
+            FROM (SELECT stream_id, user_id, device_id FROM countdown_start_ledger
+                  WHERE stream_id = ANY($1::text[]) AND (status = 'pending' OR (status = 'sending' AND claimed_until < now()))\(filter)
+                  FOR UPDATE SKIP LOCKED) AS c
+            WHERE l.stream_id = c.stream_id AND l.user_id = c.user_id AND l.device_id = c.device_id
+            RETURNING l.stream_id, l.user_id, l.device_id
+            """, parameters).map {
+            (try $0.decode("stream_id", as: String.self), try $0.decode("user_id", as: String.self), try $0.decode("device_id", as: String.self))
+        }
+    }
+
+    /// Rows currently claimed (ours included) per stream.
+    public static func openClaims(_ streams: [String], on connection: PostgresConnection) throws -> [String: Int] {
+        var open: [String: Int] = [:]
+        for row in try connection.query("""
+            SELECT stream_id, count(*) AS open FROM countdown_start_ledger
+            WHERE stream_id = ANY($1::text[]) AND status = 'sending' AND claimed_until > now() GROUP BY stream_id
+            """, [PostgresTextArray(streams)]) {
+            open[try row.decode("stream_id")] = try row.decode("open", as: Int.self)
+        }
+        return open
+    }
+
+    /// Streams among `streams` with ledger rows still pending or being sent.
+    public static func streamsWithOpenRows(_ streams: [String], on connection: PostgresConnection) throws -> Set<String> {
+        var open = Set<String>()
+        for row in try connection.query("""
+            SELECT DISTINCT stream_id FROM countdown_start_ledger
+            WHERE stream_id = ANY($1::text[]) AND status IN ('pending', 'sending')
+            """, [PostgresTextArray(streams)]) {
+            open.insert(try row.decode("stream_id", as: String.self))
+        }
+        return open
+    }
+
+    /// Writes push outcomes back to their rows, one statement for all.
+    public static func settle(_ unordered: [LedgerSettlement], on connection: PostgresConnection) throws {
+        guard !unordered.isEmpty else { return }
+        // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
+        let settlements = unordered.sorted { ($0.stream, $0.user, $0.device) < ($1.stream, $1.user, $1.device) }
+        try connection.execute("""
+            UPDATE countdown_start_ledger l
+            SET status = t.status, reason = t.reason, message_name = coalesce(t.name, l.message_name),
+                claimed_until = NULL, updated_at = now(),
+                sent_at = CASE WHEN t.status = 'sent' THEN now() ELSE l.sent_at END,
+                token_hash = coalesce(md5(t.tokens), l.token_hash)
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                AS t(stream_id, user_id, device_id, status, reason, name, tokens)
+            WHERE l.stream_id = t.stream_id AND l.user_id = t.user_id AND l.device_id = t.device_id
+            """, [
+                PostgresTextArray(settlements.map(\.stream)),
+                PostgresTextArray(settlements.map(\.user)),
+                PostgresTextArray(settlements.map(\.device)),
+                PostgresTextArray(settlements.map(\.status)),
+                PostgresTextArray(settlements.map(\.reason)),
+                PostgresTextArray(settlements.map(\.name)),
+                // Hashed in SQL exactly as the ledger upsert hashes candidates' tokens.
+                PostgresTextArray(settlements.map { $0.tokens.map { $0.fcm + ":" + $0.pts } }),
+            ])
+    }
+}

@@ -1,0 +1,158 @@
+import Configuration
+import CountdownDomain
+import Foundation
+import Redis
+import Telemetry
+
+/// Everything the worker (and the admin command) reads from the environment, validated at start.
+public struct CountdownConfig: Sendable {
+    /// `REMINDER_TRANSPORT`: reminders are plain notifications and need FCM (with `PUSH_TRANSPORT=apns` too).
+    public enum ReminderTransportKind: String, Sendable, CaseIterable { case fcm, off }
+    public enum APNsEnvironment: String, Sendable, CaseIterable { case production, development }
+
+    public struct FCM: Sendable {
+        public var credentialsFile: String
+        public var projectID: String?
+        public var baseURL: String
+    }
+
+    public struct APNs: Sendable {
+        public var keyFile: String
+        public var keyID: String
+        public var teamID: String
+        public var bundleID: String
+        public var environment: APNsEnvironment
+        public var baseURL: String
+    }
+
+    public var databaseURL: String
+    public var redisURL: String
+    /// `REDIS_URL` with the TLS and Sentinel settings applied (see `RedisConfiguration(url:environment:)`).
+    public var redis: RedisConfiguration
+    public var namespace: String
+    public var pushTransport: PushTransportKind
+    public var reminderTransport: ReminderTransportKind = .fcm
+    public var fcm: FCM?
+    public var apns: APNs?
+    public var flow: FlowSettings
+    public var workerConcurrency: Int
+    /// Pooled PostgreSQL connections per worker (`DATABASE_POOL_SIZE`, default half of `workerConcurrency`, 4–32).
+    public var databasePoolSize: Int
+    /// Start jobs claimed together that share one fan-out (`START_BATCH_SIZE`).
+    public var startBatchSize: Int
+    public var pushConcurrency: Int
+    public var pushRateLimitPerMinute: Int
+    public var httpAddress: String
+    /// Configured by `LOG_LEVEL` and `LOG_FORMAT`.
+    public var logger: Logger
+    public var shutdownGraceSeconds: Int
+    public var reconcileIntervalSeconds: Int
+    public var maxAttempts: Int
+    /// How long a claimed job (and the start-ledger rows it claims) stays with a worker that stops answering.
+    public var jobLeaseSeconds: Int
+    /// The token guard (`TOKEN_GUARD_MIN_REFUSALS`, `TOKEN_GUARD_RATIO`).
+    public var tokenGuardMinRefusals: Int = 20
+    public var tokenGuardRatio: Double = 0.2
+    /// `statement_timeout` of every worker session (`DATABASE_STATEMENT_TIMEOUT_MS`, 0: none).
+    public var statementTimeoutMilliseconds: Int = 30_000
+    /// `lock_timeout` of every worker session (`DATABASE_LOCK_TIMEOUT_MS`, 0: none).
+    public var lockTimeoutMilliseconds: Int = 5_000
+
+    /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
+    public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
+        var problems: [ConfigError] = []
+        func read<T>(_ body: () throws -> T, default fallback: T) -> T {
+            do { return try body() } catch let error as ConfigError {
+                problems.append(error)
+                return fallback
+            } catch {
+                return fallback
+            }
+        }
+        let databaseURL = read({ try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }, default: "")
+        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis", "rediss"]) }, default: "")
+        let redis = redisURL.isEmpty ? RedisConfiguration(host: "") : read({ () throws -> RedisConfiguration in
+            do throws(RedisError) { return try RedisConfiguration(url: redisURL, environment: env.values) } catch { throw ConfigError(.invalid, variable: error.context, problem: error.message) }
+        }, default: RedisConfiguration(host: ""))
+        let namespace = read({ () throws -> String in
+            let value = try env.string("COUNTDOWN_NAMESPACE", default: "countdown")
+            guard value.allSatisfy({ $0.isLetter || $0.isNumber || "-_.:".contains($0) }), !value.contains("{"), value.count <= 64 else {
+                throw ConfigError(.invalid, variable: "COUNTDOWN_NAMESPACE", problem: "may hold letters, digits, - _ . : (at most 64), got \"\(value)\"")
+            }
+            return value
+        }, default: "countdown")
+        let transport = read({ try env.choice("PUSH_TRANSPORT", default: PushTransportKind.fcm) }, default: .log)
+        var fcm: FCM?
+        var apns: APNs?
+        let reminders = read({ try env.choice("REMINDER_TRANSPORT", default: ReminderTransportKind.fcm) }, default: .fcm)
+        if requirePush && transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") == nil {
+            problems.append(ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem:
+                "is required for reminders with PUSH_TRANSPORT=apns (reminders go through FCM); set REMINDER_TRANSPORT=off to run without them"))
+        }
+        if requirePush && (transport == .fcm || (transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") != nil)) {
+            fcm = FCM(
+                credentialsFile: read({ try env.file("GOOGLE_APPLICATION_CREDENTIALS") }, default: ""),
+                projectID: env.optionalString("FCM_PROJECT_ID"),
+                baseURL: read({ try env.url("FCM_BASE_URL", schemes: ["http", "https"], default: "https://fcm.googleapis.com") }, default: ""))
+        }
+        if requirePush && transport == .apns {
+            let environment = read({ try env.choice("APNS_ENVIRONMENT", default: APNsEnvironment.production) }, default: .production)
+            let defaultBase = environment == .production ? "https://api.push.apple.com" : "https://api.sandbox.push.apple.com"
+            apns = APNs(
+                keyFile: read({ try env.file("APNS_KEY_FILE") }, default: ""),
+                keyID: read({ try env.string("APNS_KEY_ID") }, default: ""),
+                teamID: read({ try env.string("APNS_TEAM_ID") }, default: ""),
+                bundleID: read({ try env.string("APNS_BUNDLE_ID") }, default: ""),
+                environment: environment,
+                baseURL: read({ try env.url("APNS_BASE_URL", schemes: ["http", "https"], default: defaultBase) }, default: ""))
+        }
+        let day = 86_400
+        let flow = FlowSettings(
+            startLeadSeconds: read({ try env.integer("START_LEAD_SECONDS", default: 3600, range: 1...day) }, default: 3600),
+            reminderLeadSeconds: read({ try env.integer("REMINDER_LEAD_SECONDS", default: 600, range: 0...day) }, default: 600),
+            expireAfterSeconds: read({ try env.integer("EXPIRE_AFTER_SECONDS", default: 3600, range: 1...(7 * day)) }, default: 3600),
+            endDismissAfterSeconds: read({ try env.integer("END_DISMISS_AFTER_SECONDS", default: 900, range: 0...(4 * 3600)) }, default: 900),
+            attributesType: read({ try env.string("LIVE_ACTIVITY_ATTRIBUTES_TYPE", default: "AllmineLiveActivityAttributes") }, default: ""),
+            deepLinkScheme: read({ () throws -> String in
+                let scheme = try env.string("DEEP_LINK_SCHEME", default: "allmine")
+                guard let first = scheme.first, first.isLetter,
+                      scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+                    throw ConfigError(.invalid, variable: "DEEP_LINK_SCHEME", problem: "must be a URL scheme like allmine, got \"\(scheme)\"")
+                }
+                return scheme
+            }, default: "allmine"))
+        let workerConcurrency = read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64)
+        let defaultPool = max(4, min(32, workerConcurrency / 2))
+        let config = CountdownConfig(
+            databaseURL: databaseURL,
+            redisURL: redisURL,
+            redis: redis,
+            namespace: namespace,
+            pushTransport: transport,
+            fcm: fcm,
+            apns: apns,
+            flow: flow,
+            workerConcurrency: workerConcurrency,
+            databasePoolSize: read({ try env.integer("DATABASE_POOL_SIZE", default: defaultPool, range: 1...1024) }, default: defaultPool),
+            startBatchSize: read({ try env.integer("START_BATCH_SIZE", default: 32, range: 1...256) }, default: 32),
+            pushConcurrency: read({ try env.integer("PUSH_CONCURRENCY", default: 256, range: 1...4096) }, default: 256),
+            pushRateLimitPerMinute: read({ try env.integer("PUSH_RATE_LIMIT_PER_MINUTE", default: 600_000, range: 1...100_000_000) }, default: 600_000),
+            httpAddress: read({ try env.address("HTTP_ADDR", default: "0.0.0.0:9090") }, default: ""),
+            logger: Logger(level: read({ try env.logLevel() }, default: .info), format: read({ try env.logFormat() }, default: .json)),
+            shutdownGraceSeconds: read({ try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }, default: 25),
+            reconcileIntervalSeconds: read({ try env.integer("RECONCILE_INTERVAL_SECONDS", default: 300, range: 5...86_400) }, default: 300),
+            maxAttempts: read({ try env.integer("JOB_MAX_ATTEMPTS", default: 10, range: 1...100) }, default: 10),
+            jobLeaseSeconds: read({ try env.integer("JOB_LEASE_SECONDS", default: 30, range: 2...3600) }, default: 30))
+        var configured = config
+        configured.reminderTransport = reminders
+        configured.flow.remindersEnabled = reminders == .fcm
+        configured.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
+        configured.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
+        configured.statementTimeoutMilliseconds = read({ try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) },
+                                                       default: 30_000)
+        configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
+        if !problems.isEmpty { throw ConfigProblems(problems: problems) }
+        return configured
+    }
+}
+

@@ -1,0 +1,208 @@
+import BlockingIO
+import CountdownDomain
+import DelayQueue
+import Foundation
+import Telemetry
+
+/// Claims due jobs, never more than its free slots, runs them (grouped by its batch policy) on tasks of their own,
+/// and settles each on the queue as `JobDisposition` decides. Leases of running jobs are extended; on shutdown it
+/// stops claiming, lets running jobs finish within the drain time and hands back the rest for another worker.
+public final class Dispatcher: Service {
+    public let name = "dispatcher"
+    private let queue: any DelayQueue
+    private let runner: any JobRunner
+    private let concurrency: Int
+    private let lease: Duration
+    private let drain: Duration
+    private let batching: JobBatchPolicy
+    private let kindLimits: [String: Int]
+    private let transient: @Sendable (any Error) -> Bool
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
+    private let slotFreed = WakeSignal()
+
+    /// - Parameters:
+    ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
+    ///   - kindLimits: at most this many jobs of a kind in flight on this worker (the rest stay in the queue for
+    ///     other workers), for work handed out as many jobs at once, such as reminder pages.
+    ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
+    public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
+                batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
+                metrics: WorkerMetrics, logger: Logger) {
+        self.queue = queue
+        self.runner = runner
+        self.concurrency = concurrency
+        self.lease = lease
+        self.drain = drain
+        self.batching = batching
+        self.kindLimits = kindLimits
+        self.transient = transient
+        self.metrics = metrics
+        self.logger = logger.with(["component": "dispatcher"])
+        metrics.slots.set(Double(concurrency), labels: "total")
+    }
+
+    public var busySlots: Int { inFlight.withLock { $0.count } }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        let extender = Task { await extendLeases() }
+        var failures = 0
+        while !shutdown.isTriggered {
+            let free = concurrency - busySlots
+            if free <= 0 {
+                await slotFreed.wait(timeout: .milliseconds(250))
+                continue
+            }
+            do {
+                let room = kindRoom()
+                let batch = try await queue.claim(max: min(free, 256), lease: lease, limits: room)
+                failures = 0
+                var claimed: [ClaimedJob] = []
+                for item in batch.items {
+                    switch item {
+                    case .job(let job): claimed.append(job)
+                    case .corrupt(let id, let reason):
+                        metrics.jobs.increment(labels: "unknown", "dead")
+                        logger.error("dead-lettered an unreadable job", ["job": .string(id), "reason": .string(reason)])
+                    }
+                }
+                for group in batching.group(claimed) { start(group, claimedAt: batch.claimedAt) }
+                if batch.items.isEmpty && room.values.contains(0) {
+                    // Jobs of a kind at its limit may be due and left for others: wait for one of ours to finish
+                    // (or briefly, for other work) rather than claim again at once.
+                    await slotFreed.wait(timeout: .milliseconds(100))
+                } else if batch.items.isEmpty {
+                    try await queue.waitForWork(timeout: batch.idleWait(maxIdle: .milliseconds(500)))
+                }
+            } catch {
+                failures += 1
+                let wait = Duration.milliseconds(min(5000, 50 * (1 << min(failures, 7))))
+                logger.warn("claim failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
+                await shutdown.sleep(for: wait)
+            }
+        }
+        await finishOrHandBack()
+        extender.cancel()
+    }
+
+    /// Runs `jobs` on a task of their own; each holds a slot (and has its lease extended) until settled.
+    private func start(_ jobs: [ClaimedJob], claimedAt: Date) {
+        inFlight.withLock { inFlight in
+            for job in jobs { inFlight[job.lease.id] = (job.lease, job.kind) }
+        }
+        metrics.slots.set(Double(busySlots), labels: "busy")
+        for job in jobs { metrics.jobLateness.observe(max(0, claimedAt.timeIntervalSince(job.dueAt)), labels: job.kind) }
+        Task {
+            await self.process(jobs)
+            self.inFlight.withLock { inFlight in
+                for job in jobs { inFlight.removeValue(forKey: job.lease.id) }
+            }
+            self.metrics.slots.set(Double(self.busySlots), labels: "busy")
+            self.slotFreed.notify()
+        }
+    }
+
+    /// Decodes, runs and settles one group of jobs.
+    private func process(_ claimed: [ClaimedJob]) async {
+        var decided: [(ClaimedJob, CountdownJob?, JobDisposition)] = []
+        var runnable: [(ClaimedJob, CountdownJob)] = []
+        for job in claimed {
+            switch CountdownJob.decode(kind: job.kind, payload: job.payload) {
+            case .success(let decoded): runnable.append((job, decoded))
+            case .failure(let problem): decided.append((job, nil, .undecodable(problem.reason)))
+            }
+        }
+        if !runnable.isEmpty {
+            let started = ContinuousClock.now
+            let results = await runner.run(runnable.map(\.1))
+            let elapsed = ContinuousClock.now - started
+            for ((job, decoded), result) in zip(runnable, results) {
+                metrics.jobDuration.observe(elapsed, labels: job.kind)
+                decided.append((job, decoded, JobDisposition.decide(result, attempt: job.attempt, transient: transient)))
+            }
+        }
+        await settle(decided, batch: claimed.count)
+    }
+
+    /// Applies each decision: every `ack` of the group in one round trip (one by one if that fails), the others
+    /// one by one.
+    private func settle(_ decided: [(job: ClaimedJob, decoded: CountdownJob?, disposition: JobDisposition)], batch: Int) async {
+        let acks = decided.filter { $0.disposition.action == .ack }.map(\.job.lease)
+        var acknowledged = acks.isEmpty
+        if acks.count > 1 {
+            do {
+                try await queue.ack(acks)
+                acknowledged = true
+            } catch {
+                logger.warn("could not acknowledge a batch of jobs; acknowledging one by one", ["error": .error(error)])
+            }
+        }
+        for (job, decoded, disposition) in decided {
+            var fields: [String: LogValue] = ["job": .string(job.id), "kind": .string(job.kind), "attempt": .int(job.attempt)]
+            if batch > 1 { fields["batch"] = .int(batch) }
+            if let stream = decoded?.streamID { fields["stream"] = .string(stream) }
+            for (key, value) in disposition.fields { fields[key] = .string(value) }
+            let log = logger.with(fields)
+            var outcome = disposition.outcome
+            do {
+                switch disposition.action {
+                case .ack:
+                    if !acknowledged { try await queue.ack(job.lease) }
+                case .enqueueThenAck(let jobs):
+                    try await queue.enqueue(jobs.map { NewJob(id: $0.id, kind: $0.kind.rawValue, payload: $0.payload, due: .now) })
+                    try await queue.ack(job.lease)
+                case .postpone(let after, let error):
+                    try await queue.postpone(job.lease, after: after, error: error)
+                case .retry(let after, let error):
+                    try await queue.retry(job.lease, after: after, error: error)
+                case .fail(let error):
+                    switch try await queue.fail(job.lease, error: error) {
+                    case .deadLettered:
+                        outcome = "dead"
+                        log.error("job dead-lettered after its last attempt")
+                    case .retrying: outcome = "failed"
+                    case .stale: outcome = nil
+                    }
+                }
+            } catch {
+                // Redis is away: the lease simply expires and the job comes back (at-least-once).
+                log.warn("could not settle job; its lease will expire and it will run again", ["settle_error": .error(error)])
+            }
+            if let outcome { metrics.jobs.increment(labels: job.kind, outcome) }
+            if disposition.outcome == "skipped", let reason = disposition.fields["reason"] {
+                metrics.skip(kind: job.kind, reason: reason)
+            }
+            log.log(disposition.level, disposition.message)
+        }
+    }
+
+    /// How many more jobs of each limited kind this worker may take now.
+    private func kindRoom() -> [String: Int] {
+        guard !kindLimits.isEmpty else { return [:] }
+        let running = inFlight.withLock { inFlight in
+            inFlight.values.reduce(into: [String: Int]()) { counts, held in counts[held.kind, default: 0] += 1 }
+        }
+        return kindLimits.reduce(into: [:]) { room, limit in room[limit.key] = max(0, limit.value - (running[limit.key] ?? 0)) }
+    }
+
+    private func extendLeases() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: lease / 3)
+            let leases = inFlight.withLock { $0.values.map(\.lease) }
+            for held in leases { _ = try? await queue.extend(held, by: lease) }
+        }
+    }
+
+    private func finishOrHandBack() async {
+        let deadline = ContinuousClock.now.advanced(by: drain)
+        while busySlots > 0 && ContinuousClock.now < deadline {
+            await slotFreed.wait(timeout: .milliseconds(100))
+        }
+        let leftovers = inFlight.withLock { $0.values.map(\.lease) }
+        for held in leftovers {
+            _ = try? await queue.postpone(held, after: .zero, error: "worker shut down before the job finished")
+        }
+        if !leftovers.isEmpty { logger.warn("handed back unfinished jobs", ["jobs": .int(leftovers.count)]) }
+    }
+}

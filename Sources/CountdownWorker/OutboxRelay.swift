@@ -1,0 +1,163 @@
+import CountdownDomain
+import CountdownStore
+import DelayQueue
+import Foundation
+import Postgres
+import Telemetry
+
+/// Turns outbox rows into queue operations. Wakes on `NOTIFY countdown_outbox` (polling as a fallback), takes a
+/// batch with `FOR UPDATE SKIP LOCKED` (so relays in every worker share the work), locks the streams involved,
+/// plans from their current state, hands the operations to Redis and only then deletes the rows and commits.
+/// Redis down means the transaction rolls back and the rows wait; a crash after Redis accepted them means the
+/// rows come again and the (idempotent) operations repeat.
+public final class OutboxRelay: Service {
+    public let name = "outbox-relay"
+    private let session: PostgresSession
+    private let listenerConfiguration: PostgresConfiguration
+    private let queue: any DelayQueue
+    private let planner: JobPlanner
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let batchSize: Int
+    private let pollInterval: Duration
+
+    /// - Parameter configuration: the relay opens its own connection (a transaction spans the Redis call) and its
+    ///   own listener.
+    public init(configuration: PostgresConfiguration, queue: any DelayQueue, planner: JobPlanner, metrics: WorkerMetrics, logger: Logger,
+                batchSize: Int = 500, pollInterval: Duration = .seconds(1)) {
+        session = PostgresSession(configuration: configuration, name: "outbox-relay")
+        listenerConfiguration = configuration
+        self.queue = queue
+        self.planner = planner
+        self.metrics = metrics
+        self.logger = logger.with(["component": "relay"])
+        self.batchSize = batchSize
+        self.pollInterval = pollInterval
+    }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        let listener = PostgresListener(configuration: listenerConfiguration)
+        var failures = 0
+        var listening = false
+        while !shutdown.isTriggered {
+            do {
+                if !listening {
+                    try await listener.listen("countdown_outbox")
+                    listening = true
+                }
+                let handled = try await relayOnce()
+                failures = 0
+                if handled >= batchSize { continue }
+                // Idle: wait for a NOTIFY (or the poll interval), then drain whatever else arrived.
+                if try await listener.nextEvent(timeout: pollInterval) != nil {
+                    while try await listener.nextEvent(timeout: .zero) != nil {}
+                }
+            } catch {
+                failures += 1
+                listening = false
+                let wait = Duration.milliseconds(min(5000, 100 * (1 << min(failures, 6))))
+                logger.warn("relay failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
+                await shutdown.sleep(for: wait)
+            }
+        }
+        await listener.close()
+        session.close()
+    }
+
+    /// Relays one batch; returns how many rows it handled. When a row of the batch cannot be read or planned, or
+    /// a stream's lock cannot be had within `lock_timeout`, the batch is relayed row by row instead (see
+    /// `relayRowByRow`).
+    @discardableResult
+    public func relayOnce() async throws -> Int {
+        let limit = batchSize
+        let relayed: Int
+        do {
+            relayed = try await relay { try OutboxStore.take(limit: limit, on: $0) }
+        } catch where RowFault.reason(of: error) != nil || Self.isLockTimeout(error) {
+            logger.warn("relay batch failed on a row; relaying row by row", ["error": .error(error)])
+            return try await relayRowByRow()
+        }
+        if relayed > 0 { logger.debug("relayed outbox rows", ["rows": .int(relayed)]) }
+        return relayed
+    }
+
+    /// Plans and queues the rows `take` locks, in one transaction across the Redis call: it never commits on a
+    /// connection that replaced the one that locked the rows (their lock is gone; they come again). With
+    /// `waitingForStreams` false, a stream another planner holds throws `StreamsHeld` at once.
+    private func relay(waitingForStreams: Bool = true,
+                       _ take: @escaping @Sendable (PostgresConnection) throws -> [OutboxRow]) async throws -> Int {
+        let planner = self.planner
+        let queue = self.queue
+        return try await session.transaction { transaction -> Int in
+            let claimed = try await transaction.run { connection in
+                let rows = try take(connection)
+                let streamIDs = Array(Set(rows.compactMap(\.streamID)))
+                if waitingForStreams {
+                    try StreamStateStore.lockStreams(streamIDs, on: connection)
+                } else if try !StreamStateStore.tryLockStreams(streamIDs, on: connection) {
+                    throw StreamsHeld()
+                }
+                let states = try StreamStateStore.load(streamIDs, on: connection)
+                return (rows: rows, states: states, now: try StreamStateStore.now(on: connection))
+            }
+            guard !claimed.rows.isEmpty else { return 0 }
+            let operations = claimed.rows.flatMap { $0.plan(with: planner, states: claimed.states, now: claimed.now) }
+            try await QueueOperation.apply(operations, to: queue, now: claimed.now)
+            let ids = claimed.rows.map(\.id)
+            let planned = Array(claimed.states.keys)
+            try await transaction.run { connection in
+                try OutboxStore.delete(ids, on: connection)
+                // A stream fixed by its writer plans again: it leaves the quarantine.
+                try QuarantineStore.remove(.stream, keys: planned, on: connection)
+            }
+            return claimed.rows.count
+        }
+    }
+
+    /// Relays the oldest rows one at a time, each in its own transaction, so one bad row never blocks the rest:
+    /// a row that cannot be read or planned is quarantined (and leaves the outbox); a row whose stream another
+    /// planner holds stays for the next pass (without waiting for it), and so do the later rows of that stream.
+    private func relayRowByRow() async throws -> Int {
+        let limit = batchSize
+        let rows = try await session.run { try OutboxStore.peek(limit: limit, on: $0) }
+        var handled = 0
+        var heldStreams: Set<String> = []
+        for row in rows {
+            if let stream = row.streamID, heldStreams.contains(stream) { continue }
+            do {
+                let id = row.id
+                handled += try await relay(waitingForStreams: false) { try OutboxStore.take(id: id, on: $0) }
+            } catch is StreamsHeld {
+                if let stream = row.streamID { heldStreams.insert(stream) }
+                logger.info("stream held by another writer; its rows wait", ["stream_id": .string(row.streamID ?? ""), "outbox_id": "\(row.id)"])
+            } catch {
+                guard let reason = RowFault.reason(of: error) else { throw error }
+                try await quarantine(id: row.id, streamID: row.streamID, reason: reason)
+                handled += 1
+            }
+        }
+        return handled
+    }
+
+    /// Records the row (by its stream when it has one) in the quarantine and removes it from the outbox.
+    private func quarantine(id: Int64, streamID: String?, reason: String) async throws {
+        let kind: QuarantineStore.Kind = streamID == nil ? .outbox : .stream
+        let key = streamID ?? String(id)
+        try await session.transaction { transaction in
+            try await transaction.run { connection in
+                try QuarantineStore.record(kind, key: key, foundBy: "relay", reason: reason, on: connection)
+                try OutboxStore.delete([id], on: connection)
+            }
+        }
+        metrics.quarantined.increment(labels: "relay")
+        logger.warn("row quarantined", ["kind": .string(kind.rawValue), "key": .string(key), "outbox_id": "\(id)", "reason": .string(reason)])
+    }
+
+    /// Another planner holds a stream of the row (row by row, streams are not waited for).
+    struct StreamsHeld: Error {}
+
+    /// `lock_timeout` ran out waiting for a lock another writer holds.
+    static func isLockTimeout(_ error: any Error) -> Bool {
+        (error as? PostgresError)?.isLockTimeout == true
+    }
+}

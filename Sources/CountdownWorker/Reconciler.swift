@@ -1,0 +1,147 @@
+import CountdownDomain
+import CountdownStore
+import DelayQueue
+import Foundation
+import Postgres
+import Telemetry
+
+/// Rebuilds the jobs PostgreSQL implies but Redis lacks (after a flush or failover), corrects due times that
+/// drifted, and removes pre-start jobs of streams that no longer need them. Runs under the same per-stream
+/// locks as the relay, so it never races a newer plan.
+public struct Reconciler: Sendable {
+    public struct Report: Sendable, Codable, Equatable {
+        public var streamsChecked = 0
+        public var added: [String: Int] = [:]
+        public var corrected: [String: Int] = [:]
+        public var removed: [String: Int] = [:]
+        public var dryRun = false
+        /// Streams that could not be read or planned (quarantined unless dry-running).
+        public var quarantined: [String] = []
+
+        public var totalChanges: Int { added.values.reduce(0, +) + corrected.values.reduce(0, +) + removed.values.reduce(0, +) }
+    }
+
+    let session: PostgresSession
+    let queue: any DelayQueue
+    let planner: JobPlanner
+    let batchSize: Int
+
+    /// - Parameter session: a dedicated connection (each batch is one transaction across the queue calls).
+    public init(session: PostgresSession, queue: any DelayQueue, planner: JobPlanner, batchSize: Int = 500) {
+        self.session = session
+        self.queue = queue
+        self.planner = planner
+        self.batchSize = batchSize
+    }
+
+    /// Checks every stream that can still need a job; `progress(done, total)` after each batch.
+    public func run(dryRun: Bool = false, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Report {
+        var report = Report(dryRun: dryRun)
+        let expireAfter = planner.settings.expireAfterSeconds
+        let total = try await session.run { try ReconcileStore.count(expireAfter: expireAfter, on: $0) }
+        var cursor = ""
+        while true {
+            let after = cursor
+            let limit = batchSize
+            let batch: [String]
+            do {
+                batch = try await reconcileBatch(report: &report, dryRun: dryRun) {
+                    try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: $0)
+                }
+            } catch where RowFault.reason(of: error) != nil {
+                batch = try await reconcileOneByOne(after: after, limit: limit, report: &report, dryRun: dryRun)
+            }
+            report.streamsChecked += batch.count
+            progress(report.streamsChecked, max(total, report.streamsChecked))
+            guard let last = batch.last, batch.count == limit else { break }
+            cursor = last
+        }
+        try await removeOrphans(report: &report, dryRun: dryRun)
+        return report
+    }
+
+    /// Reconciles the streams `page` returns in one transaction across the queue calls, holding their locks: it
+    /// never commits on a connection that replaced the one that took them. Returns the ids checked.
+    private func reconcileBatch(report: inout Report, dryRun: Bool,
+                                _ page: @escaping @Sendable (PostgresConnection) throws -> [String]) async throws -> [String] {
+        try await session.transaction { transaction -> [String] in
+            let batch = try await transaction.run { connection -> (ids: [String], states: [String: StreamState], now: Date) in
+                let ids = try page(connection)
+                try StreamStateStore.lockStreams(ids, on: connection)
+                var states = try StreamStateStore.load(ids, on: connection)
+                // A completed fan-out does not cover devices whose backfill job was lost with Redis.
+                for id in try ReconcileStore.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
+                return (ids, states, try StreamStateStore.now(on: connection))
+            }
+            try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
+            return batch.ids
+        }
+    }
+
+    /// A batch failed on a row: each stream of the page in its own transaction, and a stream that cannot be read
+    /// or planned goes to the quarantine (unless dry-running) while the others are reconciled.
+    private func reconcileOneByOne(after cursor: String, limit: Int, report: inout Report, dryRun: Bool) async throws -> [String] {
+        let expireAfter = planner.settings.expireAfterSeconds
+        let ids = try await session.run { try ReconcileStore.page(after: cursor, limit: limit, expireAfter: expireAfter, on: $0) }
+        for id in ids {
+            do {
+                _ = try await reconcileBatch(report: &report, dryRun: dryRun) { _ in [id] }
+            } catch {
+                guard let reason = RowFault.reason(of: error) else { throw error }
+                report.quarantined.append(id)
+                if dryRun { continue }
+                try await session.run { try QuarantineStore.record(.stream, key: id, foundBy: "reconciler", reason: reason, on: $0) }
+            }
+        }
+        return ids
+    }
+
+    private func reconcile(_ states: [String: StreamState], now: Date, report: inout Report, dryRun: Bool) async throws {
+        let desired = states.values.flatMap { state -> [QueueOperation] in
+            var state = state
+            // Reminders still active after the reminder time (created late, or their job was lost) need a run.
+            if state.hasActiveReminders && now >= planner.reminderDue(state.plannedStartAt, now: now) { state.reminderDoneFor = nil }
+            return planner.planStream(state, now: now)
+        }
+        let wanted = desired.compactMap { operation -> (CountdownJob, Date)? in
+            if case .enqueue(let job, let due) = operation { return (job, due) }
+            return nil
+        }
+        let existing = try await queue.jobs(ids: wanted.map(\.0.id))
+        var repairs: [QueueOperation] = []
+        for (job, due) in wanted {
+            switch existing[job.id]?.state {
+            case nil:
+                repairs.append(.enqueue(job, dueAt: due))
+                report.added[job.kind.rawValue, default: 0] += 1
+            case .waiting(let queuedDue) where abs(queuedDue.timeIntervalSince(due)) > 2 && due > now:
+                repairs.append(.enqueue(job, dueAt: due))
+                report.corrected[job.kind.rawValue, default: 0] += 1
+            default:
+                break
+            }
+        }
+        if !dryRun { try await QueueOperation.apply(repairs, to: queue, now: now) }
+    }
+
+    /// Pre-start jobs (start, reminder, expire, update) whose stream is gone or no longer scheduled.
+    private func removeOrphans(report: inout Report, dryRun: Bool) async throws {
+        for kind in [CountdownJob.Kind.start, .reminder, .reminderPage, .expire, .update] {
+            let ids = try await queue.jobIDs(prefix: kind.rawValue + ":", kind: kind.rawValue)
+            guard !ids.isEmpty else { continue }
+            let infos = try await queue.jobs(ids: ids)
+            var streamOf: [String: String] = [:]
+            for (id, info) in infos {
+                guard let rawKind = info.kind, let payload = info.payload,
+                      case .success(let job) = CountdownJob.decode(kind: rawKind, payload: payload), let stream = job.streamID else { continue }
+                streamOf[id] = stream
+            }
+            let streams = Array(Set(streamOf.values))
+            let scheduled = try await session.run { try StreamStore.scheduled(streams, on: $0) }
+            let orphans = streamOf.filter { !scheduled.contains($0.value) }.map(\.key)
+            guard !orphans.isEmpty else { continue }
+            report.removed[kind.rawValue, default: 0] += orphans.count
+            if !dryRun { try await queue.cancel(orphans) }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import CountdownDomain
+import CountdownFlows
+import CountdownFlows
+import Telemetry
+
+/// Every metric the worker exports (names are a contract with deploy/grafana and the alert rules).
+public final class WorkerMetrics: Sendable {
+    public let registry: MetricsRegistry
+    public let jobs: Counter
+    public let jobDuration: Histogram
+    public let jobLateness: Histogram
+    public let pushes: Counter
+    public let pushLatency: Histogram
+    public let skips: Counter
+    public let queueJobs: Gauge
+    public let queueOldestLateness: Gauge
+    public let outboxBacklog: Gauge
+    public let outboxLag: Gauge
+    public let tokenRefreshes: Counter
+    public let slots: Gauge
+    public let reconcileRuns: Counter
+    public let reconcileRepaired: Counter
+    public let quarantined: Counter
+    public let quarantineRows: Gauge
+    public let ready: Gauge
+    public let clockOffset: Gauge
+    public let tokenGuardTripped: Gauge
+    public let queuePaused: Gauge
+    public let endUndeliverable: Counter
+
+    public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
+        self.registry = registry
+        jobs = registry.counter("countdown_jobs_total", help: "Jobs handled, by kind and outcome (done, skipped, retried, rescheduled, dead, failed).", labels: ["kind", "outcome"])
+        jobDuration = registry.histogram("countdown_job_duration_seconds", help: "Time spent handling a job.", labels: ["kind"])
+        jobLateness = registry.histogram("countdown_job_lateness_seconds", help: "Claim time minus due time, by the Redis clock.", labels: ["kind"],
+                                         buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60])
+        pushes = registry.counter("countdown_pushes_total", help: "Pushes sent, by kind, result and reason.", labels: ["kind", "result", "reason"])
+        pushLatency = registry.histogram("countdown_push_latency_seconds", help: "Push request latency.", labels: ["transport"])
+        skips = registry.counter("countdown_skips_total", help: "Decisions not to send, by kind and reason.", labels: ["kind", "reason"])
+        queueJobs = registry.gauge("countdown_queue_jobs", help: "Queue jobs by state (delayed, due, leased, dead).", labels: ["state"])
+        queueOldestLateness = registry.gauge("countdown_queue_oldest_lateness_seconds", help: "How late the oldest due job is.")
+        outboxBacklog = registry.gauge("countdown_outbox_backlog", help: "Outbox rows waiting for the relay.")
+        outboxLag = registry.gauge("countdown_outbox_lag_seconds", help: "Age of the oldest outbox row still waiting for the relay.")
+        tokenRefreshes = registry.counter("countdown_token_refreshes_total", help: "OAuth / provider token refreshes.", labels: ["provider", "result"])
+        slots = registry.gauge("countdown_worker_slots", help: "Job slots of this worker (busy, total).", labels: ["state"])
+        reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])
+        reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
+        quarantined = registry.counter("countdown_quarantine_events_total", help: "Rows quarantined (or found again in quarantine), by who found them (relay, reconciler).", labels: ["found_by"])
+        quarantineRows = registry.gauge("countdown_quarantine_rows", help: "Rows in the quarantine (countdown-admin quarantine list).")
+        ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")
+        clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
+        tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
+                                           help: "1 while token refusals look like a misconfiguration and no token is cleared.")
+        endUndeliverable = registry.counter("countdown_end_undeliverable_total",
+                                            help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
+                                            labels: ["reason"])
+        queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
+        registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
+    }
+
+    public func skip(kind: String, reason: String) {
+        skips.increment(labels: kind, reason)
+    }
+
+    public func push(kind: PushKind, delivery: Delivery) {
+        pushes.increment(labels: kind.rawValue, delivery.result, Self.boundedLabel(delivery.reason))
+    }
+
+    /// Keeps label values to short codes (`UNREGISTERED`, `timeout`); anything else becomes `other`.
+    static func boundedLabel(_ value: String) -> String {
+        value.count <= 40 && value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) ? value : "other"
+    }
+}
+
+/// The version reported in logs and `countdown_build_info`: the build's (see `BuildInfo`).
+public enum CountdownVersion {
+    public static let current = BuildInfo.version
+}
+
+extension WorkerMetrics: FlowMetrics {
+    public func countUndeliverableEnd(reason: String) {
+        endUndeliverable.increment(labels: Self.boundedLabel(reason))
+    }
+}

@@ -1,0 +1,168 @@
+import Configuration
+import CountdownDomain
+import CountdownFlows
+import CountdownStore
+import DelayQueue
+import Foundation
+import HTTPClient
+import JWT
+import Postgres
+import Push
+import PushPayloads
+import Redis
+import Telemetry
+
+/// Everything one `countdown-worker` process runs, built from the validated configuration.
+public struct WorkerProcess: Sendable {
+    public let config: CountdownConfig
+    public let logger: Logger
+    public let metrics: WorkerMetrics
+    public let services: [any Service]
+    private let closers: [@Sendable () -> Void]
+    private let clock: ServerClock
+    private let redis: RedisClient
+
+    /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
+    /// health server, clock sync, stats poller, reconciler, outbox relay, dispatcher (the last three behind the
+    /// schema gate). Stopping goes the other way.
+    public init(config: CountdownConfig, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        let metrics = WorkerMetrics()
+        self.metrics = metrics
+        let postgresConfiguration = try config.postgresConfiguration()
+        let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
+        let redis = RedisClient(configuration: config.redis, poolSize: 8)
+        let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
+        let clock = ServerClock()
+        self.clock = clock
+        self.redis = redis
+        let (transport, tokenGuard) = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
+        let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
+                                           concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
+        let payloads = try PushPayloadBuilder(settings: PayloadSettings(
+            attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
+            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+        let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
+                                  transport: config.pushTransport, metrics: metrics, logger: logger,
+                                  claimSeconds: config.jobLeaseSeconds * 2)
+        let planner = JobPlanner(settings: config.flow)
+        let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
+        let schemaVersion = Migration.all.map(\.version).max() ?? 0
+        let appliedVersion: @Sendable () async throws -> Int = {
+            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
+                .first?.decode("v", as: Int.self) ?? 0
+        }
+        let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
+        let readiness: @Sendable () async -> [String: String] = {
+            var problems: [String: String] = [:]
+            do {
+                let applied = try await appliedVersion()
+                if applied < schemaVersion {
+                    problems["schema"] = "database is at version \(applied), this worker needs \(schemaVersion): run countdown-admin migrate"
+                }
+            } catch {
+                problems["postgres"] = "\(error)"
+            }
+            do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = "\(error)" }
+            metrics.ready.set(problems.isEmpty ? 1 : 0)
+            return problems
+        }
+        let grace = Duration.seconds(config.shutdownGraceSeconds)
+        services = [
+            HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
+            TokenGuardTicker(tokenGuard: tokenGuard),
+            ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
+            QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
+            gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
+                                            namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
+                                            logger: logger)),
+            gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
+            gate.guarding(Dispatcher(queue: queue, runner: FlowJobRunner(handler: JobHandler(context: context)), concurrency: config.workerConcurrency,
+                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
+                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
+                                     kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
+                                     metrics: metrics, logger: logger)),
+        ]
+        closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
+    }
+
+    /// Runs until SIGTERM/SIGINT (or a service fails); returns the exit code.
+    public func run() async -> Int32 {
+        let shutdown = ShutdownSignal()
+        let trap = SignalTrap { number in
+            self.logger.info("shutting down", ["signal": .int(Int(number))])
+            shutdown.trigger()
+        }
+        logger.info("worker starting", [
+            "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
+            "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
+        ])
+        // Measured once before anything signs credentials; ClockSync keeps it current (and retries if Redis is away).
+        try? await clock.sync(with: redis)
+        let grace = Duration.seconds(config.shutdownGraceSeconds)
+        let stopped = DispatchSemaphore(value: 0)
+        let watchdog = Task { [logger] in
+            await shutdown.wait()
+            guard !Task.isCancelled else { return }
+            Self.exitUnlessStopped(stopped, within: grace + .seconds(10), logger: logger)
+        }
+        let outcome = await ServiceGroup(services: services, grace: grace, logger: logger).run(shutdown: shutdown)
+        stopped.signal()
+        watchdog.cancel()
+        for close in closers { close() }
+        withExtendedLifetime(trap) {}
+        logger.info("worker stopped", ["failed": .bool(outcome.failed), "in_time": .bool(outcome.stoppedInTime)])
+        return outcome.failed ? 1 : 0
+    }
+
+    /// Reminder pages one worker runs at once: each sends up to 2,000 pushes with `PUSH_CONCURRENCY` in flight, so a
+    /// few keep a worker busy and leave the rest of a large fan-out to the other workers.
+    static let reminderPagesPerWorker = 4
+
+    /// The last resort of a shutdown: a service that ignored even cancellation must not keep the process alive
+    /// (the orchestrator would wait for its kill timeout). Watches on a thread of its own.
+    private static func exitUnlessStopped(_ stopped: DispatchSemaphore, within limit: Duration, logger: Logger) {
+        Thread.detachNewThread {
+            let seconds = Double(limit.components.seconds)
+            if stopped.wait(timeout: .now() + seconds) == .timedOut {
+                logger.error("services did not stop after cancellation; exiting", ["limit_s": .seconds(limit)])
+                exit(1)
+            }
+        }
+    }
+
+    static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock,
+                              logger: Logger) throws -> (any PushTransport, TokenGuardedTransport) {
+        let http = { (name: String) throws -> HTTPClient in
+            try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
+                                                                  maxConnections: max(8, min(512, config.pushConcurrency))))
+        }
+        let base: any PushTransport
+        switch config.pushTransport {
+        case .log:
+            base = LogTransport()
+        case .fcm:
+            guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
+            base = try makeFCMTransport(fcm, http: try http("fcm"), metrics: metrics, clock: clock)
+        case .apns:
+            guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
+            let signer = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
+                metrics.tokenRefreshes.increment(labels: "apns", "ok")
+            })
+            let tokens = SharedAPNsProviderToken(signer: signer, redis: redis, namespace: config.namespace)
+            let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
+                                                  environment: apns.environment == .production ? .production : .development,
+                                                  baseURLOverride: apns.baseURL)
+            let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            // Reminders are plain notifications: with REMINDER_TRANSPORT=fcm they go through FCM credentials.
+            base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm"), metrics: metrics, clock: clock)) } ?? direct
+        }
+        let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
+        let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)
+        let guarded = TokenGuardedTransport(base, rule: rule, window: RedisTokenGuardWindow(redis: redis, namespace: config.namespace),
+                                            logger: logger) { tripped in metrics.tokenGuardTripped.set(tripped ? 1 : 0) }
+        if config.pushTransport == .log { return (guarded, guarded) }
+        return (RateLimitedTransport(guarded, limiter: CoalescingRateLimiter(limiter)), guarded)
+    }
+}

@@ -1,0 +1,67 @@
+import Configuration
+import CountdownAdmin
+import CountdownDomain
+import CountdownWorker
+import DelayQueue
+import Foundation
+
+extension AdminCommands {
+    /// `pause [--kind K]... [--reason TEXT]`: no `--kind` pauses every kind.
+    static func pause(_ arguments: [String]) async throws {
+        let (kinds, rest) = try kindFlags(arguments)
+        let parsed = try parse(rest, "pause", values: ["reason"], positionals: [])
+        let reason = parsed.flags["reason"] ?? ""
+        try IdentifierRule.validate(reason.isEmpty ? "-" : reason, what: "--reason")
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let targets = kinds.isEmpty ? CountdownJob.Kind.allCases.map(\.rawValue) : kinds
+        try await connections.queue.pause(kinds: targets, reason: reason)
+        let paused = try await connections.queue.pausedKinds()
+        AdminOutput(json: parsed.has("json")).emit(paused) {
+            "paused: \(paused.map(\.kind).joined(separator: ", ")) (workers stop claiming them within a second; their jobs stay due)"
+        }
+    }
+
+    /// `resume [--kind K]...`: no `--kind` resumes every paused kind.
+    static func resume(_ arguments: [String]) async throws {
+        let (kinds, rest) = try kindFlags(arguments)
+        let parsed = try parse(rest, "resume", positionals: [])
+        let connections = try AdminConnections()
+        defer { connections.close() }
+        let moved = try await connections.queue.resume(kinds: kinds)
+        let paused = try await connections.queue.pausedKinds()
+        struct Resumed: Encodable { var resumedJobs: Int; var stillPaused: [String] }
+        AdminOutput(json: parsed.has("json")).emit(Resumed(resumedJobs: moved, stillPaused: paused.map(\.kind))) {
+            "resumed \(kinds.isEmpty ? "every kind" : kinds.joined(separator: ", ")): \(moved) held job(s) claimable again"
+                + (paused.isEmpty ? "" : "; still paused: \(paused.map(\.kind).joined(separator: ", "))")
+        }
+    }
+
+    /// Takes every `--kind K` / `--kind=K` out of `arguments` (the flag repeats), checking each names a job kind.
+    static func kindFlags(_ arguments: [String]) throws -> (kinds: [String], rest: [String]) {
+        var kinds: [String] = []
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var value: String?
+            if argument == "--kind" {
+                guard index < arguments.count else { throw UsageError("--kind needs a value") }
+                value = arguments[index]
+                index += 1
+            } else if argument.hasPrefix("--kind=") {
+                value = String(argument.dropFirst("--kind=".count))
+            }
+            guard let value else {
+                rest.append(argument)
+                continue
+            }
+            guard CountdownJob.Kind(rawValue: value) != nil else {
+                throw UsageError("--kind must be one of \(CountdownJob.Kind.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(value)\"")
+            }
+            if !kinds.contains(value) { kinds.append(value) }
+        }
+        return (kinds, rest)
+    }
+}

@@ -1,0 +1,22 @@
+import CountdownStore
+
+extension AdminText {
+    /// `migrate --status`: applied versions with their time, pending ones, and one summary line.
+    static func migrationStatus(_ status: Migrator.Status) -> String {
+        let summary: String
+        if !status.pending.isEmpty {
+            summary = "schema is at version \(status.version); \(status.pending.count) pending (this build needs \(status.required)): run countdown-admin migrate"
+        } else if status.version > status.required {
+            summary = "schema is at version \(status.version), newer than this build's \(status.required); nothing pending"
+        } else {
+            summary = "schema is at version \(status.version); nothing pending"
+        }
+        return [
+            "applied:",
+            AdminOutput.table(["VERSION", "NAME", "APPLIED AT"], status.applied.map { [String($0.version), $0.name, AdminOutput.time($0.appliedAt)] }),
+            "pending:",
+            AdminOutput.table(["VERSION", "NAME"], status.pending.map { [String($0.version), $0.name] }),
+            summary,
+        ].joined(separator: "\n")
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import CountdownAdmin
+import CountdownCommands
+import CountdownDomain
+import CountdownStore
+@testable import CountdownWorker
+
+@Suite struct ParsedArgumentsTests {
+    @Test func splitsPositionalsAndFlags() throws {
+        let parsed = try ParsedArguments(["s1", "--json", "--limit=5", "--yes"], booleanFlags: ["json", "yes"], valueFlags: ["limit"])
+        #expect(parsed.positionals == ["s1"])
+        #expect(parsed.has("json") && parsed.has("yes"))
+        #expect(parsed.flags["limit"] == "5")
+        let spaced = try ParsedArguments(["--limit", "7", "x"], booleanFlags: [], valueFlags: ["limit"])
+        #expect(spaced.flags["limit"] == "7" && spaced.positionals == ["x"])
+    }
+
+    @Test func rejectsUnknownAndMalformedFlags() {
+        #expect(throws: UsageError("unknown option --force")) { try ParsedArguments(["--force"], booleanFlags: ["json"]) }
+        #expect(throws: UsageError("--json takes no value")) { try ParsedArguments(["--json=1"], booleanFlags: ["json"]) }
+        #expect(throws: UsageError("--limit needs a value")) { try ParsedArguments(["--limit"], booleanFlags: [], valueFlags: ["limit"]) }
+    }
+
+    @Test func positionalCountsAreChecked() throws {
+        let parsed = try ParsedArguments(["a", "b"], booleanFlags: [])
+        #expect(throws: UsageError("unexpected argument \"b\"")) { try parsed.expectPositionals(["streamId"]) }
+        #expect(throws: UsageError("missing <time>")) { try parsed.expectPositionals(["streamId", "status", "time"]) }
+    }
+
+    @Test func identifiersAndTimesAreValidated() throws {
+        #expect(throws: UsageError.self) { try IdentifierRule.validate("", what: "stream id") }
+        #expect(throws: UsageError.self) { try IdentifierRule.validate("a\u{7}b", what: "stream id") }
+        try IdentifierRule.validate("stream-42", what: "stream id")
+        let date = try TimeArgument.parse("2026-12-01T20:00:00+03:00")
+        #expect(date == Date(timeIntervalSince1970: 1_796_144_400))
+        #expect(try TimeArgument.parse("2026-12-01T17:00:00.250Z").timeIntervalSince1970 == 1_796_144_400.25)
+        #expect(throws: UsageError.self) { try TimeArgument.parse("2026-12-01 20:00") }
+        #expect(throws: UsageError.self) { try TimeArgument.parse("2026-12-01T20:00:00") }
+    }
+}

@@ -1,0 +1,48 @@
+import CountdownDomain
+import DelayQueue
+import Foundation
+import Testing
+
+/// `countdown-admin pause|resume` and what `stats` shows of it.
+@Suite struct PauseCommandTests {
+    @Test func pauseHoldsAKindFleetWideAndResumeReleasesIt() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.queue.enqueue([
+                NewJob(id: "start:s1", kind: "start", payload: [], due: .now), NewJob(id: "end:s2", kind: "end", payload: [], due: .now),
+            ])
+            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "wrong FCM project")
+            #expect(paused.status == 0, "\(paused)")
+            #expect(try await fixture.queue.pausedKinds().map(\.kind) == ["start"])
+            #expect(try await fixture.queue.claim(max: 10, lease: .seconds(30)).jobs.map(\.id) == ["end:s2"])
+            let stats = try await fixture.admin("stats")
+            #expect(stats.stdout.contains("paused:   start since"), "\(stats)")
+            #expect(stats.stdout.contains("wrong FCM project"), "\(stats)")
+            #expect(stats.stdout.contains("1 due job(s) held"), "\(stats)")
+            let resumed = try await fixture.admin("resume", "--kind", "start")
+            #expect(resumed.status == 0, "\(resumed)")
+            #expect(try await fixture.queue.pausedKinds().isEmpty)
+            #expect(try await fixture.queue.claim(max: 10, lease: .seconds(30)).jobs.map(\.id) == ["start:s1"])
+        }
+    }
+
+    @Test func pauseWithoutKindPausesEveryKind() async throws {
+        try await AdminFixture.with { fixture in
+            let pause = try await fixture.admin("pause")
+            #expect(pause.status == 0, "\(pause)")
+            let paused = try await fixture.queue.pausedKinds()
+            #expect(paused.count == CountdownJob.Kind.allCases.count)
+            let resume = try await fixture.admin("resume")
+            #expect(resume.status == 0, "\(resume)")
+            let left = try await fixture.queue.pausedKinds()
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test func anUnknownKindIsAUsageError() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.expectUsageError(["pause", "--kind", "starts"],
+                                               "--kind must be one of start, reminder, expire, end, update, reminder_page, session_end, backfill_device, backfill_user, got \"starts\"",
+                                               usage: "usage: countdown-admin pause")
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import CountdownDomain
+
+@Suite struct JobPlannerTests {
+    let planner = JobPlanner(settings: FlowSettings(startLeadSeconds: 3600, reminderLeadSeconds: 600, expireAfterSeconds: 3600))
+    let now = Date(timeIntervalSince1970: 1_776_700_000)
+
+    func due(_ operations: [QueueOperation], _ job: CountdownJob) -> Date? {
+        for case .enqueue(let candidate, let dueAt) in operations where candidate == job { return dueAt }
+        return nil
+    }
+
+    @Test func scheduledStreamGetsStartAtTMinusLeadAndExpireAfterPlanned() {
+        let planned = now.addingTimeInterval(7200)
+        let operations = planner.planStream(StreamState(id: "s1", status: .scheduled, plannedStartAt: planned), now: now)
+        #expect(due(operations, .start(stream: "s1")) == planned.addingTimeInterval(-3600))
+        #expect(due(operations, .expire(stream: "s1")) == planned.addingTimeInterval(3600))
+        #expect(due(operations, .reminder(stream: "s1")) == nil, "no reminder job without active reminders")
+        #expect(due(operations, .update(stream: "s1")) == nil)
+    }
+
+    @Test func streamInsideItsHourStartsNow() {
+        let planned = now.addingTimeInterval(1200)
+        let state = StreamState(id: "s1", status: .scheduled, plannedStartAt: planned, hasActiveReminders: true)
+        let operations = planner.planStream(state, now: now)
+        #expect(due(operations, .start(stream: "s1")) == now)
+        #expect(due(operations, .reminder(stream: "s1")) == planned.addingTimeInterval(-600))
+    }
+
+    @Test func completedFanOutsAreNotPlannedAgainForTheSamePlannedTime() {
+        let planned = now.addingTimeInterval(300)
+        let state = StreamState(id: "s1", status: .scheduled, plannedStartAt: planned, startDoneFor: planned,
+                                reminderDoneFor: planned, hasActiveReminders: true)
+        let operations = planner.planStream(state, now: now)
+        #expect(due(operations, .start(stream: "s1")) == nil)
+        #expect(due(operations, .reminder(stream: "s1")) == nil)
+        let moved = StreamState(id: "s1", status: .scheduled, plannedStartAt: planned.addingTimeInterval(60), startDoneFor: planned,
+                                hasActiveReminders: true, hasSessions: true)
+        let afterReschedule = planner.planStream(moved, now: now, rescheduled: true)
+        #expect(due(afterReschedule, .start(stream: "s1")) == now)
+        #expect(due(afterReschedule, .update(stream: "s1")) == now)
+    }
+
+    @Test func pastPlannedStartGetsNoStartOrReminderButStillExpires() {
+        let planned = now.addingTimeInterval(-10)
+        let operations = planner.planStream(StreamState(id: "s1", status: .scheduled, plannedStartAt: planned, hasActiveReminders: true), now: now)
+        #expect(due(operations, .start(stream: "s1")) == nil)
+        #expect(due(operations, .reminder(stream: "s1")) == nil)
+        #expect(due(operations, .expire(stream: "s1")) == planned.addingTimeInterval(3600))
+    }
+
+    @Test(arguments: [StreamStatus.ready, .started, .cancelled, .expired])
+    func terminalStatusCancelsPreStartJobsAndEndsSessions(status: StreamStatus) {
+        let state = StreamState(id: "s1", status: status, plannedStartAt: now, hasSessions: true)
+        let operations = planner.planStream(state, now: now)
+        for kind in [CountdownJob.Kind.start, .reminder, .expire, .update] {
+            #expect(operations.contains(.cancel(jobID: CountdownJob.streamJobID(kind, stream: "s1"))))
+        }
+        #expect(due(operations, .end(stream: "s1")) == now)
+        let noSessions = planner.planStream(StreamState(id: "s1", status: status, plannedStartAt: now), now: now)
+        #expect(due(noSessions, .end(stream: "s1")) == nil)
+    }
+
+    @Test func lateGuestIsBackfilledOnlyInsideTheWindow() {
+        let inside = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(600))
+        #expect(planner.planParticipant(stream: inside, user: "u1", now: now) == [.enqueue(.backfillUser(user: "u1"), dueAt: now)])
+        let outside = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(7200))
+        #expect(planner.planParticipant(stream: outside, user: "u1", now: now).isEmpty)
+        let ended = StreamState(id: "s1", status: .cancelled, plannedStartAt: now.addingTimeInterval(600))
+        #expect(planner.planParticipant(stream: ended, user: "u1", now: now).isEmpty)
+    }
+
+    @Test func sessionForAnEndedStreamIsEndedAtOnce() {
+        let ended = StreamState(id: "s1", status: .started, plannedStartAt: now)
+        #expect(planner.planSession(stream: ended, device: "d1", now: now) == [.enqueue(.sessionEnd(stream: "s1", device: "d1"), dueAt: now)])
+        let running = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(60))
+        #expect(planner.planSession(stream: running, device: "d1", now: now).isEmpty)
+    }
+
+    @Test func reminderCreatedAfterItsTimeIsSentAtOnce() {
+        let soon = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(120))
+        #expect(planner.planReminder(stream: soon, now: now) == [.enqueue(.reminder(stream: "s1"), dueAt: now)])
+        let later = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(7200))
+        #expect(planner.planReminder(stream: later, now: now) == [.enqueue(.reminder(stream: "s1"), dueAt: now.addingTimeInterval(6600))])
+        let started = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(-1))
+        #expect(planner.planReminder(stream: started, now: now).isEmpty)
+    }
+}
+
+@Suite struct CountdownJobTests {
+    @Test(arguments: [
+        CountdownJob.start(stream: "s:1"), .reminder(stream: "s1"), .expire(stream: "s1"), .end(stream: "ş1 ✨"),
+        .update(stream: "s1"), .sessionEnd(stream: "a:b", device: "c%d"), .backfillDevice(device: "d1"), .backfillUser(user: "u1"),
+        .reminderPage(stream: "s1", after: "", through: "u2000"), .reminderPage(stream: "s1", after: "u2000", through: nil),
+    ])
+    func roundTripsThroughKindAndPayload(job: CountdownJob) throws {
+        let decoded = try CountdownJob.decode(kind: job.kind.rawValue, payload: job.payload).get()
+        #expect(decoded == job)
+    }
+
+    @Test func idsAreDeterministicAndUnambiguous() {
+        #expect(CountdownJob.start(stream: "s1").id == "start:s1")
+        #expect(CountdownJob.sessionEnd(stream: "a:b", device: "c").id != CountdownJob.sessionEnd(stream: "a", device: "b:c").id)
+        #expect(CountdownJob.streamJobID(.reminder, stream: "x") == CountdownJob.reminder(stream: "x").id)
+        #expect(CountdownJob.reminderPage(stream: "s", after: "u:1", through: nil).id == "reminder_page:s:u%3A1")
+        #expect(CountdownJob.reminderPage(stream: "s", after: "", through: "u1").streamID == "s")
+    }
+
+    @Test func aReminderPageNeedsItsBounds() {
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "reminder_page", payload: Array(#"{"stream":"s"}"#.utf8)).get() }
+        #expect(throws: JobDecodingError.self) {
+            try CountdownJob.decode(kind: "reminder_page", payload: Array(#"{"stream":"s","after":"","through":""}"#.utf8)).get()
+        }
+    }
+
+    @Test func badPayloadsComeBackAsValues() {
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "launch", payload: Array("{}".utf8)).get() }
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: [0xff, 0x00]).get() }
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"{"device":"d"}"#.utf8)).get() }
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"{"stream":""}"#.utf8)).get() }
+    }
+}
+
+@Suite struct StartEligibilityTests {
+    func device(platform: String = "ios", fcm: String? = "f", pts: String? = "p", enabled: Bool = true) -> DeviceCandidate {
+        DeviceCandidate(userID: "u", role: "guest", deviceID: "d", platform: platform, fcmToken: fcm, pushToStartToken: pts,
+                        locale: "tr", liveStreamEnabled: enabled)
+    }
+
+    @Test func eligibleIOSDeviceWithBothTokens() {
+        #expect(StartEligibility.skipReason(for: device()) == nil)
+    }
+
+    @Test func skipsWithTheReason() {
+        #expect(StartEligibility.skipReason(for: device(platform: "android")) == .notIOS)
+        #expect(StartEligibility.skipReason(for: device(fcm: nil)) == .noFCMToken)
+        #expect(StartEligibility.skipReason(for: device(fcm: "")) == .noFCMToken)
+        #expect(StartEligibility.skipReason(for: device(pts: "")) == .noPushToStartToken)
+        #expect(StartEligibility.skipReason(for: device(enabled: false)) == .preferenceOff)
+        #expect(StartEligibility.skipReason(for: device(fcm: nil), transport: .apns) == nil, "APNs direct needs no FCM token")
+    }
+}

@@ -1,0 +1,17 @@
+import BlockingIO
+import CountdownFlows
+
+/// Counts the flows' skip decisions by "kind/reason".
+final class CountingFlowMetrics: FlowMetrics {
+    let skips = Locked([String: Int]())
+
+    let undeliverable = Locked([String: Int]())
+
+    func skip(kind: String, reason: String) {
+        skips.withLock { $0[kind + "/" + reason, default: 0] += 1 }
+    }
+
+    func countUndeliverableEnd(reason: String) {
+        undeliverable.withLock { $0[reason, default: 0] += 1 }
+    }
+}

@@ -1,0 +1,138 @@
+import BlockingIO
+import CountdownDomain
+@testable import CountdownFlows
+import CountdownStore
+import Foundation
+import Postgres
+import PushPayloads
+import Telemetry
+import Testing
+import TestSupport
+
+/// The flows against real PostgreSQL with a scripted gateway: a refusal clears only the token it names (and is
+/// recorded), and an end push is never dropped silently.
+@Suite struct PushSafetyFlowTests {
+    /// Answers by the push's activity token (or FCM token, for notifications); accepts what it has no answer for.
+    final class ScriptedGateway: PushGateway {
+        let answers: [String: Delivery]
+        let sent = Locked([String]())
+        let payloads = Locked([String]())
+        init(_ answers: [String: Delivery]) { self.answers = answers }
+
+        func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
+            let key: String
+            switch push {
+            case .liveActivity(let payload, _, let activity):
+                key = activity
+                payloads.withLock { $0.append(String(decoding: payload.apsJSON, as: UTF8.self)) }
+            case .notification(_, let fcm): key = fcm
+            }
+            sent.withLock { $0.append(key) }
+            return answers[key] ?? .accepted(name: "ok")
+        }
+    }
+
+    static func with(_ answers: [String: Delivery], _ body: (JobHandler, PostgresClient, CountingFlowMetrics) async throws -> Void) async throws {
+        try await with(ScriptedGateway(answers), body)
+    }
+
+    static func with(_ gateway: ScriptedGateway, _ body: (JobHandler, PostgresClient, CountingFlowMetrics) async throws -> Void) async throws {
+        try await MigratedDatabase.with(prefix: "safety") { client in
+            let metrics = CountingFlowMetrics()
+            let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(),
+                                      settings: FlowSettings(startLeadSeconds: 3600), transport: .fcm, metrics: metrics,
+                                      logger: Logger(level: .error, sink: CapturingLogSink()))
+            try await body(JobHandler(context: context), client, metrics)
+        }
+    }
+
+    static func count(_ db: PostgresClient, _ sql: String) async throws -> Int {
+        try await db.query("SELECT count(*) AS n FROM (\(sql)) AS counted")[0].decode("n")
+    }
+
+    @Test func aStartRefusalClearsOnlyTheTokenItNames() async throws {
+        let answers: [String: Delivery] = [
+            "pts-a1": .tokenRefused(.pushToStart, reason: "INVALID_ARGUMENT"),
+            "pts-a2": .tokenRefused(.fcm, reason: "UNREGISTERED"),
+        ]
+        try await Self.with(answers) { handler, db, _ in
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('a', 'A')")
+            try await db.execute("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
+                  ('a1', 'a', 'ios', 'fcm-a1', 'pts-a1'), ('a2', 'a', 'ios', 'fcm-a2', 'pts-a2')
+                """)
+            try await db.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes')")
+            try await db.execute("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ('s', 'a', 'creator')")
+            _ = try await handler.handle(.start(stream: "s"))
+            let rows = try await db.query("SELECT device_id, fcm_token, push_to_start_token FROM devices ORDER BY device_id")
+            #expect(try rows[0].decode("fcm_token", as: String?.self) == "fcm-a1", "a live_activity_token refusal keeps the FCM token")
+            #expect(try rows[0].decode("push_to_start_token", as: String?.self) == nil)
+            #expect(try rows[1].decode("fcm_token", as: String?.self) == nil)
+            #expect(try rows[1].decode("push_to_start_token", as: String?.self) == "pts-a2", "an FCM refusal keeps the push-to-start token")
+            let recorded = try await db.query("SELECT device_id, token_kind, old_value, reason, stream_id FROM countdown_token_invalidations ORDER BY device_id")
+            #expect(try recorded.map { "\(try $0.decode("device_id", as: String.self)) \(try $0.decode("token_kind", as: String.self)) \(try $0.decode("old_value", as: String.self)) \(try $0.decode("reason", as: String.self)) \(try $0.decode("stream_id", as: String.self))" }
+                    == ["a1 push_to_start pts-a1 INVALID_ARGUMENT s", "a2 fcm fcm-a2 UNREGISTERED s"])
+        }
+    }
+
+    @Test func endPushesAreRetriedUntilTheWindowClosesThenRecordedUndeliverable() async throws {
+        let answers: [String: Delivery] = [
+            "run-b": .rejected(reason: "BadExpirationDate"),
+            "run-c": .tokenRefused(.runtime, reason: "Unregistered"),
+        ]
+        try await Self.with(answers) { handler, db, metrics in
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('u', 'U')")
+            try await db.execute("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
+                  ('a', 'u', 'ios', 'fcm-a', NULL), ('b', 'u', 'ios', 'fcm-b', NULL), ('c', 'u', 'ios', 'fcm-c', NULL), ('d', 'u', 'ios', NULL, NULL)
+                """)
+            try await db.execute("INSERT INTO streams (id, title, planned_start_at, status) VALUES ('s', 'S', now() - interval '1 minute', 'started')")
+            try await db.execute("""
+                INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES
+                  ('s', 'a', 'u', 'run-a'), ('s', 'b', 'u', 'run-b'), ('s', 'c', 'u', 'run-c'), ('s', 'd', 'u', 'run-d')
+                """)
+            let first = try await handler.handle(.end(stream: "s"))
+            guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after == .seconds(30))
+            let left = try await db.query("SELECT device_id FROM live_activity_sessions ORDER BY device_id").map { try $0.decode("device_id", as: String.self) }
+            #expect(left == ["b", "d"], "accepted (a) and dead runtime token (c) go; a refused push and a missing FCM token stay")
+            #expect(try await Self.count(db, "SELECT 1 FROM countdown_token_invalidations WHERE token_kind = 'runtime' AND old_value = 'run-c'") == 1)
+            let reasons = try await db.query("SELECT device_id, last_reason FROM countdown_end_attempts ORDER BY device_id")
+                .map { "\(try $0.decode("device_id", as: String.self))=\(try $0.decode("last_reason", as: String.self))" }
+            #expect(reasons == ["b=rejected", "d=no_fcm_token"])
+
+            let second = try await handler.handle(.end(stream: "s"))
+            guard case .retry(let later?, _) = second else { Issue.record("expected a retry, got \(second)"); return }
+            #expect(later == .seconds(60), "backoff doubles")
+
+            // The dismissal window closes.
+            try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '5 hours'")
+            let last = try await handler.handle(.end(stream: "s"))
+            guard case .done = last else { Issue.record("expected done, got \(last)"); return }
+            #expect(try await Self.count(db, "SELECT 1 FROM live_activity_sessions") == 0)
+            #expect(try await Self.count(db, "SELECT 1 FROM countdown_end_attempts") == 0)
+            let undeliverable = try await db.query("SELECT device_id, reason, attempts FROM countdown_undeliverable_ends ORDER BY device_id")
+                .map { "\(try $0.decode("device_id", as: String.self))=\(try $0.decode("reason", as: String.self))/\(try $0.decode("attempts", as: Int.self))" }
+            #expect(undeliverable == ["b=rejected/3", "d=no_fcm_token/3"])
+            #expect(metrics.undeliverable.value == ["rejected": 1, "no_fcm_token": 1])
+        }
+    }
+
+    /// viewerCount: participants and users with a reminder that is not cancelled, each person once, counted when
+    /// the push is built.
+    @Test func viewerCountCountsThePeopleWaiting() async throws {
+        let gateway = ScriptedGateway([:])
+        try await Self.with(gateway) { handler, db, _ in
+            try await db.execute("INSERT INTO users (id, display_name) SELECT u, u FROM unnest(ARRAY['host', 'guest', 'fan', 'gone']) u")
+            try await db.execute("INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES ('h', 'host', 'ios', 'fcm-h', 'pts-h')")
+            try await db.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes')")
+            try await db.execute("INSERT INTO stream_participants (stream_id, user_id, role, position) VALUES ('s', 'host', 'creator', 0), ('s', 'guest', 'guest', 1)")
+            try await db.execute("""
+                INSERT INTO stream_reminders (stream_id, user_id, status) VALUES ('s', 'fan', 'active'), ('s', 'guest', 'active'), ('s', 'gone', 'cancelled')
+                """)
+            _ = try await handler.handle(.start(stream: "s"))
+            let payload = try #require(gateway.payloads.value.first)
+            #expect(payload.contains(#""viewerCount":3"#), "\(payload)")
+        }
+    }
+}

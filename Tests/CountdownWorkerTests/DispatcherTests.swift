@@ -1,0 +1,227 @@
+import BlockingIO
+import CountdownDomain
+@testable import CountdownWorker
+import DelayQueue
+import Foundation
+import Telemetry
+import Testing
+import TestSupport
+
+/// The dispatcher on `InMemoryDelayQueue` with a scripted runner: every queue action it takes, without I/O.
+@Suite struct DispatcherTests {
+    struct Away: Error {}
+    struct Broken: Error {}
+
+    /// Answers each job with `answer`, records every call (the jobs run together), and holds calls at `gate`
+    /// when one is given.
+    final class ScriptedRunner: JobRunner {
+        let calls = Locked([[CountdownJob]]())
+        let answer: @Sendable (CountdownJob) -> Result<HandlerOutcome, any Error>
+        let gate: AsyncGate?
+
+        init(gate: AsyncGate? = nil, answer: @escaping @Sendable (CountdownJob) -> Result<HandlerOutcome, any Error>) {
+            self.gate = gate
+            self.answer = answer
+        }
+
+        func run(_ jobs: [CountdownJob]) async -> [Result<HandlerOutcome, any Error>] {
+            calls.withLock { $0.append(jobs) }
+            await gate?.pass()
+            return jobs.map(answer)
+        }
+    }
+
+    /// A running dispatcher and what it works on.
+    struct Harness {
+        let queue: InMemoryDelayQueue
+        let runner: ScriptedRunner
+        let dispatcher: Dispatcher
+        let shutdown = ShutdownSignal()
+        let task: Task<Void, any Error>
+
+        init(maxAttempts: Int = 3, lease: Duration = .seconds(30), drain: Duration = .seconds(5), batching: JobBatchPolicy = .none,
+             kindLimits: [String: Int] = [:], runner: ScriptedRunner) {
+            queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(2), jitter: 0))
+            self.runner = runner
+            dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, lease: lease, drain: drain, batching: batching,
+                                    kindLimits: kindLimits, transient: { $0 is Away }, metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+            let dispatcher = self.dispatcher
+            let shutdown = self.shutdown
+            task = Task { try await dispatcher.run(shutdown: shutdown) }
+        }
+
+        func enqueue(_ jobs: [CountdownJob], due: JobDue = .now) async throws {
+            try await queue.enqueue(jobs.map { NewJob(id: $0.id, kind: $0.kind.rawValue, payload: $0.payload, due: due) })
+        }
+
+        func info(_ job: CountdownJob) async throws -> JobInfo? {
+            try await queue.jobs(ids: [job.id])[job.id]
+        }
+
+        /// Waits until the job is no longer leased (settled one way or another), then returns what the queue holds.
+        func settled(_ job: CountdownJob) async throws -> JobInfo? {
+            try await waitUntil("\(job.id) settled") {
+                guard let info = try await info(job) else { return true }
+                if case .leased = info.state { return false }
+                return runner.calls.value.contains { $0.contains(job) }
+            }
+            return try await info(job)
+        }
+
+        func stop() async throws {
+            shutdown.trigger()
+            try await task.value
+        }
+    }
+
+    static func waitingDue(_ info: JobInfo?) -> Date? {
+        if case .waiting(let due)? = info?.state { return due }
+        return nil
+    }
+
+    @Test func finishedJobsAreAcknowledgedAndStartsOfOneClaimRunTogether() async throws {
+        let runner = ScriptedRunner { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(batching: JobBatchPolicy(kinds: ["start"], size: 32), runner: runner)
+        let starts = (1...5).map { CountdownJob.start(stream: "s\($0)") }
+        try await harness.enqueue(starts + [.end(stream: "e1")])
+        try await waitUntil("every job acknowledged") { try await harness.queue.jobs(ids: (starts + [.end(stream: "e1")]).map(\.id)).isEmpty }
+        try await harness.stop()
+        let calls = runner.calls.value
+        #expect(calls.contains([.end(stream: "e1")]))
+        #expect(calls.filter { $0.allSatisfy { $0.kind == .start } }.flatMap { $0 }.count == 5)
+        #expect(calls.count < 6, "the starts of one claim share a run")
+    }
+
+    @Test func aFanOutQueuesItsJobsForAnyWorkerAndIsAcknowledged() async throws {
+        let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
+        let runner = ScriptedRunner { job in
+            if case .reminder = job { return .success(.fanOut(jobs: pages, detail: "2 pages")) }
+            return .success(.done(detail: "page sent"))
+        }
+        let harness = Harness(runner: runner)
+        try await harness.enqueue([.reminder(stream: "big")])
+        try await waitUntil("both pages ran") { Set(runner.calls.value.flatMap { $0 }).isSuperset(of: pages) }
+        try await waitUntil("everything acknowledged") {
+            try await harness.queue.jobs(ids: ([CountdownJob.reminder(stream: "big")] + pages).map(\.id)).isEmpty
+        }
+        try await harness.stop()
+    }
+
+    @Test func aRescheduleComesBackLaterWithItsAttemptGivenBack() async throws {
+        let runner = ScriptedRunner { _ in .success(.reschedule(after: .seconds(120), reason: "start window opens later")) }
+        let harness = Harness(runner: runner)
+        let job = CountdownJob.start(stream: "later")
+        let before = Date()
+        try await harness.enqueue([job])
+        let info = try await harness.settled(job)
+        try await harness.stop()
+        let due = try #require(Self.waitingDue(info))
+        #expect(due >= before.addingTimeInterval(119))
+        #expect(info?.attempts == 0)
+    }
+
+    @Test func aRetryAfterSpendsTheAttemptAndWaitsAsAsked() async throws {
+        let runner = ScriptedRunner { _ in .success(.retry(after: .seconds(45), reason: "push_retry")) }
+        let harness = Harness(runner: runner)
+        let job = CountdownJob.reminder(stream: "busy")
+        let before = Date()
+        try await harness.enqueue([job])
+        let info = try await harness.settled(job)
+        try await harness.stop()
+        let due = try #require(Self.waitingDue(info))
+        #expect(due >= before.addingTimeInterval(44))
+        #expect(info?.attempts == 1)
+        #expect(info?.lastError == "push_retry")
+    }
+
+    @Test func aTransientErrorIsPostponedWithoutSpendingAttempts() async throws {
+        let runner = ScriptedRunner { _ in .failure(Away()) }
+        let harness = Harness(maxAttempts: 1, runner: runner)
+        let job = CountdownJob.end(stream: "db-away")
+        try await harness.enqueue([job])
+        let info = try await harness.settled(job)
+        try await harness.stop()
+        #expect(Self.waitingDue(info) != nil, "not dead-lettered even with one attempt allowed")
+        #expect(info?.attempts == 0)
+    }
+
+    @Test func aFailingJobIsDeadLetteredAfterItsLastAttempt() async throws {
+        let runner = ScriptedRunner { _ in .failure(Broken()) }
+        let harness = Harness(maxAttempts: 1, runner: runner)
+        let job = CountdownJob.expire(stream: "bad")
+        try await harness.enqueue([job])
+        try await waitUntil("dead letter") { try await harness.queue.deadLetters(limit: 10).contains { $0.id == job.id } }
+        try await harness.stop()
+        let dead = try await harness.queue.deadLetters(limit: 10).first { $0.id == job.id }
+        #expect(dead?.lastError == "Broken()")
+    }
+
+    @Test func anUndecodableJobNeverReachesTheRunnerAndIsDeadLettered() async throws {
+        let runner = ScriptedRunner { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(maxAttempts: 1, runner: runner)
+        try await harness.queue.enqueue([NewJob(id: "teleport:x", kind: "teleport", payload: Array("{}".utf8), due: .now)])
+        try await waitUntil("dead letter") { try await harness.queue.deadLetters(limit: 10).contains { $0.id == "teleport:x" } }
+        try await harness.stop()
+        #expect(runner.calls.value.isEmpty)
+        #expect(try await harness.queue.deadLetters(limit: 10).first?.lastError.hasPrefix("undecodable:") == true)
+    }
+
+    @Test func aLongJobKeepsItsLeaseWhileItRuns() async throws {
+        let gate = AsyncGate()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(lease: .milliseconds(300), runner: runner)
+        let job = CountdownJob.update(stream: "slow")
+        try await harness.enqueue([job])
+        try await waitUntil("running") { !runner.calls.value.isEmpty }
+        try await Task.sleep(for: .seconds(1))  // more than three leases: only extension keeps it
+        let stolen = try await harness.queue.claim(max: 10, lease: .seconds(30))
+        #expect(stolen.items.isEmpty, "another worker cannot claim a job whose runner is alive")
+        gate.open()
+        try await waitUntil("acknowledged") { try await harness.info(job) == nil }
+        try await harness.stop()
+    }
+
+    @Test func shutdownHandsBackWhatDidNotFinishWithinTheDrain() async throws {
+        let gate = AsyncGate()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(drain: .milliseconds(200), runner: runner)
+        let job = CountdownJob.reminder(stream: "stuck")
+        try await harness.enqueue([job])
+        try await waitUntil("running") { !runner.calls.value.isEmpty }
+        try await harness.stop()
+        let info = try await harness.info(job)
+        #expect(Self.waitingDue(info).map { $0 <= Date() } == true, "due again at once for another worker")
+        #expect(info?.attempts == 0)
+        gate.open()
+    }
+
+    @Test func aLimitedKindTakesNoMoreThanItsLimitAndLeavesTheRestDue() async throws {
+        let gate = AsyncGate()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(kindLimits: ["reminder_page": 2], runner: runner)
+        let pages = (1...6).map { CountdownJob.reminderPage(stream: "big", after: "u\($0)", through: nil) }
+        try await harness.enqueue(pages + [.end(stream: "e1")])
+        try await waitUntil("two pages and the end job running") { runner.calls.value.count == 3 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(runner.calls.value.count == 3, "free slots do not take more pages")
+        #expect(try await harness.queue.stats().dueNow == 4, "the other pages wait in the queue for other workers")
+        gate.open()
+        try await waitUntil("every page ran") { try await harness.queue.jobs(ids: pages.map(\.id)).isEmpty }
+        try await harness.stop()
+    }
+
+    @Test func neverMoreJobsInFlightThanSlots() async throws {
+        let gate = AsyncGate()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let harness = Harness(runner: runner)
+        let jobs = (1...20).map { CountdownJob.end(stream: "e\($0)") }
+        try await harness.enqueue(jobs)
+        try await waitUntil("slots full") { runner.calls.value.count == 8 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(runner.calls.value.count == 8, "concurrency is 8")
+        #expect(try await harness.queue.stats().leased == 8)
+        gate.open()
+        try await waitUntil("all done") { try await harness.queue.jobs(ids: jobs.map(\.id)).isEmpty }
+        try await harness.stop()
+    }
+}

@@ -1,0 +1,80 @@
+import CountdownDomain
+@testable import CountdownWorker
+@testable import DelayQueue
+import Foundation
+import Testing
+
+@Suite struct JobDispositionTests {
+    struct Away: Error {}
+    struct Broken: Error {}
+
+    static func decide(_ result: Result<HandlerOutcome, any Error>, attempt: Int = 1) -> JobDisposition {
+        JobDisposition.decide(result, attempt: attempt) { $0 is Away }
+    }
+
+    @Test func finishedJobsAreAcknowledged() {
+        #expect(Self.decide(.success(.done(detail: "sent 3"))).action == .ack)
+        #expect(Self.decide(.success(.done(detail: "sent 3"))).outcome == "done")
+        let skipped = Self.decide(.success(.skipped(reason: "too_late")))
+        #expect(skipped.action == .ack)
+        #expect(skipped.outcome == "skipped")
+        #expect(skipped.fields["reason"] == "too_late")
+    }
+
+    @Test func aRescheduleGivesTheAttemptBack() {
+        let decision = Self.decide(.success(.reschedule(after: .seconds(90), reason: "start window opens later")))
+        #expect(decision.action == .postpone(after: .seconds(90), error: nil))
+        #expect(decision.outcome == "rescheduled")
+    }
+
+    @Test func aRetryAfterIsHonouredAndARetryWithoutOneBacksOff() {
+        #expect(Self.decide(.success(.retry(after: .seconds(30), reason: "push_retry"))).action
+                == .retry(after: .seconds(30), error: "push_retry"))
+        let backoff = Self.decide(.success(.retry(after: nil, reason: "push_retry")))
+        #expect(backoff.action == .fail(error: "push_retry"))
+        #expect(backoff.outcome == nil, "counted by what the queue does with it")
+        #expect(backoff.level == .warn)
+    }
+
+    @Test func transientErrorsArePostponedWithGrowingWaitsAndOthersFail() {
+        #expect(Self.decide(.failure(Away()), attempt: 1).action == .postpone(after: .seconds(2), error: "Away()"))
+        #expect(Self.decide(.failure(Away()), attempt: 3).action == .postpone(after: .seconds(8), error: "Away()"))
+        #expect(Self.decide(.failure(Away()), attempt: 40).action == .postpone(after: .seconds(30), error: "Away()"))
+        let failed = Self.decide(.failure(Broken()))
+        #expect(failed.action == .fail(error: "Broken()"))
+        #expect(failed.level == .error)
+    }
+
+    @Test func aFanOutQueuesItsJobsThenAcknowledges() {
+        let pages = [CountdownJob.reminderPage(stream: "s", after: "", through: "u9"), .reminderPage(stream: "s", after: "u9", through: nil)]
+        let decision = Self.decide(.success(.fanOut(jobs: pages, detail: "2 pages")))
+        #expect(decision.action == .enqueueThenAck(jobs: pages))
+        #expect(decision.outcome == "done")
+    }
+
+    @Test func workCancelledByShutdownIsHandedBackAtOnce() {
+        #expect(Self.decide(.failure(CancellationError())).action == .postpone(after: .zero, error: "worker shut down before the job finished"))
+    }
+
+    @Test func anUndecodableJobFailsWithItsReason() {
+        #expect(JobDisposition.undecodable("unknown kind \"teleport\"").action == .fail(error: "undecodable: unknown kind \"teleport\""))
+    }
+}
+
+@Suite struct JobBatchPolicyTests {
+    static func job(_ id: String, _ kind: String) -> ClaimedJob {
+        ClaimedJob(id: id, kind: kind, payload: [], dueAt: Date(), lease: JobLease(id: id, token: "t", attempt: 1))
+    }
+
+    @Test func batchableKindsAreGroupedUpToTheSizeAndOthersRunAlone() {
+        let jobs = ["s1", "e1", "s2", "s3", "r1", "s4", "s5"].map { Self.job($0, $0.hasPrefix("s") ? "start" : "end") }
+        let groups = JobBatchPolicy(kinds: ["start"], size: 2).group(jobs).map { $0.map(\.id) }
+        #expect(groups == [["e1"], ["r1"], ["s1", "s2"], ["s3", "s4"], ["s5"]])
+    }
+
+    @Test func noneRunsEveryJobAlone() {
+        let jobs = ["s1", "s2"].map { Self.job($0, "start") }
+        #expect(JobBatchPolicy.none.group(jobs).map { $0.map(\.id) } == [["s1"], ["s2"]])
+        #expect(JobBatchPolicy(kinds: ["start"], size: 1).group(jobs).count == 2)
+    }
+}

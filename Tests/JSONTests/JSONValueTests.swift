@@ -1,0 +1,32 @@
+import Foundation
+import JSON
+import Testing
+
+@Suite struct JSONValueTests {
+    @Test func escapesWhatJSONRequiresAndKeepsUTF8() {
+        let value: JSONValue = ["s": .string("q\" b\\ n\n t\t r\r \u{8}\u{C} nul\u{0} us\u{1F} del\u{7F} / ş 🇹🇷 \u{2028}")]
+        let expected = #"{"s":"q\" b\\ n\n t\t r\r \b\f nul\u0000 us\u001f del"# + "\u{7F} / ş 🇹🇷 \u{2028}\"}"
+        #expect(value.encodedString == expected)
+    }
+
+    @Test func sortsKeysByBytesAndEncodesEveryKind() {
+        let value: JSONValue = ["b": [1, -2, true, false, .null], "a": "x", "B": [:], "é": [], "aa": 0]
+        #expect(value.encodedString == #"{"B":{},"a":"x","aa":0,"b":[1,-2,true,false,null],"é":[]}"#)
+    }
+
+    @Test func roundTripsThroughFoundation() throws {
+        let text = "ZWJ 👩‍👩‍👧‍👦 flag 🇺🇸 combining e\u{301} RTL ‏שלום\u{200F} ctrl \u{1}\u{1B} quote \" slash \\"
+        let bytes = JSONValue.object(["k": .string(text), "n": .int(Int.max)]).encoded()
+        #expect(String(validating: bytes, as: UTF8.self) != nil)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(parsed["k"] as? String == text)
+        #expect((parsed["n"] as? NSNumber)?.int64Value == Int64.max)
+    }
+
+    @Test func escapedCountMatchesTheEncoding() {
+        for text in ["plain", "\"\\", "\n\u{1}", "ş🇹🇷", ""] {
+            let encoded = JSONValue.string(text).encoded()
+            #expect(JSONString.escapedCount(utf8: text.utf8) == encoded.count - 2)
+        }
+    }
+}
