@@ -15,7 +15,7 @@ public struct AdminConnections: Sendable {
     public init(environment: Environment = Environment()) throws {
         config = try CountdownConfig.load(from: environment, requirePush: false)
         database = PostgresClient(configuration: try PostgresConfiguration(url: config.databaseURL), maxConnections: 2)
-        redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 2)
+        redis = RedisClient(configuration: config.redis, poolSize: 2)
         queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
     }
 

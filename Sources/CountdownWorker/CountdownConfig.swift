@@ -1,6 +1,7 @@
 import Configuration
 import CountdownDomain
 import Foundation
+import Redis
 import Telemetry
 
 /// Everything the worker (and the admin command) reads from the environment, validated at start.
@@ -26,6 +27,8 @@ public struct CountdownConfig: Sendable {
 
     public var databaseURL: String
     public var redisURL: String
+    /// `REDIS_URL` with the TLS and Sentinel settings applied (see `RedisConfiguration(url:environment:)`).
+    public var redis: RedisConfiguration
     public var namespace: String
     public var pushTransport: PushTransportKind
     public var reminderTransport: ReminderTransportKind = .fcm
@@ -33,6 +36,8 @@ public struct CountdownConfig: Sendable {
     public var apns: APNs?
     public var flow: FlowSettings
     public var workerConcurrency: Int
+    /// Pooled PostgreSQL connections per worker (`DATABASE_POOL_SIZE`, default half of `workerConcurrency`, 4–32).
+    public var databasePoolSize: Int
     /// Start jobs claimed together that share one fan-out (`START_BATCH_SIZE`).
     public var startBatchSize: Int
     public var pushConcurrency: Int
@@ -67,7 +72,10 @@ public struct CountdownConfig: Sendable {
             }
         }
         let databaseURL = read({ try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }, default: "")
-        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis"]) }, default: "")
+        let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis", "rediss"]) }, default: "")
+        let redis = redisURL.isEmpty ? RedisConfiguration(host: "") : read({ () throws -> RedisConfiguration in
+            do throws(RedisError) { return try RedisConfiguration(url: redisURL, environment: env.values) } catch { throw ConfigError(.invalid, variable: error.context, problem: error.message) }
+        }, default: RedisConfiguration(host: ""))
         let namespace = read({ () throws -> String in
             let value = try env.string("COUNTDOWN_NAMESPACE", default: "countdown")
             guard value.allSatisfy({ $0.isLetter || $0.isNumber || "-_.:".contains($0) }), !value.contains("{"), value.count <= 64 else {
@@ -115,15 +123,19 @@ public struct CountdownConfig: Sendable {
                 }
                 return scheme
             }, default: "allmine"))
+        let workerConcurrency = read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64)
+        let defaultPool = max(4, min(32, workerConcurrency / 2))
         let config = CountdownConfig(
             databaseURL: databaseURL,
             redisURL: redisURL,
+            redis: redis,
             namespace: namespace,
             pushTransport: transport,
             fcm: fcm,
             apns: apns,
             flow: flow,
-            workerConcurrency: read({ try env.integer("WORKER_CONCURRENCY", default: 64, range: 1...4096) }, default: 64),
+            workerConcurrency: workerConcurrency,
+            databasePoolSize: read({ try env.integer("DATABASE_POOL_SIZE", default: defaultPool, range: 1...1024) }, default: defaultPool),
             startBatchSize: read({ try env.integer("START_BATCH_SIZE", default: 32, range: 1...256) }, default: 32),
             pushConcurrency: read({ try env.integer("PUSH_CONCURRENCY", default: 256, range: 1...4096) }, default: 256),
             pushRateLimitPerMinute: read({ try env.integer("PUSH_RATE_LIMIT_PER_MINUTE", default: 600_000, range: 1...100_000_000) }, default: 600_000),

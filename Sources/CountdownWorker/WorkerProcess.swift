@@ -33,8 +33,8 @@ public struct WorkerProcess: Sendable {
         let metrics = WorkerMetrics()
         self.metrics = metrics
         let postgresConfiguration = try config.postgresConfiguration()
-        let database = PostgresClient(configuration: postgresConfiguration, maxConnections: max(4, min(32, config.workerConcurrency / 2)))
-        let redis = RedisClient(configuration: try RedisConfiguration(url: config.redisURL), poolSize: 8)
+        let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
+        let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
         let clock = ServerClock()
         self.clock = clock

@@ -22,12 +22,8 @@ enum OpenSSL {
     /// Empties this thread's error queue, returning its messages joined.
     @discardableResult
     static func drainErrors() -> String {
-        var messages: [String] = []
-        while case let error = ERR_get_error(), error != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(error, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.joined(separator: "; ")
+        var buffer = [CChar](repeating: 0, count: 1024)
+        countdown_openssl_drain_errors(&buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -3,6 +3,8 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Equatable {
         /// The `redis://` URL could not be understood.
         case invalidURL
+        /// A TLS or Sentinel setting is invalid; `context` names the variable.
+        case invalidSetting
         /// The TCP connection could not be opened (refused, unreachable, connect timeout).
         case connectionFailed
         /// The server rejected the credentials.
@@ -15,6 +17,9 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case `protocol`
         /// The server answered the command with an error reply.
         case server
+        /// The server is a replica now (`READONLY`, after a failover); the connection was dropped so the next use
+        /// finds the primary.
+        case readOnly
         /// `EVALSHA` of a script the server does not know (after `SCRIPT FLUSH` or a restart).
         case noScript
         /// The connection or client was closed.
@@ -42,8 +47,8 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whether the connection that raised it can no longer be used.
     public var breaksConnection: Bool {
         switch code {
-        case .io, .timeout, .protocol, .closed, .connectionFailed: true
-        case .invalidURL, .authenticationFailed, .server, .noScript, .unexpectedReply: false
+        case .io, .timeout, .protocol, .closed, .connectionFailed, .readOnly: true
+        case .invalidURL, .invalidSetting, .authenticationFailed, .server, .noScript, .unexpectedReply: false
         }
     }
 }

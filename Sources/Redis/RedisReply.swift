@@ -54,6 +54,7 @@ extension RedisError {
     /// The typed error for a server error reply (`NOSCRIPT …`, `WRONGPASS …`, anything else).
     static func fromServer(_ message: String, context: String) -> RedisError {
         if message.hasPrefix("NOSCRIPT") { return RedisError(.noScript, message, context: context) }
+        if message.hasPrefix("READONLY") { return RedisError(.readOnly, message, context: context) }
         if message.hasPrefix("WRONGPASS") || message.hasPrefix("NOAUTH") || message.contains("invalid password") {
             return RedisError(.authenticationFailed, message, context: context)
         }

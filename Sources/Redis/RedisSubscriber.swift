@@ -30,9 +30,11 @@ public final class RedisSubscriber: Sendable {
         self.channels = channels
         wake = try WakePipe()
         thread = SerialThread(name: name)
+        if let sentinel = configuration.sentinel { RedisSentinelWatch.shared(for: sentinel, tls: configuration.tls).addListener(wake) }
     }
 
     deinit {
+        if let sentinel = configuration.sentinel { RedisSentinelWatch.shared(for: sentinel, tls: configuration.tls).removeListener(wake) }
         let state = self.state
         thread.submit { state.connection = nil }
         thread.stop()
@@ -53,7 +55,11 @@ public final class RedisSubscriber: Sendable {
                     while true {
                         switch try connection.awaitPushedReply(timeout: timeout, interrupt: wake) {
                         case .timedOut: return .timedOut
-                        case .interrupted: return .interrupted
+                        case .interrupted:
+                            guard connection.failoverSinceOpen else { return .interrupted }
+                            state.connection = nil
+                            _ = try self.connected()
+                            return .resubscribed
                         case .reply(let reply):
                             if let event = Self.message(from: reply) { return event }
                         }
@@ -74,7 +80,7 @@ public final class RedisSubscriber: Sendable {
 
     /// The subscribed connection, opened on this thread when missing; `fresh` when it was just opened.
     private func connected() throws -> (RedisConnection, fresh: Bool) {
-        if let connection = state.connection, connection.isHealthy { return (connection, false) }
+        if let connection = state.connection, connection.isHealthy, !connection.failoverSinceOpen { return (connection, false) }
         state.connection = nil
         let connection = try RedisConnection(configuration: configuration)
         let reply = try connection.pipeline([["SUBSCRIBE"] + channels])

@@ -47,7 +47,9 @@ enum AdminCommands {
 
     static func migrate(_ arguments: [String]) async throws {
         let parsed = try parse(arguments, "migrate", flags: ["json", "status"], positionals: [])
-        let url = try Environment().url("DATABASE_URL", schemes: ["postgres", "postgresql"])
+        let environment = Environment()
+        let variable = environment.optionalString("MIGRATION_DATABASE_URL") == nil ? "DATABASE_URL" : "MIGRATION_DATABASE_URL"
+        let url = try environment.url(variable, schemes: ["postgres", "postgresql"])
         let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
         defer { database.close() }
         let json = parsed.has("json")

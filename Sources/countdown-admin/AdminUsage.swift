@@ -22,7 +22,7 @@ enum AdminUsage {
           quarantine retry <key>…|--all   plan quarantined streams again (those that now read and plan leave the quarantine)
           quarantine drop <key>…|--all    forget quarantine entries (asks on a terminal, needs --yes elsewhere)
 
-        environment: DATABASE_URL, REDIS_URL (not needed by migrate), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
+        environment: DATABASE_URL, REDIS_URL (not needed by migrate, which prefers MIGRATION_DATABASE_URL), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
         destructive commands (cancel, set-status, dead drop) ask on a terminal; elsewhere they need --yes
         exit codes: 0 success, 1 runtime failure, 2 usage error (also a destructive command without --yes off a terminal)
         """
@@ -43,7 +43,7 @@ enum AdminUsage {
             backfill_device, backfill_user; every kind without --kind) within a second. Paused jobs stay due and run after resume.
             """,
         "resume": "usage: countdown-admin resume [--kind K]... [--json]\nClaims the kinds again (every paused kind without --kind).",
-        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order; prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.",
+        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.",
         "cancel": "usage: countdown-admin cancel <streamId> [--yes] [--json]\nCancels a scheduled stream exactly like POST /live-stream/:id/cancel. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "set-status": "usage: countdown-admin set-status <streamId> ready|started|expired [--yes] [--json]\nEnds the stream's Live Activities with that reason. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "reschedule": "usage: countdown-admin reschedule <streamId> <ISO-8601 time with zone> [--json]\nMoves the planned start; jobs follow and running activities get an update push.",

@@ -24,6 +24,17 @@ import Testing
         }
     }
 
+    @Test func migrationDatabaseURLWinsOverDatabaseURL() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let direct = fixture.environment["DATABASE_URL"]
+            let run = try await fixture.admin(["migrate"], environment: [
+                "DATABASE_URL": "postgres://nobody@127.0.0.1:1/nowhere", "MIGRATION_DATABASE_URL": direct,
+            ])
+            #expect(run.status == 0, "\(run)")
+            #expect(try await fixture.count("SELECT version FROM countdown_schema_migrations") == Self.versions.count)
+        }
+    }
+
     @Test func jsonListsAppliedVersionsAndTheCurrentOne() async throws {
         try await AdminFixture.with(migrated: false) { fixture in
             let first = try await fixture.admin("migrate", "--json")

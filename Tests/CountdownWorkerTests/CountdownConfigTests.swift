@@ -121,4 +121,38 @@ import Testing
         #expect(config.fcm == nil)
         #expect(!config.flow.remindersEnabled)
     }
+
+    @Test func redisTLSSentinelAndPoolSettings() throws {
+        var env = base
+        env["REDIS_URL"] = "rediss://worker:pw@cache.example.com:6380/2"
+        env["REDIS_TLS_SERVER_NAME"] = "cache.internal"
+        env["DATABASE_POOL_SIZE"] = "12"
+        let config = try CountdownConfig.load(from: Environment(env))
+        #expect(config.redis.tls?.serverName == "cache.internal")
+        #expect(config.redis.username == "worker" && config.redis.port == 6380 && config.redis.database == 2)
+        #expect(config.databasePoolSize == 12)
+        #expect(try CountdownConfig.load(from: Environment(base)).databasePoolSize == 32)
+    }
+
+    @Test func redisSettingProblemsNameTheirVariable() {
+        for (name, value, variable) in [
+            ("REDIS_TLS_CA_FILE", "/nonexistent/ca.pem", "REDIS_TLS_CA_FILE"),
+            ("REDIS_SENTINELS", "sentinel-0", "REDIS_SENTINELS"),
+            ("DATABASE_POOL_SIZE", "0", "DATABASE_POOL_SIZE"),
+        ] {
+            var env = base
+            env["REDIS_URL"] = "rediss://cache:6380"
+            env[name] = value
+            if name == "REDIS_SENTINELS" { env["REDIS_SENTINEL_MASTER"] = "main" }
+            do {
+                _ = try CountdownConfig.load(from: Environment(env))
+                Issue.record("expected a problem with \(name)")
+            } catch let error as ConfigProblems {
+                #expect(error.problems.map(\.variable) == [variable], "\(error)")
+                #expect(!error.description.contains("\n"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
 }

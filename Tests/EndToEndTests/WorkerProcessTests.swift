@@ -80,4 +80,31 @@ import TestSupport
         #expect(!worker.log.contains("BEGIN PRIVATE KEY"))
         await system.stop()
     }
+
+    @Test func redisTLSAndSentinelMistakesAreNamedAtStartAndInReadiness() async throws {
+        let system = try await CountdownSystem()
+        for (settings, variable) in [
+            (["REDIS_TLS_CA_FILE": "/etc/hostname"], "REDIS_TLS_CA_FILE"),
+            (["REDIS_SENTINELS": "sentinel-0:26379"], "REDIS_SENTINEL_MASTER"),
+        ] {
+            let worker = try system.startWorker(settings)
+            #expect(await worker.waitForExit(timeout: 10) == 2)
+            #expect(worker.log.split(separator: "\n").count == 1 && worker.log.contains(variable), "\(worker.log)")
+        }
+
+        let certificates = try TestCertificates()
+        let server = try await ThrowawayRedis.startTLS(certificates)
+        let worker = try system.startWorker(["REDIS_URL": server.tlsURL(), "REDIS_TLS_CA_FILE": certificates.otherCAFile])
+        let base = "http://" + (try await httpAddress(of: worker))
+        var readiness = (status: 0, body: "")
+        try await waitUntil(timeout: .seconds(15), "/readyz to name the CA file") {
+            readiness = try await get(base + "/readyz")
+            return readiness.body.contains("REDIS_TLS_CA_FILE")
+        }
+        #expect(readiness.status == 503, "\(readiness)")
+        worker.terminate()
+        _ = await worker.waitForExit(timeout: 10)
+        await server.stopInBackground()
+        await system.stop()
+    }
 }

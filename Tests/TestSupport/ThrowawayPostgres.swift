@@ -6,11 +6,24 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     public let dataDirectory: String
     public var url: String { "postgres://countdown@127.0.0.1:\(port)/postgres" }
 
-    public init() throws {
+    /// Extra `-c` settings for the server (TLS).
+    private let serverOptions: String
+
+    /// - Parameter certificates: when set, the server runs with `ssl=on` and `certificates`' server certificate.
+    public init(certificates: TestCertificates? = nil) throws {
         port = freeLoopbackPort()
         let root = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("pg"))
         dataDirectory = root + "/data"
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        if let certificates {
+            // The server reads its key only when it owns it with mode 0600: copies in its own tree.
+            try FileManager.default.copyItem(atPath: certificates.serverCertificateFile, toPath: root + "/server.crt")
+            try FileManager.default.copyItem(atPath: certificates.serverKeyFile, toPath: root + "/server.key")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: root + "/server.key")
+            serverOptions = " -c ssl=on -c ssl_cert_file=\(root)/server.crt -c ssl_key_file=\(root)/server.key"
+        } else {
+            serverOptions = ""
+        }
         try asServerUser("/bin/chown", ["-R", TestEnvironment.postgresUser, root], asRoot: true)
         try asServerUser("/bin/chmod", ["700", dataDirectory])
         try asServerUser("\(TestEnvironment.postgresBin)/initdb", [
@@ -22,7 +35,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     public func start() throws {
         try asServerUser("\(TestEnvironment.postgresBin)/pg_ctl", [
             "-D", dataDirectory, "-l", "\(dataDirectory)/server.log", "-w", "-t", "60",
-            "-o", "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            "-o", "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off" + serverOptions, "start",
         ])
     }
 

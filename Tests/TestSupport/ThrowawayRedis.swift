@@ -8,9 +8,14 @@ public final class ThrowawayRedis: @unchecked Sendable {
     /// Extra `redis-server` arguments (e.g. `["--requirepass", "secret"]`), appended last so they win.
     public let extraArguments: [String]
 
-    public init(extraArguments: [String] = []) throws {
-        self.extraArguments = extraArguments
+    /// Whether the port speaks TLS only (see `startTLS`).
+    public let usesTLS: Bool
+
+    /// - Parameter tlsArguments: when not empty, the port speaks TLS only, configured by these arguments.
+    public init(extraArguments: [String] = [], tlsArguments: [String] = []) throws {
         port = freeLoopbackPort()
+        usesTLS = !tlsArguments.isEmpty
+        self.extraArguments = usesTLS ? ["--port", "0", "--tls-port", "\(port)"] + tlsArguments + extraArguments : extraArguments
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("redis"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try start()
@@ -27,13 +32,7 @@ public final class ThrowawayRedis: @unchecked Sendable {
     }
 
     /// Stops the server, waiting until its port is closed.
-    public func stop() {
-        if let pid = try? String(contentsOfFile: "\(directory)/redis.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-           let number = Int32(pid) {
-            kill(number, SIGTERM)
-            for _ in 0..<200 where kill(number, 0) == 0 { usleep(20_000) }
-        }
-    }
+    public func stop() { stopDaemon(pidFile: "\(directory)/redis.pid") }
 
     public func restart() throws {
         stop()
@@ -41,35 +40,10 @@ public final class ThrowawayRedis: @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    /// posix_spawn + waitpid with a clean signal mask. Foundation's `Process` can miss the exit of a short-lived child
-    /// when other tests launch processes at the same time (the suite hung), and a child spawned from a thread that
-    /// blocks signals inherits the mask, so the server would ignore SIGTERM forever.
-    private func spawnAndWait(_ executable: String, _ arguments: [String]) throws {
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var terminating = sigset_t()
-        sigemptyset(&terminating)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&terminating, signal) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &terminating)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, nil, &attributes, argv, environ)
-        guard spawned == 0 else { throw CommandFailed(command: executable, status: spawned, output: "posix_spawn failed") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: "") }
-    }
 }
 
 /// Waits until something accepts TCP connections on the loopback `port`.
-func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
+public func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -90,8 +64,8 @@ func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
 extension ThrowawayRedis {
     /// Starts a server from async code without holding one of Swift's few cooperative threads while it boots
     /// (other tests' timing depends on those threads).
-    public static func start(extraArguments: [String] = []) async throws -> ThrowawayRedis {
-        try await offCooperativePool { try ThrowawayRedis(extraArguments: extraArguments) }
+    public static func start(extraArguments: [String] = [], tlsArguments: [String] = []) async throws -> ThrowawayRedis {
+        try await offCooperativePool { try ThrowawayRedis(extraArguments: extraArguments, tlsArguments: tlsArguments) }
     }
 
     /// `restart()` off the cooperative threads.

@@ -12,7 +12,7 @@ from compose_model import InterpolationError, duration_seconds, environment, int
 from config_variables import DEFAULT_SHUTDOWN_GRACE_SECONDS, check_environment, port_of
 
 BASE = "docker-compose.yml"
-OVERRIDES = ["docker-compose.override.example.yml", "deploy/compose/apns.yml"]
+OVERRIDES = ["docker-compose.override.example.yml", "deploy/compose/apns.yml", "deploy/compose/redis-tls.yml"]
 SCALED = "worker"
 SECRETS_DIR = "deploy/compose/secrets"
 

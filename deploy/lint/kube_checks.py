@@ -11,7 +11,7 @@ from config_variables import (DEFAULT_API_ADDR, DEFAULT_HTTP_ADDR, DEFAULT_SHUTD
 KUBERNETES = "deploy/kubernetes"
 SECRETS = f"{KUBERNETES}/secrets"
 NOT_MANIFESTS = {f"{KUBERNETES}/components/monitoring/prometheus-adapter-values.yaml"}
-WORKER_EGRESS_PORTS = {53, 5432, 6379, 443}
+WORKER_EGRESS_PORTS = {53, 5432, 6379, 6380, 26379, 443}  # DNS, PostgreSQL, Redis (plain, TLS-only, Sentinel), push
 PUBLIC_ONLY_EXCEPT = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"}
 WORKLOAD_KINDS = {"Deployment", "Job", "StatefulSet", "DaemonSet"}
 

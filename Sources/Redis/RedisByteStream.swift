@@ -1,0 +1,18 @@
+/// Bytes to and from one Redis endpoint: a plain socket, or TLS carried over one. The connection speaks RESP over
+/// either the same way.
+protocol RedisByteStream: AnyObject {
+    /// Writes all of `bytes` before `deadline`.
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws
+    /// Reads some bytes into `buffer`, waiting until `deadline` or `interrupt` when none are available.
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> RedisSocket.Received
+}
+
+extension RedisSocket: RedisByteStream {
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
+        try send(bytes, deadline: deadline)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> Received {
+        try receive(into: buffer, deadline: deadline, interrupt: interrupt)
+    }
+}

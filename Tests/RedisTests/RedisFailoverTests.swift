@@ -1,0 +1,77 @@
+import Foundation
+import Redis
+import TestSupport
+import Testing
+
+/// Sentinel discovery and failover, and `READONLY` from a demoted primary, against real servers on loopback.
+@Suite(.serialized) struct RedisFailoverTests {
+    @Test func sentinelFindsThePrimaryAndClientsAndSubscribersFollowAForcedFailover() async throws {
+        let set = try await ThrowawaySentinelSet.start()
+        let configuration = try RedisConfiguration(url: "redis://sentinel-managed/1", environment: set.environment)
+        let client = RedisClient(configuration: configuration, poolSize: 2)
+        #expect(try await Self.port(of: client) == set.primary.port)
+        try await client.command("SET", "before", "1")
+        let subscriber = try RedisSubscriber(configuration: configuration, channels: ["news"])
+        try await subscriber.start()
+
+        try await set.forceFailover()
+
+        try await waitUntil(timeout: .seconds(20), "the client to write to the new primary") {
+            let written = (try? await client.command("SET", "after", "1", retry: .onceOnBrokenConnection)) != nil
+            let port = try? await Self.port(of: client)
+            return written && port == set.replica.port
+        }
+        #expect(try await client.command("GET", "before").string == "1")
+        try await waitUntil(timeout: .seconds(20), "the subscriber to hear the new primary") {
+            _ = try? await client.command("PUBLISH", "news", "hello")
+            let event = try await subscriber.next(timeout: .milliseconds(200))
+            return event == .message(channel: Array("news".utf8), payload: Array("hello".utf8))
+        }
+        client.close()
+        await set.stop()
+    }
+
+    @Test func badSentinelSettingsFailWithOneLine() async throws {
+        let set = try await ThrowawaySentinelSet.start()
+        var environment = set.environment
+        environment["REDIS_SENTINEL_MASTER"] = "no-such-master"
+        var configuration = try RedisConfiguration(url: "redis://sentinel-managed", environment: environment)
+        configuration.connectTimeout = .seconds(2)
+        let client = RedisClient(configuration: configuration, poolSize: 1)
+        await #expect { try await client.command("PING") } throws: { error in
+            guard let error = error as? RedisError else { return false }
+            return error.code == .connectionFailed && error.context == "REDIS_SENTINELS"
+                && error.message.contains("REDIS_SENTINEL_MASTER") && !"\(error)".contains("\n")
+        }
+        client.close()
+        await set.stop()
+    }
+
+    @Test func aDemotedPrimaryAnswersReadOnlyAndTheConnectionIsDropped() async throws {
+        let server = try await ThrowawayRedis.start()
+        let other = try await ThrowawayRedis.start()
+        let client = try RedisClient(url: server.url, poolSize: 1)
+        let admin = try RedisClient(url: server.url, poolSize: 1)
+        try await client.command("SET", "k", "1")
+
+        try await admin.command("REPLICAOF", "127.0.0.1", RedisArgument(other.port))
+        await #expect { try await client.command("SET", "k", "2", retry: .onceOnBrokenConnection) } throws: {
+            ($0 as? RedisError)?.code == .readOnly
+        }
+        let dropped = try await client.withConnection { connection in
+            _ = try connection.send(["SET", "k", "3"])
+            return !connection.isHealthy
+        }
+        #expect(dropped)
+
+        try await admin.command("REPLICAOF", "NO", "ONE")
+        try await client.command("SET", "k", "4")
+        for client in [client, admin] { client.close() }
+        await server.stopInBackground()
+        await other.stopInBackground()
+    }
+
+    private static func port(of client: RedisClient) async throws -> Int? {
+        try await client.command("CONFIG", "GET", "port").array?.last?.integer.map(Int.init)
+    }
+}
