@@ -87,7 +87,11 @@ enum DeviceOwnership {
     }
 
     private enum SQL {
-        static let owners = "SELECT device_id, user_id FROM devices WHERE device_id = ANY($1::text[])"
+        /// Each id looked up by primary key: `device_id = ANY($1)` got a generic plan that scanned the whole table
+        /// once the statement was prepared.
+        static let owners = """
+            SELECT d.device_id, d.user_id FROM unnest($1::text[]) AS t(device_id) JOIN devices d ON d.device_id = t.device_id
+            """
 
         /// Idempotent: a repeat with the same values writes nothing. Absent optional values keep the stored
         /// ones; a non-iOS platform drops the push-to-start token. Returns the devices inserted or changed.
