@@ -13,10 +13,9 @@ import Postgres
 ///
 /// The write itself decides: the upsert's conflict clause holds the rule (`d.user_id IS NULL OR
 /// EXCLUDED.user_id IS NOT NULL`) and is evaluated on the latest version of the row it locks, so there is no
-/// window between check and write, also for a device inserted concurrently by another writer. The owners read
-/// before the write (without locking: a `FOR UPDATE` of every existing row cost PostgreSQL 30 times the upsert's
-/// CPU) only tell a takeover for its count and answer; an anonymous registration the write did not apply is
-/// told refused or unchanged by the owner the write saw.
+/// window between check and write, also for a device inserted concurrently by another writer, and no separate
+/// lock is needed. The owners read before the write (unlocked) only tell a takeover for its count and answer;
+/// an anonymous registration the write did not apply is told refused or unchanged by the owner the write saw.
 enum DeviceOwnership {
     /// Which statement writes the rows.
     enum Write {
