@@ -9,12 +9,7 @@ import Glibc
 
 extension AdminCommands {
     static func quarantine(_ arguments: [String]) async throws {
-        guard let action = arguments.first else { throw UsageError("missing action: list, retry or drop") }
-        if action == "--help" || action == "-h" {
-            print(AdminUsage.details["quarantine"] ?? AdminUsage.summary)
-            exit(0)
-        }
-        let rest = Array(arguments.dropFirst())
+        let (action, rest) = try action(of: arguments, "quarantine", expected: "list, retry or drop")
         switch action {
         case "list":
             let parsed = try parse(rest, "quarantine", positionals: [])

@@ -11,12 +11,7 @@ import Glibc
 extension AdminCommands {
     /// `tokens list [--since T] [--reason R]` and `tokens restore --since T [--reason R] [--yes]`.
     static func tokens(_ arguments: [String]) async throws {
-        guard let action = arguments.first else { throw UsageError("missing action: list or restore") }
-        if action == "--help" || action == "-h" {
-            print(AdminUsage.details["tokens"] ?? AdminUsage.summary)
-            exit(0)
-        }
-        let rest = Array(arguments.dropFirst())
+        let (action, rest) = try action(of: arguments, "tokens", expected: "list or restore")
         switch action {
         case "list":
             let parsed = try parse(rest, "tokens", values: ["since", "reason"], positionals: [])

@@ -141,13 +141,19 @@ enum AdminCommands {
         AdminOutput(json: parsed.has("json")).emit(stats) { AdminText.stats(stats) }
     }
 
-    static func dead(_ arguments: [String]) async throws {
-        guard let action = arguments.first else { throw UsageError("missing action: list, retry or drop") }
+    /// The action of a command that has actions (`dead list`, `tokens restore`, …) and the arguments after it;
+    /// `--help` in its place prints the command's usage and exits.
+    static func action(of arguments: [String], _ command: String, expected: String) throws -> (String, [String]) {
+        guard let action = arguments.first else { throw UsageError("missing action: \(expected)") }
         if action == "--help" || action == "-h" {
-            print(AdminUsage.details["dead"] ?? AdminUsage.summary)
+            print(AdminUsage.details[command] ?? AdminUsage.summary)
             exit(0)
         }
-        let rest = Array(arguments.dropFirst())
+        return (action, Array(arguments.dropFirst()))
+    }
+
+    static func dead(_ arguments: [String]) async throws {
+        let (action, rest) = try action(of: arguments, "dead", expected: "list, retry or drop")
         switch action {
         case "list":
             let parsed = try parse(rest, "dead", values: ["limit"], positionals: [])
