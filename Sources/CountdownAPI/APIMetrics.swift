@@ -12,6 +12,7 @@ public struct APIMetrics: Sendable {
     let deadlinesExceeded: Counter
     let rateLimited: Counter
     let takeovers: Counter
+    let takeoverSessionsEnded: Counter
     let refusedDeviceWrites: Counter
     let slowRequestsClosed: Counter
     /// Failed reloads of `API_JWT_KEYS` (the previous keys stay in use).
@@ -34,6 +35,9 @@ public struct APIMetrics: Sendable {
             "countdown_api_rate_limited_total", help: "Writes refused with 429, by limit (user or address).", labels: ["scope"])
         takeovers = registry.counter(
             "countdown_api_device_takeovers_total", help: "Devices linked to one user taken over by another user's authenticated registration.")
+        takeoverSessionsEnded = registry.counter(
+            "countdown_api_takeover_sessions_ended_total",
+            help: "Runtime sessions of a previous user removed at a device takeover and handed to the worker for their end push.")
         refusedDeviceWrites = registry.counter(
             "countdown_api_device_writes_refused_total", help: "Unauthenticated registrations refused because the device is linked to a user.")
         slowRequestsClosed = registry.counter(

@@ -14,9 +14,10 @@ extension APIService {
             throw APIError(.unauthorized, "device \(registration.deviceID) is linked to a user; register it with that user's bearer token")
         case .takenOver(let previous, let sessions):
             metrics.takeovers.increment()
+            metrics.takeoverSessionsEnded.increment(by: UInt64(max(0, sessions)))
             logger.info("device taken over", [
                 "device": .string(registration.deviceID), "from": .string(previous), "to": .string(caller?.userID ?? ""),
-                "previousSessions": .int(sessions),
+                "sessionsEnded": .int(sessions),
             ])
         }
         return Self.success

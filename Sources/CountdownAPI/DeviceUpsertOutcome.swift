@@ -4,7 +4,8 @@ public enum DeviceUpsertOutcome: Sendable, Equatable {
     case written
     /// The device is linked to a user and the request carried no bearer token: nothing was written.
     case refused
-    /// An authenticated user took over a device linked to someone else: the device is theirs now. The previous
-    /// user's runtime sessions on it (`sessionsPending`) stay until their end push (see `DeviceOwnership`).
-    case takenOver(previousUser: String, sessionsPending: Int)
+    /// An authenticated user took over a device linked to someone else: the device is theirs now, and the
+    /// previous user's runtime sessions on it (`sessionsEnded`) were removed and handed to the worker for their
+    /// end push (see `DeviceOwnership`).
+    case takenOver(previousUser: String, sessionsEnded: Int)
 }

@@ -75,6 +75,11 @@ public struct JobPlanner: Sendable {
         return [.enqueue(.sessionEnd(stream: stream.id, device: device), dueAt: now)]
     }
 
+    /// A takeover retired a session of the device: its end push goes out at once, whatever the stream's state.
+    public func planRetired(stream: String, device: String, now: Date) -> [QueueOperation] {
+        [.enqueue(.sessionEnd(stream: stream, device: device), dueAt: now)]
+    }
+
     /// A reminder was created: sent at its time, or at once when created after its time but before the start.
     public func planReminder(stream: StreamState, now: Date) -> [QueueOperation] {
         guard settings.remindersEnabled, stream.status == .scheduled, now < stream.plannedStartAt else { return [] }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One change recorded by a trigger.
 public struct OutboxRow: Sendable, Equatable {
-    public enum Topic: String, Sendable { case stream, participant, device, user, session, reminder }
+    public enum Topic: String, Sendable { case stream, participant, device, user, session, reminder, retired }
     public var id: Int64
     public var topic: Topic
     public var streamID: String?
@@ -44,6 +44,9 @@ extension OutboxRow {
         case .reminder:
             guard let stream = streamID.flatMap({ states[$0] }) else { return [] }
             return planner.planReminder(stream: stream, now: now)
+        case .retired:
+            guard let streamID, let deviceID else { return [] }
+            return planner.planRetired(stream: streamID, device: deviceID, now: now)
         }
     }
 }

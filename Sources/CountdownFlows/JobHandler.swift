@@ -12,7 +12,10 @@ public struct JobHandler: Sendable {
         case .backfillDevice(let device): try await BackfillHandler(context: context).run(device: device)
         case .backfillUser(let user): try await BackfillHandler(context: context).run(user: user)
         case .end(let stream): try await SessionFanout(context: context).end(stream: stream)
-        case .sessionEnd(let stream, let device): try await SessionFanout(context: context).end(stream: stream, device: device)
+        case .sessionEnd(let stream, let device):
+            // The device's sessions retired by a takeover, then its live session if the stream has ended.
+            try await Self.merged(retired: SessionFanout(context: context).endRetired(stream: stream, device: device),
+                                  live: SessionFanout(context: context).end(stream: stream, device: device))
         case .update(let stream): try await SessionFanout(context: context).update(stream: stream)
         case .reminder(let stream): try await ReminderFanout(context: context).run(stream: stream)
         case .reminderPage(let stream, let after, let through): try await ReminderFanout(context: context).run(stream: stream, after: after, through: through)
@@ -23,5 +26,20 @@ public struct JobHandler: Sendable {
     /// Several T-60 start jobs at once (one fan-out over all their streams); the outcome of each stream by id.
     public func handleStarts(_ streams: [String]) async throws -> [String: HandlerOutcome] {
         try await StartFanout(context: context).run(streams: streams, scope: .stream)
+    }
+
+    /// One outcome for a session-end job's two parts: a retry of either retries the job (both parts are
+    /// idempotent); otherwise the retired part's result stands unless the live part did something too.
+    static func merged(retired: HandlerOutcome?, live: HandlerOutcome) -> HandlerOutcome {
+        guard let retired else { return live }
+        switch (retired, live) {
+        case (.retry(let first, let reason), .retry(let second, _)):
+            guard let first, let second else { return .retry(after: first ?? second, reason: reason) }
+            return .retry(after: max(first, second), reason: reason)
+        case (.retry, _): return retired
+        case (_, .retry), (_, .reschedule): return live
+        case (.done(let first), .done(let second)): return .done(detail: first + "; " + second)
+        default: return retired
+        }
     }
 }

@@ -56,8 +56,25 @@ public struct Reconciler: Sendable {
             guard let last = batch.last, batch.count == limit else { break }
             cursor = last
         }
+        try await reconcileRetired(report: &report, dryRun: dryRun)
         try await removeOrphans(report: &report, dryRun: dryRun)
         return report
+    }
+
+    /// Sessions retired by a device takeover whose session-end job was lost (with Redis, or by a worker that did
+    /// not know the outbox topic during an upgrade) get it back.
+    private func reconcileRetired(report: inout Report, dryRun: Bool) async throws {
+        let limit = batchSize * 20
+        let (pairs, now) = try await session.run { connection in
+            (try RetiredSessionStore.pending(limit: limit, on: connection), try StreamStateStore.now(on: connection))
+        }
+        guard !pairs.isEmpty else { return }
+        let jobs = pairs.map { CountdownJob.sessionEnd(stream: $0.stream, device: $0.device) }
+        let existing = try await queue.jobs(ids: jobs.map(\.id))
+        let missing = jobs.filter { existing[$0.id] == nil }
+        guard !missing.isEmpty else { return }
+        report.added[CountdownJob.Kind.sessionEnd.rawValue, default: 0] += missing.count
+        if !dryRun { try await QueueOperation.apply(missing.map { .enqueue($0, dueAt: now) }, to: queue, now: now) }
     }
 
     /// Reconciles the streams `page` returns in one transaction across the queue calls, holding their locks: it

@@ -63,11 +63,12 @@ extension PushPayloadBuilder {
 
     /// The end push: an ended content-state with `endedReason`, its texts and deep links (`deepLink` and
     /// `deepLinkUrl` both the stream for ready/started, both home for cancelled/expired), and
-    /// `dismissal-date` = now + endDismissAfter. The content-state keeps title, names and role so the ended
-    /// activity still shows what it was about.
+    /// `dismissal-date` = now + endDismissAfter (`dismissNow`: now, so iOS removes the activity at once, as after a
+    /// device takeover). The content-state keeps title, names and role so the ended activity still shows what it
+    /// was about.
     public func end(
         _ stream: StreamSnapshot, reason: EndReason, role: ParticipantRole?, language: PayloadLanguage, now: Date,
-        viewerCount: Int = 0
+        viewerCount: Int = 0, dismissNow: Bool = false
     ) throws(PushPayloadError) -> LiveActivityPayload {
         let streamId = try checkedStreamId(stream)
         let texts = LocalizedTexts.of(language)
@@ -76,7 +77,7 @@ extension PushPayloadBuilder {
                 "timestamp": .int(Self.epochSeconds(now)),
                 "event": .string(LiveActivityEvent.end.rawValue),
                 "content-state": contentState(stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: reason),
-                "dismissal-date": .int(Self.epochSeconds(now) + settings.endDismissAfterSeconds),
+                "dismissal-date": .int(Self.epochSeconds(now) + (dismissNow ? 0 : settings.endDismissAfterSeconds)),
             ]]
         }
         return LiveActivityPayload(event: .end, apnsHeaders: ["apns-priority": "10"], apsJSON: bytes)

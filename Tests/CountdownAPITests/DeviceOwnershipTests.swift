@@ -26,7 +26,10 @@ struct DeviceOwnershipTests {
             #expect(byDevice["d-free"] == .written)
             #expect(byDevice["d-linked"] == .refused)
             #expect(byDevice["d-new"] == .written)
-            #expect(byDevice["d-shared"] == .takenOver(previousUser: "u1", sessionsPending: 1))
+            #expect(byDevice["d-shared"] == .takenOver(previousUser: "u1", sessionsEnded: 1))
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = 'd-shared'") == 0)
+            #expect(try await fixture.count(
+                "SELECT count(*) FROM countdown_retired_sessions WHERE device_id = 'd-shared' AND user_id = 'u1' AND live_activity_token = 'aa'") == 1)
             let rows = try await fixture.rows("SELECT device_id, user_id, fcm_token FROM devices ORDER BY device_id").map {
                 [try $0.decode("device_id", as: String.self), try $0.decode("user_id", as: String?.self) ?? "-", try $0.decode("fcm_token", as: String.self)]
             }

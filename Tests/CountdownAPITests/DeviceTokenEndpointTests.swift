@@ -95,39 +95,60 @@ struct DeviceTokenEndpointTests {
         }
     }
 
-    @Test func aLoginOnASharedPhoneTakesTheDeviceOverAndLeavesThePreviousSessionsToTheirEndPush() async throws {
+    @Test func aLoginOnASharedPhoneTakesTheDeviceOverAndEndsThePreviousUsersSessions() async throws {
         try await DatabaseFixture.with { fixture in
             try await fixture.seed(users: ["u1", "u2"], stream: "s1", creator: "u1")
             try await fixture.sql("INSERT INTO streams (id, title, planned_start_at) VALUES ('s2', 'Other', now() + interval '2 hours')")
+            try await fixture.sql("INSERT INTO streams (id, title, planned_start_at, status) VALUES ('s3', 'Over', now() - interval '1 hour', 'cancelled')")
             let id = Sample.deviceID()
             let other = Sample.deviceID()
             #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u1").succeeded)
             #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": other], as: "u1").succeeded)
+            var tokens: [String: String] = [:]
             for (stream, device) in [("s1", id), ("s2", id), ("s1", other)] {
+                let token = Sample.hexToken()
+                tokens[stream + device] = token
                 let reply = await fixture.api.send("POST", "/notifications/live-activity-sessions", json: [
-                    "streamId": stream, "deviceId": device, "liveActivityToken": Sample.hexToken(),
+                    "streamId": stream, "deviceId": device, "liveActivityToken": token,
                 ], bearer: try fixture.api.token("u1"))
                 #expect(reply.succeeded)
             }
+            // A session of an ended stream is left to that stream's own end push.
+            try await fixture.sql("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s3', $1, 'u1', 'ee')", [id])
             let reply = try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u2")
             #expect(reply.succeeded)
             #expect(try await device(fixture, id)?.user == "u2")
             #expect(fixture.api.metric("countdown_api_device_takeovers_total") == 1)
+            #expect(fixture.api.metric("countdown_api_takeover_sessions_ended_total") == 2)
             #expect(try await fixture.outbox("device").last?.user == "u2", "the new user's streams are backfilled")
-            // u1's activities on the phone keep their runtime tokens, so the stream's end reaches them.
-            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1 AND user_id = 'u1'", [id]) == 2)
-            #expect(fixture.api.logs.lines.contains { $0.contains("device taken over") && $0.contains("\"previousSessions\":2") })
-            // u1 can no longer register or remove sessions on the phone; u2 (its owner now) can remove them.
+            // u1's sessions of streams still scheduled left live_activity_sessions; their runtime tokens wait for the worker's end push.
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1 AND stream_id <> 's3'", [id]) == 0)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1 AND stream_id = 's3'", [id]) == 1)
+            let retired = try await fixture.rows(
+                "SELECT stream_id, live_activity_token, user_id, reason FROM countdown_retired_sessions WHERE device_id = $1 ORDER BY stream_id", [id]
+            ).map { [try $0.decode("stream_id", as: String.self), try $0.decode("live_activity_token", as: String.self),
+                     try $0.decode("user_id", as: String.self), try $0.decode("reason", as: String.self)] }
+            #expect(retired == [["s1", tokens["s1" + id]!, "u1", "takeover"], ["s2", tokens["s2" + id]!, "u1", "takeover"]])
+            #expect(try await fixture.outbox("retired").count == 2, "the worker is told in the same transaction")
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1", [other]) == 1,
+                    "u1's other phone keeps its session")
+            #expect(fixture.api.logs.lines.contains { $0.contains("device taken over") && $0.contains("\"sessionsEnded\":2") })
+            // u1 can no longer register or remove sessions on the phone; u2 (its owner now) can register its own.
             let refused = await fixture.api.send("POST", "/notifications/live-activity-sessions", json: [
                 "streamId": "s1", "deviceId": id, "liveActivityToken": Sample.hexToken(),
             ], bearer: try fixture.api.token("u1"))
             #expect(refused.status == 403)
             #expect(await fixture.api.send("DELETE", "/notifications/live-activity-sessions/s1/\(id)", bearer: try fixture.api.token("u1")).status == 403)
-            #expect(await fixture.api.send("DELETE", "/notifications/live-activity-sessions/s2/\(id)", bearer: try fixture.api.token("u2")).status == 204)
-            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1", [id]) == 1)
+            let own = await fixture.api.send("POST", "/notifications/live-activity-sessions", json: [
+                "streamId": "s2", "deviceId": id, "liveActivityToken": Sample.hexToken(),
+            ], bearer: try fixture.api.token("u2"))
+            #expect(own.succeeded)
+            #expect(try await fixture.count("SELECT count(*) FROM countdown_retired_sessions WHERE device_id = $1", [id]) == 2,
+                    "the new user's session of the same stream does not touch the retired one")
             // The same user again is no takeover.
             #expect(try await register(fixture, ["token": Sample.fcmToken(), "platform": "ios", "deviceId": id], as: "u2").succeeded)
             #expect(fixture.api.metric("countdown_api_device_takeovers_total") == 1)
+            #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions WHERE device_id = $1 AND stream_id = 's2'", [id]) == 1)
         }
     }
 

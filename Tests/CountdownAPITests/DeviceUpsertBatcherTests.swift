@@ -146,7 +146,7 @@ struct DeviceUpsertBatcherTests {
             items.map { item -> DeviceUpsertOutcome in
                 switch item.registration.deviceID {
                 case "linked": .refused
-                case "shared": .takenOver(previousUser: "u0", sessionsPending: 2)
+                case "shared": .takenOver(previousUser: "u0", sessionsEnded: 2)
                 default: .written
                 }
             }
@@ -162,6 +162,6 @@ struct DeviceUpsertBatcherTests {
             for try await (device, outcome) in group { outcomes[device] = outcome }
             return outcomes
         }
-        #expect(outcomes == ["linked": .refused, "shared": .takenOver(previousUser: "u0", sessionsPending: 2), "free": .written])
+        #expect(outcomes == ["linked": .refused, "shared": .takenOver(previousUser: "u0", sessionsEnded: 2), "free": .written])
     }
 }

@@ -42,8 +42,9 @@ final class InMemoryAPIStore: APIStore {
             if userID == nil, existing?.userID != nil { return .refused }
             var outcome = DeviceUpsertOutcome.written
             if let userID, let previous = existing?.userID, previous != userID {
-                let pending = state.sessions.filter { $0.key[1] == registration.deviceID && $0.value.userID == previous }.count
-                outcome = .takenOver(previousUser: previous, sessionsPending: pending)
+                let retired = state.sessions.filter { $0.key[1] == registration.deviceID && $0.value.userID != userID }.map(\.key)
+                for key in retired { state.sessions[key] = nil }
+                outcome = .takenOver(previousUser: previous, sessionsEnded: retired.count)
             }
             var device = existing ?? Device(platform: registration.platform)
             if !registration.isPushToStartUpdate { device.fcmToken = registration.fcmToken }

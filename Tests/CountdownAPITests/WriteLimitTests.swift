@@ -24,7 +24,8 @@ struct WriteLimitTests {
         let limited = try await register(api, as: "u1")
         #expect(limited.status == 429)
         #expect(limited.errorCode == "rate_limited")
-        #expect(Int(limited.headers["Retry-After"] ?? "") == 30, "one write every 30 s")
+        // One write every 30 s: the wait is what is left of it, 30 s less the time the two writes took.
+        #expect((1...30).contains(Int(limited.headers["Retry-After"] ?? "") ?? 0), "\(limited.headers["Retry-After"] ?? "none")")
         #expect(try await register(api, as: "u2").succeeded, "another user is not affected")
         #expect(try await register(api).succeeded, "anonymous writes count per address only")
         #expect(api.metric("countdown_api_rate_limited_total") == 1)

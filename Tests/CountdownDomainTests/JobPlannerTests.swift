@@ -78,6 +78,13 @@ import Testing
         #expect(planner.planSession(stream: running, device: "d1", now: now).isEmpty)
     }
 
+    @Test func aSessionRetiredByATakeoverIsEndedAtOnceWhateverTheStreamsState() {
+        #expect(planner.planRetired(stream: "s1", device: "d1", now: now) == [.enqueue(.sessionEnd(stream: "s1", device: "d1"), dueAt: now)])
+        let row = OutboxRow(id: 1, topic: .retired, streamID: "s1", userID: "u1", deviceID: "d1", rescheduled: false, createdAt: now)
+        let running = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(60))
+        #expect(row.plan(with: planner, states: ["s1": running], now: now) == [.enqueue(.sessionEnd(stream: "s1", device: "d1"), dueAt: now)])
+    }
+
     @Test func reminderCreatedAfterItsTimeIsSentAtOnce() {
         let soon = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(120))
         #expect(planner.planReminder(stream: soon, now: now) == [.enqueue(.reminder(stream: "s1"), dueAt: now)])

@@ -52,6 +52,47 @@ import TestSupport
         await system.stop()
     }
 
+    /// A takeover (the API moves the previous user's sessions to `countdown_retired_sessions` in its transaction;
+    /// here the same rows are written directly) ends those activities at once while the stream runs on, and a
+    /// session-end job lost with Redis is rebuilt by the reconciler.
+    @Test func sessionsRetiredByATakeoverAreEndedAtOnce() async throws {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "1"])
+        let worker = try system.startWorker()
+        try await runningStream(system)
+        let token = CountdownSystem.sessionToken("s1", "guest-iphone")
+        try await system.execute("""
+            WITH gone AS (DELETE FROM live_activity_sessions WHERE device_id = 'guest-iphone' RETURNING stream_id, device_id, live_activity_token, user_id)
+            INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
+            SELECT stream_id, device_id, live_activity_token, user_id, 'takeover' FROM gone
+            """)
+        let pushes = try await system.waitForPushes("the retired session's end push") { !$0.events("end").isEmpty }
+        let end = try #require(pushes.events("end").first)
+        #expect(pushes.events("end").count == 1)
+        #expect(end.activityToken == token)
+        #expect(end.contentState["endedReason"] as? String == "cancelled")
+        #expect(end.aps["dismissal-date"] as? Int == end.aps["timestamp"] as? Int, "dismissed at once")
+        try await waitUntil(timeout: .seconds(10), "the retired session deleted after its end push") {
+            try await system.query("SELECT count(*) AS n FROM countdown_retired_sessions")[0].decode("n", as: Int.self) == 0
+        }
+        #expect(try await sessionCount(system) == 1, "the creator's activity runs on")
+
+        // The same once more with the worker stopped and Redis losing the job: the reconciler brings it back.
+        worker.terminate()
+        #expect(await worker.waitForExit(timeout: 10) == 0)
+        try await system.execute("""
+            INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
+            VALUES ('s1', 'guest-iphone', 'abcdef01', 'guest', 'takeover')
+            """)
+        try await system.execute("DELETE FROM countdown_outbox")
+        let dry = try await system.admin(["reconcile", "--dry-run", "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(dry.output.utf8)) as? [String: Any]
+        #expect((report?["added"] as? [String: Int])?["session_end"] == 1, "\(dry.output)")
+        #expect(try await system.admin(["reconcile"]).status == 0)
+        try system.startWorker()
+        _ = try await system.waitForPushes("the rebuilt end push") { $0.events("end").contains { $0.activityToken == "abcdef01" } }
+        await system.stop()
+    }
+
     @Test func adminCancelDoesWhatTheAPIDoes() async throws {
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "1"])
         try system.startWorker()

@@ -1,0 +1,100 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import PushPayloads
+
+extension SessionFanout {
+    /// End pushes for the sessions a device takeover retired on `device` for `stream`: each dismisses the
+    /// activity at once (`endedReason` is the stream's own when it has ended meanwhile, else `cancelled`: the
+    /// activity no longer belongs to the phone's user). A retired session goes once its end push was accepted or
+    /// its token is dead; other failures are retried with backoff until the dismissal window closes, then
+    /// recorded as undeliverable. Nil when the device has no retired session of the stream.
+    func endRetired(stream streamID: String, device: String) async throws -> HandlerOutcome? {
+        let claimSeconds = context.claimSeconds
+        let owner = context.liveness.workerID
+        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow?, [RetiredSessionStore.Retired], Int) in
+            let retired = try RetiredSessionStore.claim(stream: streamID, device: device, seconds: claimSeconds, owner: owner, on: connection)
+            let total = try RetiredSessionStore.count(stream: streamID, device: device, on: connection)
+            guard !retired.isEmpty, var stream = try StreamSnapshotStore.load(streamID, on: connection) else {
+                return (nil, retired, total)
+            }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            return (stream, retired, total)
+        }
+        let (snapshot, retired, total) = loaded
+        if retired.isEmpty {
+            return total > 0 ? .retry(after: .seconds(claimSeconds), reason: "retired_sessions_claimed_elsewhere") : nil
+        }
+        guard let stream = snapshot else {
+            // The stream row is gone: no payload can be built, and there is no activity left worth a retry.
+            let tokens = retired.map(\.activityToken)
+            _ = try await context.database.withConnection { try RetiredSessionStore.finished(stream: streamID, device: device, tokens: tokens, on: $0) }
+            return .skipped(reason: "stream_missing")
+        }
+        let reason = stream.status.isTerminal ? EndReason(rawValue: stream.status.rawValue) ?? .cancelled : .cancelled
+        var pushes: [OutgoingPush] = []
+        var addressed: [RetiredSessionStore.Retired] = []
+        var failures: [RetiredSessionStore.Failure] = []
+        for session in retired {
+            let fcm = session.fcmToken ?? ""
+            if fcm.isEmpty && context.transport != .apns {
+                context.metrics.skip(kind: "end", reason: "no_fcm_token")
+                failures.append(.init(activityToken: session.activityToken, reason: "no_fcm_token"))
+                continue
+            }
+            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
+            do {
+                let payload = try context.payloads.end(stream.snapshot, reason: reason, role: session.user.flatMap { stream.roles[$0] },
+                                                       language: language, now: stream.now, viewerCount: stream.viewerCount, dismissNow: true)
+                pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: session.activityToken))
+                addressed.append(session)
+            } catch {
+                context.logger.error("retired session payload could not be built", ["device": .string(device), "error": .error(error)])
+                failures.append(.init(activityToken: session.activityToken, reason: "payload_error"))
+            }
+        }
+        let deliveries = await context.push.sendAll(pushes, kind: .end)
+        var finished: [String] = []
+        var refusedFCM: [DeviceTokenStore.Invalidation] = []
+        var retryAfter: Duration?
+        for (session, delivery) in zip(addressed, deliveries) {
+            switch delivery {
+            case .accepted:
+                finished.append(session.activityToken)
+            case .tokenRefused(let token, let why):
+                if token == .runtime {
+                    finished.append(session.activityToken)
+                } else {
+                    refusedFCM.append(DeviceTokenStore.Invalidation(device: device, token: token, value: session.fcmToken ?? "", reason: why, stream: streamID))
+                    failures.append(.init(activityToken: session.activityToken, reason: "fcm_token_refused"))
+                }
+            case .rejected:
+                failures.append(.init(activityToken: session.activityToken, reason: "rejected"))
+            case .retry(let after, _):
+                failures.append(.init(activityToken: session.activityToken, reason: "retry"))
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                failures.append(.init(activityToken: session.activityToken, reason: "config"))
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
+            }
+        }
+        let done = finished
+        let failed = failures
+        let refused = refusedFCM
+        let window = EndDeliveryLedger.window(context.settings)
+        let ledger = try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            try RetiredSessionStore.finished(stream: streamID, device: device, tokens: done, on: connection)
+            return try RetiredSessionStore.failed(failed, stream: streamID, device: device, windowSeconds: window, on: connection)
+        }
+        for why in ledger.undeliverable {
+            context.metrics.countUndeliverableEnd(reason: why)
+            context.logger.error("end push of a retired session undeliverable: the dismissal window closed",
+                                 ["stream": .string(streamID), "device": .string(device), "reason": .string(why)])
+        }
+        if ledger.retrying > 0 {
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
+        }
+        return .done(detail: "ended \(done.count) of \(retired.count) retired sessions (takeover, \(reason.rawValue))")
+    }
+}
