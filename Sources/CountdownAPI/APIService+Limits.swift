@@ -9,8 +9,7 @@ extension APIService {
         let response: HTTPResponse? = await withCheckedContinuation { continuation in
             let once = Locked<CheckedContinuation<HTTPResponse?, Never>?>(continuation)
             let worker = Locked<Task<Void, Never>?>(nil)
-            let timer = Task {
-                try? await Task.sleep(for: deadline)
+            let timer = deadlines.add(after: deadline) {
                 guard let pending = once.withLock({ $0.take() }) else { return }
                 worker.value?.cancel()
                 pending.resume(returning: nil)
@@ -18,7 +17,7 @@ extension APIService {
             let task = Task {
                 let response = await work()
                 guard let pending = once.withLock({ $0.take() }) else { return }
-                timer.cancel()
+                self.deadlines.remove(timer)
                 pending.resume(returning: response)
             }
             worker.withLock { $0 = task }

@@ -14,6 +14,7 @@ public final class APIService: Sendable {
     let userWrites: KeyedRateLimiter?
     let addressWrites: KeyedRateLimiter?
     private let clock = ContinuousClock()
+    let deadlines = RequestDeadlines()
     private let inFlight = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
 

@@ -11,14 +11,15 @@ import Postgres
 /// token is dead. Sessions of streams that already ended are left to the stream's own end push, which goes to
 /// every session whoever owns the device.
 ///
-/// One statement does the work of a batch: the upsert's conflict clause holds the rule (`d.user_id IS NULL OR
-/// EXCLUDED.user_id IS NOT NULL`) and is evaluated on the latest version of the row it locks, so there is no
-/// window between check and write and no separate lock. The same statement reads each device's owner from its
-/// snapshot (one primary-key lookup per device, a subquery the planner cannot turn into a scan of the table),
-/// which tells a takeover, a refusal and an unchanged registration apart. When two writers race for the same
-/// device, that owner can be older than the row the write locked: the write is still decided correctly, only
-/// the outcome reported to the losing caller (a takeover counted, or an anonymous 200 for a write that changed
-/// nothing) can be off.
+/// One statement does the work of a batch, without an explicit transaction: the upsert's conflict clause holds
+/// the rule (`d.user_id IS NULL OR EXCLUDED.user_id IS NOT NULL`) and is evaluated on the latest version of the
+/// row it locks, so there is no window between check and write and no separate lock. The same statement reads
+/// each device's owner from its snapshot (one primary-key lookup per device, a subquery the planner cannot turn
+/// into a scan of the table), which tells a takeover, a refusal and an unchanged registration apart, and retires
+/// the sessions of the devices taken over. When two writers race for the same device, that owner can be older
+/// than the row the write locked: the write is still decided correctly, only the outcome reported to the losing
+/// caller (a takeover, or an anonymous 200 for a write that changed nothing) can be off, and a takeover the
+/// snapshot did not see leaves that user's sessions to their stream's end.
 enum DeviceOwnership {
     /// Which statement writes the rows.
     enum Write {
@@ -28,40 +29,26 @@ enum DeviceOwnership {
         case pushToStartUpdate
     }
 
-    /// Writes `items` (distinct device ids) in one transaction and returns each item's outcome, in order.
+    /// Writes `items` (distinct device ids) in one statement and returns each item's outcome, in order.
     /// For `.pushToStartUpdate`, a device that does not exist has the outcome `nil`.
     static func write(_ items: [DeviceUpsertBatcher.Item], _ kind: Write, on connection: PostgresConnection) throws -> [DeviceUpsertOutcome?] {
-        try connection.transaction { connection in
-            // Rows are locked by the write in the order given: device id order, as every writer of devices locks them.
-            let ordered = items.sorted { $0.registration.deviceID < $1.registration.deviceID }
-            var results: [String: (owner: String??, written: Bool)] = [:]
-            for row in try connection.query(kind == .upsert ? SQL.upsertDevices : SQL.updatePushToStart, arrays(ordered)) {
-                let owner: String? = try row.decode("owner")  // nil: no device; "": a device without a user
-                results[try row.decode("device_id", as: String.self)] = (owner.map { $0.isEmpty ? nil : $0 }, try row.decode("written", as: Bool.self))
+        // Rows are locked by the write in the order given: device id order, as every writer of devices locks them.
+        let ordered = items.sorted { $0.registration.deviceID < $1.registration.deviceID }
+        var results: [String: (owner: String??, written: Bool, ended: Int)] = [:]
+        for row in try connection.query(kind == .upsert ? SQL.upsertDevices : SQL.updatePushToStart, arrays(ordered)) {
+            let owner: String? = try row.decode("owner")  // nil: no device; "": a device without a user
+            results[try row.decode("device_id", as: String.self)] = (
+                owner.map { $0.isEmpty ? nil : $0 }, try row.decode("written", as: Bool.self), try row.decode("sessions_ended", as: Int.self)
+            )
+        }
+        return items.map { item -> DeviceUpsertOutcome? in
+            let result = results[item.registration.deviceID] ?? (nil, false, 0)
+            guard case let owner? = result.owner else {  // the device did not exist
+                return kind == .pushToStartUpdate && !result.written ? nil : .written
             }
-            var takeovers: [(device: String, user: String)] = []
-            let outcomes = items.map { item -> DeviceUpsertOutcome? in
-                let device = item.registration.deviceID
-                let result = results[device] ?? (nil, false)
-                guard case let owner? = result.owner else {  // the device did not exist
-                    return kind == .pushToStartUpdate && !result.written ? nil : .written
-                }
-                guard let caller = item.userID else { return result.written || owner == nil ? .written : .refused }
-                guard let owner, owner != caller, result.written else { return .written }
-                takeovers.append((device, caller))
-                return .takenOver(previousUser: owner, sessionsEnded: 0)
-            }
-            guard !takeovers.isEmpty else { return outcomes }
-            var ended: [String: Int] = [:]
-            for row in try connection.query(SQL.retireSessions, [
-                PostgresTextArray(takeovers.map(\.device)), PostgresTextArray(takeovers.map(\.user)),
-            ]) {
-                ended[try row.decode("device_id", as: String.self), default: 0] += 1
-            }
-            return zip(items, outcomes).map { item, outcome in
-                guard case .takenOver(let previous, _)? = outcome else { return outcome }
-                return .takenOver(previousUser: previous, sessionsEnded: ended[item.registration.deviceID] ?? 0)
-            }
+            guard let caller = item.userID else { return result.written || owner == nil ? .written : .refused }
+            guard let owner, owner != caller, result.written else { return .written }
+            return .takenOver(previousUser: owner, sessionsEnded: result.ended)
         }
     }
 
@@ -89,9 +76,34 @@ enum DeviceOwnership {
             )
             """
 
+        /// After the write: the devices taken over (linked to another user before, written for the caller now),
+        /// the sessions on them that are not the new user's, of streams that have not ended, moved to
+        /// `countdown_retired_sessions` (whose trigger tells the worker to end them), and one row per device of
+        /// the batch with its prior owner, whether the write inserted or changed it, and the sessions it ended.
+        static let retireAndReport = """
+            , taken AS (
+                SELECT i.device_id, i.user_id FROM input i JOIN prior p USING (device_id) JOIN written w USING (device_id)
+                WHERE p.owner <> '' AND p.owner <> i.user_id
+            ),
+            gone AS (
+                DELETE FROM live_activity_sessions s USING taken t, streams st
+                WHERE s.device_id = t.device_id AND st.id = s.stream_id AND coalesce(s.user_id, '') <> t.user_id
+                  AND st.status NOT IN ('ready', 'started', 'cancelled', 'expired')
+                RETURNING s.stream_id, s.device_id, s.live_activity_token, s.user_id
+            ),
+            retired AS (
+                INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
+                SELECT stream_id, device_id, live_activity_token, user_id, 'takeover' FROM gone
+                ON CONFLICT DO NOTHING
+                RETURNING device_id
+            )
+            SELECT p.device_id, p.owner, w.device_id IS NOT NULL AS written,
+                   (SELECT count(*) FROM retired r WHERE r.device_id = p.device_id)::int AS sessions_ended
+            FROM prior p LEFT JOIN written w USING (device_id)
+            """
+
         /// Idempotent: a repeat with the same values writes nothing. Absent optional values keep the stored
-        /// ones; a non-iOS platform drops the push-to-start token. Returns every device of the batch with its
-        /// prior owner and whether the write inserted or changed it.
+        /// ones; a non-iOS platform drops the push-to-start token.
         static let upsertDevices = input + """
             , written AS (
                 INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
@@ -111,8 +123,7 @@ enum DeviceOwnership {
                        coalesce(EXCLUDED.timezone, d.timezone), coalesce(EXCLUDED.locale, d.locale))
                 RETURNING d.device_id
             )
-            SELECT p.device_id, p.owner, w.device_id IS NOT NULL AS written FROM prior p LEFT JOIN written w USING (device_id)
-            """
+            """ + retireAndReport
 
         /// `written` is every existing device it was allowed to update (changed or not), so a missing one is told
         /// apart from an unchanged one.
@@ -125,25 +136,6 @@ enum DeviceOwnership {
                 WHERE d.device_id = t.device_id AND (d.user_id IS NULL OR t.user_id IS NOT NULL)
                 RETURNING d.device_id
             )
-            SELECT p.device_id, p.owner, w.device_id IS NOT NULL AS written FROM prior p LEFT JOIN written w USING (device_id)
-            """
-
-        /// Moves the sessions on the devices taken over that are not their new user's, of streams that have not
-        /// ended, into `countdown_retired_sessions` (whose trigger tells the worker to end them). Returns one row
-        /// per session retired.
-        static let retireSessions = """
-            WITH gone AS (
-                DELETE FROM live_activity_sessions s
-                USING unnest($1::text[], $2::text[]) AS t(device_id, user_id), devices d, streams st
-                WHERE s.device_id = t.device_id AND d.device_id = s.device_id AND st.id = s.stream_id
-                  AND coalesce(s.user_id, '') <> t.user_id
-                  AND st.status NOT IN ('ready', 'started', 'cancelled', 'expired')
-                RETURNING s.stream_id, s.device_id, s.live_activity_token, s.user_id
-            )
-            INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
-            SELECT stream_id, device_id, live_activity_token, user_id, 'takeover' FROM gone
-            ON CONFLICT DO NOTHING
-            RETURNING device_id
-            """
+            """ + retireAndReport
     }
 }

@@ -51,8 +51,11 @@ struct JSONBody {
 
     /// `application/json` or `application/<anything>+json`, parameters (charset) allowed.
     static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first?
-            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        var media = contentType.utf8.prefix { $0 != 0x3B }.drop(while: isSpace)  // up to ';', trimmed
+        while let last = media.last, isSpace(last) { media = media.dropLast() }
+        let lowered = media.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return lowered.elementsEqual("application/json".utf8)
+            || (lowered.starts(with: "application/".utf8) && lowered.suffix(5).elementsEqual("+json".utf8))
     }
 }
