@@ -96,7 +96,7 @@ public struct WorkerProcess: Sendable {
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
-                                            logger: logger)),
+                                            logger: logger, failovers: { redis.failoversSeen })),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
             gate.guarding(dispatcher),
         ]
