@@ -41,12 +41,16 @@ class SentinelSet:
         self.down_after_ms = down_after_ms
         os.makedirs(directory, exist_ok=True)
         self.servers = {}  # port -> name
-        self.primary_port = self._start_server("primary")
-        self.replica_port = self._start_server("replica", ["--replicaof", "127.0.0.1", str(self.primary_port)])
-        wait_for(lambda: "state=online" in redis_cli(self.primary_port, "INFO", "replication"), 20, "the replica to sync")
-        self.sentinel_ports = [self._start_sentinel(index, failover_timeout_ms) for index in range(3)]
-        wait_for(self._sentinels_agree, 30, "the Sentinels to find the replica and each other", every=0.2)
         self._primary = None
+        try:
+            self.primary_port = self._start_server("primary")
+            self.replica_port = self._start_server("replica", ["--replicaof", "127.0.0.1", str(self.primary_port)])
+            wait_for(lambda: "state=online" in redis_cli(self.primary_port, "INFO", "replication"), 20, "the replica to sync")
+            self.sentinel_ports = [self._start_sentinel(index, failover_timeout_ms) for index in range(3)]
+            wait_for(self._sentinels_agree, 30, "the Sentinels to find the replica and each other", every=0.2)
+        except BaseException:
+            self.stop()
+            raise
 
     # Processes
 
