@@ -812,7 +812,7 @@ def print_table(results, quick, total_seconds):
 
 def main():
     parser = argparse.ArgumentParser(prog="scripts/chaos", description="Faults injected into the whole system, with exact loss and duplicate counts.")
-    parser.add_argument("--quick", action="store_true", help="a small version of every scenario (under 5 minutes)")
+    parser.add_argument("--quick", action="store_true", help="a small version of every scenario (about 7 minutes)")
     parser.add_argument("--only", help="scenario numbers to run, comma-separated")
     parser.add_argument("--skip", help="scenario numbers not to run, comma-separated")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
