@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
             "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
-            "Postgres",
+            "Postgres", "Redis",
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),

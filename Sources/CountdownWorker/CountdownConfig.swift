@@ -59,6 +59,9 @@ public struct CountdownConfig: Sendable {
     public var statementTimeoutMilliseconds: Int = 30_000
     /// `lock_timeout` of every worker session (`DATABASE_LOCK_TIMEOUT_MS`, 0: none).
     public var lockTimeoutMilliseconds: Int = 5_000
+    /// How long a worker keeps trying to reach Redis at start before it exits (`REDIS_STARTUP_WAIT_SECONDS`);
+    /// a misconfiguration stops it at once (`RedisStartupCheck`).
+    public var redisStartupWaitSeconds: Int = 60
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -154,6 +157,7 @@ public struct CountdownConfig: Sendable {
         configured.statementTimeoutMilliseconds = read({ try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) },
                                                        default: 30_000)
         configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
+        configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured
     }

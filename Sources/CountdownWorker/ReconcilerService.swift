@@ -5,60 +5,94 @@ import Telemetry
 
 /// Runs the reconciler at start and every interval, in one worker at a time: a Redis lock with expiry decides
 /// who (no leader election; a crashed holder's lock simply expires).
+///
+/// After a Redis failover (`failovers` moved: the Sentinels announced a new primary) it runs at once, not at the
+/// end of the interval: writes the old primary had not replicated (jobs queued just before, acknowledgements) are
+/// gone, and a start job among them would otherwise wait up to `RECONCILE_INTERVAL_SECONDS`. That run takes a lock
+/// of its own (the interval's lock, replicated to the new primary, may still be held), and is tried again every
+/// second until it has run here or elsewhere.
 public final class ReconcilerService: Service {
     public let name = "reconciler"
     private let reconciler: Reconciler
     private let redis: RedisClient
     private let lockKey: String
+    private let failoverLockKey: String
     private let interval: Duration
+    private let failovers: @Sendable () -> Int
     private let metrics: WorkerMetrics
     private let logger: Logger
 
-    public init(reconciler: Reconciler, redis: RedisClient, namespace: String, interval: Duration, metrics: WorkerMetrics, logger: Logger) {
+    /// - Parameter failovers: how many Redis failovers this process has heard of (`RedisClient.failoversSeen`).
+    public init(reconciler: Reconciler, redis: RedisClient, namespace: String, interval: Duration, metrics: WorkerMetrics, logger: Logger,
+                failovers: @escaping @Sendable () -> Int = { 0 }) {
         self.reconciler = reconciler
         self.redis = redis
         lockKey = "{\(namespace)}:reconcile:lock"
+        failoverLockKey = "{\(namespace)}:reconcile:failover-lock"
         self.interval = interval
+        self.failovers = failovers
         self.metrics = metrics
         self.logger = logger.with(["component": "reconciler"])
     }
 
     public func run(shutdown: ShutdownSignal) async throws {
         let token = UUID().uuidString
+        var failoversSeen = failovers()
+        var afterFailover = false
         while !shutdown.isTriggered {
-            do {
-                if try await acquire(token) {
-                    let report = try await reconciler.run()
-                    metrics.reconcileRuns.increment(labels: "ok")
-                    for (kind, count) in report.added.merging(report.corrected, uniquingKeysWith: +).merging(report.removed, uniquingKeysWith: +) {
-                        metrics.reconcileRepaired.increment(by: UInt64(count), labels: kind)
-                    }
-                    let fields: [String: LogValue] = ["streams": .int(report.streamsChecked), "changes": .int(report.totalChanges)]
-                    if !report.quarantined.isEmpty {
-                        metrics.quarantined.increment(by: UInt64(report.quarantined.count), labels: "reconciler")
-                        logger.warn("reconciler quarantined streams it cannot read or plan",
-                                    ["count": .int(report.quarantined.count), "streams": .string(report.quarantined.prefix(20).joined(separator: ","))])
-                    }
-                    if report.totalChanges > 0 {
-                        logger.warn("reconciler repaired the queue", fields.merging(["added": "\(report.added)", "removed": "\(report.removed)"]) { $1 })
-                    } else {
-                        logger.info("reconciler found the queue consistent", fields)
-                    }
-                } else {
-                    metrics.reconcileRuns.increment(labels: "skipped")
+            if await runOnce(token: token, afterFailover: afterFailover) { afterFailover = false }
+            // The interval, cut short by a failover; a failed run after a failover is tried again in a second.
+            let deadline = ContinuousClock.now.advanced(by: afterFailover ? .seconds(1) : interval)
+            while !shutdown.isTriggered && ContinuousClock.now < deadline {
+                let heard = failovers()
+                if heard != failoversSeen {
+                    failoversSeen = heard
+                    afterFailover = true
+                    logger.warn("Redis failed over; reconciling now to rebuild what the old primary had not replicated")
+                    break
                 }
-            } catch {
-                metrics.reconcileRuns.increment(labels: "error")
-                logger.warn("reconciler failed", ["error": .error(error)])
+                await shutdown.sleep(for: min(.seconds(1), deadline - ContinuousClock.now))
             }
-            await shutdown.sleep(for: interval)
         }
     }
 
-    /// Takes the lock for a little less than one interval, so the next run anywhere can take it again.
-    private func acquire(_ token: String) async throws -> Bool {
-        let milliseconds = max(1000, Int(interval.components.seconds) * 1000 - 1000)
-        let reply = try await redis.command(["SET", RedisArgument(lockKey), RedisArgument(token), "NX", "PX", RedisArgument(milliseconds)])
+    /// One run if this worker gets the lock; true when it ran or another worker holds the lock.
+    private func runOnce(token: String, afterFailover: Bool) async -> Bool {
+        do {
+            if try await acquire(token, afterFailover: afterFailover) {
+                let report = try await reconciler.run()
+                metrics.reconcileRuns.increment(labels: "ok")
+                for (kind, count) in report.added.merging(report.corrected, uniquingKeysWith: +).merging(report.removed, uniquingKeysWith: +) {
+                    metrics.reconcileRepaired.increment(by: UInt64(count), labels: kind)
+                }
+                let fields: [String: LogValue] = ["streams": .int(report.streamsChecked), "changes": .int(report.totalChanges)]
+                if !report.quarantined.isEmpty {
+                    metrics.quarantined.increment(by: UInt64(report.quarantined.count), labels: "reconciler")
+                    logger.warn("reconciler quarantined streams it cannot read or plan",
+                                ["count": .int(report.quarantined.count), "streams": .string(report.quarantined.prefix(20).joined(separator: ","))])
+                }
+                if report.totalChanges > 0 {
+                    logger.warn("reconciler repaired the queue", fields.merging(["added": "\(report.added)", "removed": "\(report.removed)"]) { $1 })
+                } else {
+                    logger.info("reconciler found the queue consistent", fields)
+                }
+            } else {
+                metrics.reconcileRuns.increment(labels: "skipped")
+            }
+            return true
+        } catch {
+            metrics.reconcileRuns.increment(labels: "error")
+            logger.warn("reconciler failed", ["error": .error(error)])
+            return false
+        }
+    }
+
+    /// Takes the lock for a little less than one interval, so the next run anywhere can take it again; after a
+    /// failover, the failover lock for 10 s (one run for the fleet).
+    private func acquire(_ token: String, afterFailover: Bool) async throws -> Bool {
+        let milliseconds = afterFailover ? 10_000 : max(1000, Int(interval.components.seconds) * 1000 - 1000)
+        let key = afterFailover ? failoverLockKey : lockKey
+        let reply = try await redis.command(["SET", RedisArgument(key), RedisArgument(token), "NX", "PX", RedisArgument(milliseconds)])
         return reply.string == "OK"
     }
 }

@@ -72,7 +72,7 @@ public struct WorkerProcess: Sendable {
             } catch {
                 problems["postgres"] = "\(error)"
             }
-            do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = "\(error)" }
+            do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = RedisStartupCheck.line(for: error) }
             metrics.ready.set(problems.isEmpty ? 1 : 0)
             return problems
         }
@@ -96,11 +96,27 @@ public struct WorkerProcess: Sendable {
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
-                                            logger: logger)),
+                                            logger: logger, failovers: { redis.failoversSeen })),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
             gate.guarding(dispatcher),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
+    }
+
+    /// Reaches Redis before anything runs (`RedisStartupCheck`, `REDIS_STARTUP_WAIT_SECONDS`): `nil` when it answered,
+    /// else the exit code after one error line naming the setting to check (2: a misconfiguration, 1: unreachable).
+    public func checkRedisAtStart() async -> Int32? {
+        let check = RedisStartupCheck(redis: redis, window: .seconds(config.redisStartupWaitSeconds), logger: logger)
+        switch await check.run() {
+        case .reached:
+            return nil
+        case .misconfigured(let setting, let line):
+            logger.error(line, ["variable": .string(setting)])
+            return 2
+        case .unreachable(let setting, let line):
+            logger.error(line, ["variable": .string(setting)])
+            return 1
+        }
     }
 
     /// Runs until SIGTERM/SIGINT (or a service fails); returns the exit code.

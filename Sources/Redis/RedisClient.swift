@@ -37,6 +37,13 @@ public final class RedisClient: Sendable {
     /// Connections currently lent out.
     public var connectionsInUse: Int { pool.inUse }
 
+    /// With Sentinel: how many failovers (`+switch-master` for this master) this process has heard of since its
+    /// first connection, for whoever must act on one (the reconciler). Always 0 without Sentinel.
+    public var failoversSeen: Int {
+        guard let sentinel = configuration.sentinel else { return 0 }
+        return RedisSentinelWatch.shared(for: sentinel, tls: configuration.tls).failovers
+    }
+
     /// Runs `body` with a pooled connection on that connection's own thread (blocking calls are fine inside).
     public func withConnection<T: Sendable>(
         retry: RedisRetry = .never, _ body: @escaping @Sendable (RedisConnection) throws -> T

@@ -75,7 +75,8 @@ public final class RedisConnection {
             return replies
         } catch let error as RedisError {
             self.transport = nil
-            throw error.code == .timeout || error.context.isEmpty ? error : RedisError(error.code, error.message, context: "\(what) \(error.context)")
+            throw error.code == .timeout || error.context.isEmpty
+                ? error : RedisError(error.code, error.message, context: "\(what) \(error.context)", misconfigured: error.misconfigured)
         }
     }
 

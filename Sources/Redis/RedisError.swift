@@ -33,11 +33,17 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// What was being done, e.g. `GET`, `connect 127.0.0.1:6379`.
     public let context: String
+    /// The setting to correct when the failure says the configuration is wrong rather than Redis being away: a
+    /// certificate not trusted (`REDIS_TLS_CA_FILE`, `REDIS_TLS_SERVER_NAME`), a client certificate missing or
+    /// unusable, a master name the Sentinels do not know, credentials refused. `nil` for failures that may pass
+    /// (refused connections, timeouts, a failover in progress).
+    public let misconfigured: String?
 
-    public init(_ code: Code, _ message: String, context: String = "") {
+    public init(_ code: Code, _ message: String, context: String = "", misconfigured: String? = nil) {
         self.code = code
         self.message = message
         self.context = context
+        self.misconfigured = misconfigured ?? (code == .authenticationFailed ? "REDIS_URL" : nil)
     }
 
     public var description: String {

@@ -71,7 +71,8 @@ final class RedisTLSSession: RedisByteStream {
             default:
                 let error = Self.failure(.io, "TLS read failed", "read \(socket.endpoint)")
                 guard error.message.contains("certificate required") else { throw error }
-                throw RedisError(.connectionFailed, "\(error.message) (set REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE)", context: error.context)
+                throw RedisError(.connectionFailed, "\(error.message) (set REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE)", context: error.context,
+                                 misconfigured: "REDIS_TLS_CERT_FILE")
             }
         }
     }
@@ -79,20 +80,24 @@ final class RedisTLSSession: RedisByteStream {
     // MARK: - Setup
 
     private static func configure(_ context: OpaquePointer, settings: RedisTLS, target: String) throws {
-        func check(_ result: Int32, _ what: String) throws {
-            guard result == 1 else { throw failure(.connectionFailed, what, target) }
+        func check(_ result: Int32, _ what: String, setting: String? = nil) throws {
+            guard result == 1 else { throw failure(.connectionFailed, what, target, misconfigured: setting) }
         }
         try check(countdown_ssl_ctx_require_tls12(context), "cannot require TLS 1.2")
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let caFile = settings.caFile {
-            try check(SSL_CTX_load_verify_locations(context, caFile, nil), "REDIS_TLS_CA_FILE \(caFile) could not be loaded")
+            try check(SSL_CTX_load_verify_locations(context, caFile, nil), "REDIS_TLS_CA_FILE \(caFile) could not be loaded",
+                      setting: "REDIS_TLS_CA_FILE")
         } else {
-            try check(SSL_CTX_set_default_verify_paths(context), "the system CA certificates could not be loaded")
+            try check(SSL_CTX_set_default_verify_paths(context), "the system CA certificates could not be loaded (set REDIS_TLS_CA_FILE)",
+                      setting: "REDIS_TLS_CA_FILE")
         }
         if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
-            try check(SSL_CTX_use_certificate_chain_file(context, certificateFile), "REDIS_TLS_CERT_FILE \(certificateFile) could not be loaded")
-            try check(SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM), "REDIS_TLS_KEY_FILE \(keyFile) could not be loaded")
-            try check(SSL_CTX_check_private_key(context), "REDIS_TLS_KEY_FILE does not match REDIS_TLS_CERT_FILE")
+            try check(SSL_CTX_use_certificate_chain_file(context, certificateFile), "REDIS_TLS_CERT_FILE \(certificateFile) could not be loaded",
+                      setting: "REDIS_TLS_CERT_FILE")
+            try check(SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM), "REDIS_TLS_KEY_FILE \(keyFile) could not be loaded",
+                      setting: "REDIS_TLS_KEY_FILE")
+            try check(SSL_CTX_check_private_key(context), "REDIS_TLS_KEY_FILE does not match REDIS_TLS_CERT_FILE", setting: "REDIS_TLS_KEY_FILE")
         }
     }
 
@@ -130,11 +135,10 @@ final class RedisTLSSession: RedisByteStream {
         guard verdict == X509_V_OK else {
             let reason = String(cString: X509_verify_cert_error_string(verdict))
             let mismatch = verdict == X509_V_ERR_HOSTNAME_MISMATCH || verdict == X509_V_ERR_IP_ADDRESS_MISMATCH
-            let hint = mismatch
-                ? "the certificate does not name \(serverName); check REDIS_TLS_SERVER_NAME"
-                : "check REDIS_TLS_CA_FILE"
+            let setting = mismatch ? "REDIS_TLS_SERVER_NAME" : "REDIS_TLS_CA_FILE"
+            let hint = mismatch ? "the certificate does not name \(serverName); check \(setting)" : "check \(setting)"
             Self.drainErrors()
-            return RedisError(.connectionFailed, "certificate verify failed: \(reason) (\(hint))", context: target)
+            return RedisError(.connectionFailed, "certificate verify failed: \(reason) (\(hint))", context: target, misconfigured: setting)
         }
         return Self.failure(.connectionFailed, "TLS handshake failed", target)
     }
@@ -167,9 +171,9 @@ final class RedisTLSSession: RedisByteStream {
     }
 
     /// The single place OpenSSL's error queue becomes a `RedisError`.
-    private static func failure(_ code: RedisError.Code, _ what: String, _ target: String) -> RedisError {
+    private static func failure(_ code: RedisError.Code, _ what: String, _ target: String, misconfigured: String? = nil) -> RedisError {
         let detail = drainErrors()
-        return RedisError(code, detail.isEmpty ? what : "\(what): \(detail)", context: target)
+        return RedisError(code, detail.isEmpty ? what : "\(what): \(detail)", context: target, misconfigured: misconfigured)
     }
 
     @discardableResult

@@ -5,6 +5,7 @@ import CountdownDomain
 import CountdownStore
 import CountdownWorker
 import Foundation
+import Redis
 import Telemetry
 
 #if canImport(Glibc)
@@ -40,6 +41,9 @@ do {
     fail(error.problems.map(\.description).joined(separator: "\ncountdown-admin: "), code: 2)
 } catch let error as ConfigError {
     fail(error.description, code: 2)
+} catch let error as RedisError where error.misconfigured != nil {
+    // A certificate not trusted, an unknown Sentinel master, credentials refused: the settings are wrong.
+    fail(RedisStartupCheck.line(for: error), code: 2)
 } catch let error as StreamCommands.Failure {
     fail(error.detail, code: 1)
 } catch {

@@ -32,6 +32,7 @@ do {
 
 do {
     let worker = try WorkerProcess(config: config, logger: logger)
+    if let code = await worker.checkRedisAtStart() { exit(code) }
     exit(await worker.run())
 } catch {
     FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))

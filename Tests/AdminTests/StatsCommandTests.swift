@@ -6,6 +6,7 @@ import CountdownWorker
 import DelayQueue
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct StatsCommandTests {
     /// Streams in three statuses, recent and old start results, a sent reminder, one dead letter, three delayed
@@ -100,6 +101,14 @@ import Testing
             #expect(unreachable.status == 1, "\(unreachable)")
             #expect(unreachable.errorLines.count == 1, "\(unreachable)")
             #expect(unreachable.stdout.isEmpty)
+
+            // Credentials refused are a misconfiguration: exit 2, one line naming the variable, no password.
+            let guarded = try await ThrowawayRedis.start(extraArguments: ["--requirepass", "right"])
+            let refused = try await fixture.admin(["stats"], environment: ["REDIS_URL": "redis://:not-it@127.0.0.1:\(guarded.port)/0"])
+            #expect(refused.status == 2, "\(refused)")
+            #expect(refused.errorLines.count == 1 && refused.errorLines.first?.contains("check REDIS_URL") == true, "\(refused)")
+            #expect(!refused.stderr.contains("not-it"))
+            await guarded.stopInBackground()
         }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Redis
 import Telemetry
 import Testing
 import TestSupport
@@ -81,7 +82,7 @@ import TestSupport
         await system.stop()
     }
 
-    @Test func redisTLSAndSentinelMistakesAreNamedAtStartAndInReadiness() async throws {
+    @Test func redisSettingMistakesAreNamedAtStart() async throws {
         let system = try await CountdownSystem()
         for (settings, variable) in [
             (["REDIS_TLS_CA_FILE": "/etc/hostname"], "REDIS_TLS_CA_FILE"),
@@ -91,17 +92,84 @@ import TestSupport
             #expect(await worker.waitForExit(timeout: 10) == 2)
             #expect(worker.log.split(separator: "\n").count == 1 && worker.log.contains(variable), "\(worker.log)")
         }
+        await system.stop()
+    }
 
+    /// What the first connection finds wrong with the settings stops the worker at once, with exit code 2 and one
+    /// line naming the variable: an untrusted certificate, refused credentials.
+    @Test func redisMisconfigurationFoundByTheFirstConnectionStopsTheWorker() async throws {
+        let system = try await CountdownSystem()
         let certificates = try TestCertificates()
         let server = try await ThrowawayRedis.startTLS(certificates)
-        let worker = try system.startWorker(["REDIS_URL": server.tlsURL(), "REDIS_TLS_CA_FILE": certificates.otherCAFile])
+        let guarded = try await ThrowawayRedis.start(extraArguments: ["--requirepass", "right"])
+        for (settings, variable) in [
+            (["REDIS_URL": server.tlsURL(), "REDIS_TLS_CA_FILE": certificates.otherCAFile], "REDIS_TLS_CA_FILE"),
+            (["REDIS_URL": "redis://:pw-not-this@127.0.0.1:\(guarded.port)/0"], "REDIS_URL"),
+            (["REDIS_URL": guarded.url], "REDIS_URL"),
+        ] {
+            let worker = try system.startWorker(settings.merging(["REDIS_STARTUP_WAIT_SECONDS": "60"]) { $1 })
+            #expect(await worker.waitForExit(timeout: 15) == 2, "\(settings)")
+            let lines = worker.log.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("check \(variable)") && lines[0].contains("\"variable\":\"\(variable)\""),
+                    "\(worker.log)")
+            #expect(!worker.log.contains("pw-not-this"), "no password in the log")
+        }
+        await server.stopInBackground()
+        await guarded.stopInBackground()
+        await system.stop()
+    }
+
+    /// Redis that is not there yet is waited for (`REDIS_STARTUP_WAIT_SECONDS`), then the worker starts as usual;
+    /// when it never comes, the worker exits 1 naming where it looked.
+    @Test func unreachableRedisAtStartIsWaitedForThenNamed() async throws {
+        let system = try await CountdownSystem()
+        let late = try await ThrowawayRedis.start()
+        await late.stopInBackground()
+        let waiting = try system.startWorker(["REDIS_URL": late.url, "REDIS_STARTUP_WAIT_SECONDS": "60"])
+        try await waitUntil(timeout: .seconds(15), "the worker to say it is waiting for Redis") {
+            waiting.log.contains("Redis not reachable at start; trying again")
+        }
+        try await late.startInBackground()
+        let base = "http://" + (try await httpAddress(of: waiting))
+        try await waitUntil(timeout: .seconds(15), "ready once Redis is there") { try await get(base + "/readyz").status == 200 }
+        #expect(waiting.log.contains("Redis reached"))
+
+        for (settings, variable) in [
+            (["REDIS_URL": "redis://127.0.0.1:\(freeLoopbackPort())/0"], "REDIS_URL"),
+            (["REDIS_SENTINELS": "127.0.0.1:\(freeLoopbackPort()),127.0.0.1:\(freeLoopbackPort())", "REDIS_SENTINEL_MASTER": "main"],
+             "REDIS_SENTINELS"),
+        ] {
+            let worker = try system.startWorker(settings.merging(["REDIS_STARTUP_WAIT_SECONDS": "2"]) { $1 })
+            #expect(await worker.waitForExit(timeout: 20) == 1, "\(settings)")
+            let last = worker.log.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains("check \(variable)") && last.contains("Redis not reachable for"), "\(worker.log)")
+            #expect(worker.log.contains("trying again"), "it tried more than once: \(worker.log)")
+        }
+        waiting.terminate()
+        _ = await waiting.waitForExit(timeout: 10)
+        await late.stopInBackground()
+        await system.stop()
+    }
+
+    /// A misconfiguration that appears after start (here the password changed under a running worker) keeps the
+    /// worker running and shows in /readyz, naming the variable.
+    @Test func readinessNamesTheRedisSettingWhenItGoesWrongLater() async throws {
+        let system = try await CountdownSystem()
+        let server = try await ThrowawayRedis.start(extraArguments: ["--requirepass", "first"])
+        let worker = try system.startWorker(["REDIS_URL": "redis://:first@127.0.0.1:\(server.port)/0"])
         let base = "http://" + (try await httpAddress(of: worker))
+        try await waitUntil(timeout: .seconds(15), "ready") { try await get(base + "/readyz").status == 200 }
+        let admin = try RedisClient(url: "redis://:first@127.0.0.1:\(server.port)/0", poolSize: 1)
+        try await admin.command("CONFIG", "SET", "requirepass", "second")
+        try await admin.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        admin.close()
         var readiness = (status: 0, body: "")
-        try await waitUntil(timeout: .seconds(15), "/readyz to name the CA file") {
+        try await waitUntil(timeout: .seconds(15), "/readyz to name REDIS_URL") {
             readiness = try await get(base + "/readyz")
-            return readiness.body.contains("REDIS_TLS_CA_FILE")
+            return readiness.body.contains("REDIS_URL")
         }
         #expect(readiness.status == 503, "\(readiness)")
+        #expect(worker.isRunning, "the worker keeps running")
         worker.terminate()
         _ = await worker.waitForExit(timeout: 10)
         await server.stopInBackground()

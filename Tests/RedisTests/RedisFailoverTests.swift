@@ -40,10 +40,22 @@ import Testing
         let client = RedisClient(configuration: configuration, poolSize: 1)
         await #expect { try await client.command("PING") } throws: { error in
             guard let error = error as? RedisError else { return false }
-            return error.code == .connectionFailed && error.context == "REDIS_SENTINELS"
+            return error.code == .connectionFailed && error.context == "REDIS_SENTINELS" && error.misconfigured == "REDIS_SENTINEL_MASTER"
                 && error.message.contains("REDIS_SENTINEL_MASTER") && !"\(error)".contains("\n")
         }
         client.close()
+
+        // Sentinels that cannot be reached may be restarting: not a misconfiguration.
+        environment["REDIS_SENTINELS"] = "127.0.0.1:\(freeLoopbackPort()),127.0.0.1:\(freeLoopbackPort())"
+        environment["REDIS_SENTINEL_MASTER"] = set.masterName
+        configuration = try RedisConfiguration(url: "redis://sentinel-managed", environment: environment)
+        configuration.connectTimeout = .seconds(2)
+        let away = RedisClient(configuration: configuration, poolSize: 1)
+        await #expect { try await away.command("PING") } throws: { error in
+            guard let error = error as? RedisError else { return false }
+            return error.code == .connectionFailed && error.context == "REDIS_SENTINELS" && error.misconfigured == nil
+        }
+        away.close()
         await set.stop()
     }
 

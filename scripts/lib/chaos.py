@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from countdown_system import (  # noqa: E402
     Deployment, HarnessError, PushTally, Servers, compare, expected_starts, ledger_counts, parse_iso_time, percentile,
     seed_people_sql, seed_streams_sql, wait_for)
+from sentinel_set import SentinelSet  # noqa: E402
 
 # The queue's retry policy (DelayQueue.RetryPolicy defaults): backoff base × 2^(attempt−1), half of it jittered.
 BACKOFF_BASE_SECONDS = 2.0
@@ -630,6 +631,114 @@ def scenario_pause(s):
     s.wait_quiet(s.size(60, 120))
 
 
+def own_sentinel_set(s):
+    """Starts the scenario's own primary, replica and three Sentinels and points the deployment at them."""
+    began = time.time()
+    sentinels = SentinelSet(os.path.join(s.d.directory, "redis"), s.servers.root, master=f"chaos{s.number}")
+    s.d.use_redis(sentinels)
+    s.note(f"own Redis set: primary :{sentinels.primary_port}, replica :{sentinels.replica_port}, three Sentinels "
+           f"(quorum 2, down-after {sentinels.down_after_ms} ms), ready in {time.time() - began:.1f}s")
+    return sentinels
+
+
+def failover_logs(s):
+    """Worker log lines that mention a READONLY reply, and the workers that logged any."""
+    lines = [(w, line) for w in s.d.workers + s.d.retired for line in w.log_lines()
+             if "READONLY" in json.dumps(line) or "readOnly" in json.dumps(line)]
+    return len(lines), len({w.index for w, _ in lines})
+
+
+def wait_workers_follow(s, since, timeout):
+    """Waits until every live worker has beaten its heartbeat into the current primary after `since` (by Redis
+    `TIME`, the same clock here); returns the seconds from `since` (beats come every second)."""
+    ids = [worker_id(w) for w in s.d.workers if w.alive]
+
+    def followed():
+        fields = s.d.redis("ZRANGE", "{" + s.d.namespace + "}:fleet:workers", "0", "-1", "WITHSCORES").split()
+        beats = dict(zip(fields[0::2], (float(score) / 1000 for score in fields[1::2])))
+        return all(beats.get(worker, 0) >= since for worker in ids)
+
+    wait_for(followed, timeout, "every worker to beat into the new primary", every=0.1)
+    return time.time() - since
+
+
+def scenario_sentinel_failover(s):
+    """16. The Redis primary SIGKILLed mid-burst under three Sentinels (quorum 2): the replica is promoted and the
+    workers follow. The replica stopped replicating 1 s before the kill (a replica that lags), so what the primary
+    took in that second dies with it: acknowledgements, claims, and the jobs of streams created then, which only the
+    reconciler can bring back. Lost 0, duplicated 0."""
+    sentinels = own_sentinel_set(s)
+    late = s.size(20, 100)
+    late_people = s.people + "late"
+    s.d.sql(seed_people_sql(late_people, late, token_base=50_000_000))
+    s.start_workers(2)
+    due = s.seed(s.size(300, 2000))
+    s.wait_until(due + 0.5)
+    before = len(s.accepted_keys())
+    # From here the replica stops replicating: what the primary takes now is lost with it.
+    sentinels.redis_on(sentinels.replica_port, "REPLICAOF", "NO", "ONE")
+    detached = time.time()
+    late_due = math.ceil(s.d.db_now()) + 8
+    s.d.sql(seed_streams_sql(late_people, s.prefix + "late", late, f"to_timestamp({late_due} + {s.d.start_lead})"))
+    s.snapshot_expected()
+    s.d.wait_outbox_drained(10)
+    late_job = f"start:{s.prefix}late1"
+    on_primary = int(sentinels.redis_on(sentinels.primary_port, "HEXISTS", s.d.queue_key("data"), late_job))
+    on_replica = int(sentinels.redis_on(sentinels.replica_port, "HEXISTS", s.d.queue_key("data"), late_job))
+    s.check(on_primary == 1 and on_replica == 0, f"the late streams' jobs were on the primary only (primary {on_primary}, replica {on_replica})")
+    s.wait_until(detached + 1)
+    at_kill = len(s.accepted_keys())
+    sentinels.kill(sentinels.primary_port)
+    killed = time.time()
+    took = sentinels.wait_for_primary(sentinels.replica_port)
+    followed = wait_workers_follow(s, killed, 60)
+    s.note(f"replica detached {detached - due:+.1f}s after the due second with {before} of {len(s.expected)} starts accepted; "
+           f"{late} streams due at {late_due - due:+d}s created while it lagged; primary SIGKILLed {killed - detached:.1f}s later "
+           f"with {at_kill} accepted")
+    s.note(f"the Sentinels named the replica the primary {took:.1f}s after the kill; every worker's heartbeat reached it "
+           f"{followed:.1f}s after the kill")
+    s.wait_until(late_due + 0.5)
+    s.wait_quiet(s.size(90, 180))
+    repairs = [line for w in s.d.workers for line in w.log_lines()
+               if line.get("msg") == "reconciler repaired the queue" and _log_time(line) >= killed]
+    s.note(f"reconciler (RECONCILE_INTERVAL_SECONDS={s.d.settings['RECONCILE_INTERVAL_SECONDS']}, so only the run a failover "
+           "starts can help) after the kill: "
+           + ("; ".join(f"+{_log_time(line) - killed:.1f}s added {line.get('added')}" for line in repairs) or "no repair"))
+    s.check(bool(repairs), "a reconciler run rebuilt the jobs lost with the primary")
+    alive = sum(1 for w in s.d.workers if w.alive)
+    s.check(alive == len(s.d.workers), f"every worker kept running ({alive}/{len(s.d.workers)})")
+
+
+def scenario_demoted_primary(s):
+    """17. The primary demoted under the workers mid-burst: the replica promoted (REPLICAOF NO ONE), the live old
+    primary made its replica (REPLICAOF), then the Sentinels told (SENTINEL FAILOVER). Workers writing to the old
+    primary get READONLY and must find the new one. Lost 0, duplicated 0."""
+    sentinels = own_sentinel_set(s)
+    s.start_workers(2)
+    due = s.seed(s.size(300, 2000))
+    s.wait_until(due + 0.5)
+    before = len(s.accepted_keys())
+    old, new = sentinels.primary_port, sentinels.replica_port
+    sentinels.redis_on(new, "REPLICAOF", "NO", "ONE")
+    sentinels.redis_on(old, "REPLICAOF", "127.0.0.1", new)
+    demoted = time.time()
+    # The Sentinels still name the old primary until told; meanwhile clients find it a replica (ROLE, READONLY).
+    time.sleep(1)
+    sentinels.redis_on(sentinels.sentinel_ports[0], "SENTINEL", "FAILOVER", sentinels.master)
+    sentinels.wait_for_primary(new)
+    named = time.time()
+    followed = wait_workers_follow(s, demoted, 60)
+    s.note(f"primary demoted {demoted - due:+.1f}s after the due second with {before} of {len(s.expected)} starts accepted; "
+           f"SENTINEL FAILOVER 1s later; the Sentinels named the new primary {named - demoted:.1f}s"
+           f" after the demotion; every worker's heartbeat reached it {followed:.1f}s after the demotion")
+    s.wait_quiet(s.size(90, 180))
+    lines, workers = failover_logs(s)
+    s.note(f"{lines} worker log lines mention READONLY, from {workers} of {len(s.d.workers)} workers")
+    s.check(lines > 0, "workers met READONLY replies")
+    alive = sum(1 for w in s.d.workers if w.alive)
+    s.check(alive == len(s.d.workers), f"every worker kept running ({alive}/{len(s.d.workers)})")
+
+
 SCENARIOS = [
     (1, "SIGKILL a random worker every 2 s during a burst", scenario_kill_workers,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
@@ -648,6 +757,10 @@ SCENARIOS = [
     (14, "PostgreSQL connections killed every 2 s during a burst", scenario_postgres_connections_killed,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
     (15, "SIGKILL one worker mid-burst, survivors take over", scenario_takeover, {"JOB_LEASE_SECONDS": "30"}, 200),
+    (16, "Sentinel failover: the primary SIGKILLed mid-burst, a lagging replica promoted", scenario_sentinel_failover,
+     {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
+    (17, "the primary demoted under the workers mid-burst (READONLY)", scenario_demoted_primary,
+     {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
 ]
 
 
@@ -699,7 +812,7 @@ def print_table(results, quick, total_seconds):
 
 def main():
     parser = argparse.ArgumentParser(prog="scripts/chaos", description="Faults injected into the whole system, with exact loss and duplicate counts.")
-    parser.add_argument("--quick", action="store_true", help="a small version of every scenario (under 5 minutes)")
+    parser.add_argument("--quick", action="store_true", help="a small version of every scenario (about 7 minutes)")
     parser.add_argument("--only", help="scenario numbers to run, comma-separated")
     parser.add_argument("--skip", help="scenario numbers not to run, comma-separated")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")

@@ -217,6 +217,10 @@ class Servers:
             raise HarnessError(f"redis-cli {' '.join(map(str, arguments))} failed: {result.stderr.decode(errors='replace')}")
         return result.stdout.decode(errors="replace").strip()
 
+    def redis_environment(self):
+        """What a worker is given to reach this Redis."""
+        return {"REDIS_URL": self.redis_url}
+
     def redis_pid(self):
         try:
             with open(self.redis_pidfile) as handle:
@@ -233,7 +237,7 @@ class Servers:
         pid = self.redis_pid()
         if pid:
             os.kill(pid, signal.SIGKILL)
-            wait_for(lambda: process_times(pid) is None or _is_zombie(pid), 10, "redis-server to die")
+            wait_for(lambda: process_times(pid) is None or is_zombie(pid), 10, "redis-server to die")
 
     def start_redis(self):
         subprocess.run([
@@ -249,7 +253,7 @@ class Servers:
             return False
 
 
-def _is_zombie(pid):
+def is_zombie(pid):
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
@@ -514,7 +518,17 @@ class Deployment:
         self.settings.update(settings or {})
         self.workers = []
         self.retired = []
+        # The shared Redis (a namespace of its own), or a server set of the scenario's own (`use_redis`).
+        self.redis_target = servers
         self._admin("migrate")
+
+    def use_redis(self, target):
+        """Points workers, admin commands and the harness' Redis checks at `target` (an object with `redis()`,
+        `redis_environment()` and `stop()`, such as a SentinelSet); it is stopped with the deployment."""
+        self.redis_target = target
+
+    def redis(self, *arguments, stdin=None):
+        return self.redis_target.redis(*arguments, stdin=stdin)
 
     @property
     def start_lead(self):
@@ -523,10 +537,11 @@ class Deployment:
     def environment(self, overrides=None):
         environment = {key: value for key, value in os.environ.items() if not key.startswith("COUNTDOWN_")}
         environment.update({
-            "DATABASE_URL": self.database_url, "REDIS_URL": self.servers.redis_url, "COUNTDOWN_NAMESPACE": self.namespace,
+            "DATABASE_URL": self.database_url, "COUNTDOWN_NAMESPACE": self.namespace,
             "PUSH_TRANSPORT": "fcm", "GOOGLE_APPLICATION_CREDENTIALS": self.fake.account_path, "FCM_BASE_URL": self.fake.base_url,
             "HTTP_ADDR": "127.0.0.1:0", "LOG_FORMAT": "json", "LOG_LEVEL": "info",
         })
+        environment.update(self.redis_target.redis_environment())
         environment.update(self.settings)
         environment.update(overrides or {})
         return environment
@@ -567,6 +582,9 @@ class Deployment:
         for worker in self.workers + self.retired:
             worker.close()
         self.fake.stop()
+        if self.redis_target is not self.servers:
+            self.redis_target.stop()
+            return
         self.servers.redis("EVAL", "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 1", "0",
                            "{" + self.namespace + "}*")
 
@@ -597,13 +615,18 @@ class Deployment:
 
     def queue_counts(self):
         """(due now, delayed, leased, dead) by the Redis clock."""
-        seconds, micros = self.servers.redis("TIME").split()
-        now_ms = int(seconds) * 1000 + int(micros) // 1000
-        due = int(self.servers.redis("ZCOUNT", self.queue_key("due"), "-inf", now_ms))
-        waiting = int(self.servers.redis("ZCARD", self.queue_key("due")))
-        leased = int(self.servers.redis("ZCARD", self.queue_key("leased")))
-        dead = int(self.servers.redis("ZCARD", self.queue_key("dead")))
+        counts = self.redis("EVAL", self.QUEUE_COUNTS_SCRIPT, "3", self.queue_key("due"), self.queue_key("leased"),
+                            self.queue_key("dead")).split()
+        due, waiting, leased, dead = (int(count) for count in counts)
         return due, waiting - due, leased, dead
+
+    # One round trip, one moment: (due now, waiting, leased, dead) by the server's clock.
+    QUEUE_COUNTS_SCRIPT = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        return {redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]),
+                redis.call('ZCARD', KEYS[3])}
+    """
 
 
 # MARK: - Seeding (set-based, as the backend would write the rows)
