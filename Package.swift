@@ -92,11 +92,11 @@ let package = Package(
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
         .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO"]),
+        .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["BlockingIO", "Redis", "TestSupport"]),
         .testTarget(name: "DelayQueueTests", dependencies: ["BlockingIO", "DelayQueue", "Redis", "TestSupport"]),
-        .testTarget(name: "JWTTests", dependencies: ["JWT"]),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
@@ -112,7 +112,7 @@ let package = Package(
             "TestSupport",
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
-        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: [
             "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
             "TestSupport",

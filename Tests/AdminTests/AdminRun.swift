@@ -45,36 +45,15 @@ struct AdminRun: Sendable, CustomStringConvertible {
         defer {
             for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
         }
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program)
-            : TestEnvironment.productsDirectory.appendingPathComponent(program)
-        process.arguments = arguments
-        process.environment = environment
+        let executable = program.hasPrefix("/") ? program : TestEnvironment.productsDirectory.appendingPathComponent(program).path
+        var stdin = SpawnedProcess.Stream.null
         if let input {
             try Data(input.utf8).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            stdin = .file(inURL.path)
         }
-        process.standardOutput = out
-        process.standardError = err
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(timeout.components.seconds))) { [process] in
-                    if process.isRunning { process.terminate() }
-                }
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        try out.close()
-        try err.close()
+        let process = try SpawnedProcess(
+            executable, arguments, environment: environment, stdin: stdin, stdout: .file(outURL.path), stderr: .file(errURL.path))
+        let status = await process.waitForExit(timeout: timeout)
         return AdminRun(
             arguments: arguments, status: status,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),

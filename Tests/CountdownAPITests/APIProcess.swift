@@ -6,7 +6,7 @@ import TestSupport
 
 /// A `countdown-api` child process, stopped (SIGTERM) on `deinit`.
 final class APIProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let stderrPath: String
     let port: Int
     /// The port of the metrics listener (`API_METRICS_ADDR`).
@@ -19,10 +19,10 @@ final class APIProcess: @unchecked Sendable {
     init(environment: [String: String]) throws {
         stderrPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("api") + ".log")
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw StartFailed(output: "cannot create \(stderrPath)") }
-        process.executableURL = Self.executable
-        process.environment = ["API_ADDR": "127.0.0.1:0", "API_METRICS_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        let (object, line) = try launchAndReadAnnouncement(process, stdoutPath: stderrPath + ".stdout")
+        let environment = ["API_ADDR": "127.0.0.1:0", "API_METRICS_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
+        let stdoutPath = stderrPath + ".stdout"
+        process = try SpawnedProcess(Self.executable.path, environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
+        let (object, line) = readAnnouncement(of: process, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int,
             let metricsPort = announcement["metricsPort"] as? Int
         else {
@@ -34,11 +34,9 @@ final class APIProcess: @unchecked Sendable {
 
     deinit { _ = stop() }
 
-    /// Sends SIGTERM and returns the exit status.
+    /// Sends SIGTERM and returns the exit status (SIGKILL after 15 s).
     func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.stop(grace: .seconds(15))
     }
 
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }

@@ -3,34 +3,24 @@ import TestSupport
 
 /// One running `countdown-worker` process; its log goes to a file in the test's scratch directory.
 final class WorkerHandle: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let logPath: String
 
     init(environment: [String: String], index: Int) throws {
         logPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("worker\(index)") + ".log")
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-worker")
-        process.environment = environment
-        let log = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        process = try SpawnedProcess(
+            TestEnvironment.productsDirectory.appendingPathComponent("countdown-worker").path,
+            environment: environment, stdout: .file(logPath), stderr: .file(logPath))
     }
 
-    /// A test that fails before stopping its system still leaves no worker behind.
-    deinit { kill9() }
-
-    var pid: Int32 { process.processIdentifier }
+    /// A test that fails before stopping its system still leaves no worker behind (SpawnedProcess kills it).
+    var pid: Int32 { process.pid }
     var isRunning: Bool { process.isRunning }
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    }
+    func terminate() { process.signal(SIGTERM) }
 
-    func kill9() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    func kill9() { process.signal(SIGKILL) }
 
     /// Waits for the exit; returns the exit status, or nil if still running after `timeout` seconds (then kills it).
     @discardableResult
@@ -38,10 +28,9 @@ final class WorkerHandle: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            kill9()
-            while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+            _ = await process.waitForExit(timeout: .zero)
             return nil
         }
-        return process.terminationStatus
+        return process.exitStatus
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Throwaway keys generated once per test run with the `openssl` command line tool.
 enum TestKeys {
@@ -29,9 +30,6 @@ enum TestKeys {
     /// Runs the openssl tool, returning its standard output.
     @discardableResult
     static func openssl(_ arguments: [String], input: [UInt8]? = nil) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
         // Files, not pipes: a pipe end inherited by a sibling process would keep this waiting forever.
         let base = NSTemporaryDirectory() + "openssl-" + UUID().uuidString
         _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
@@ -40,13 +38,11 @@ enum TestKeys {
             try? FileManager.default.removeItem(atPath: base + ".out")
             try? FileManager.default.removeItem(atPath: base + ".in")
         }
-        process.standardOutput = FileHandle(forWritingAtPath: base + ".out")
-        process.standardError = FileHandle.nullDevice
-        if input != nil { process.standardInput = FileHandle(forReadingAtPath: base + ".in") }
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw OpenSSLToolFailed(arguments: arguments, status: process.terminationStatus)
+        let process = try SpawnedProcess(
+            "/usr/bin/openssl", arguments, stdin: input == nil ? .null : .file(base + ".in"), stdout: .file(base + ".out"))
+        let status = process.waitBlocking(deadline: Date().addingTimeInterval(120)) ?? process.stop(grace: .zero)
+        guard status == 0 else {
+            throw OpenSSLToolFailed(arguments: arguments, status: status)
         }
         let data = (try? Data(contentsOf: URL(fileURLWithPath: base + ".out"))) ?? Data()
         return Array(data)

@@ -5,8 +5,7 @@ import TestSupport
 /// The stub server (a python3 child process) on a free loopback port; stopped when released.
 final class StubServer: @unchecked Sendable {
     let port: Int
-    private let process: Process
-    private let stdin: Pipe
+    private let process: SpawnedProcess
     private let client: HTTPClient
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -37,14 +36,11 @@ final class StubServer: @unchecked Sendable {
     private init() throws {
         let script = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("stub") + ".py")
         try StubServerScript.source.write(toFile: script, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        stdin = Pipe()
-        process.standardInput = stdin  // the server exits when this pipe closes, even if the tests crash
-        let (line, _) = try launchAndReadFirstLine(process, stdoutPath: script + ".out")
+        // The server exits by itself when this test process is gone (it watches its parent), even after a crash.
+        process = try SpawnedProcess("/usr/bin/env", ["python3", script], stdout: .file(script + ".out"), stderr: .file(script + ".err"))
+        let (line, _) = readFirstLine(of: process, stdoutPath: script + ".out")
         guard let port = Int(line) else {
-            process.terminate()
+            process.stop(grace: .zero)
             throw StubServerFailed(output: line)
         }
         self.port = port
@@ -69,9 +65,7 @@ final class StubServer: @unchecked Sendable {
 
     deinit {
         client.shutdown()
-        process.terminate()
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.stop(grace: .zero)
     }
 }
 

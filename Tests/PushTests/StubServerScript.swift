@@ -202,7 +202,9 @@ class Connection(asyncio.Protocol):
 
 
 def watch_parent():
-    sys.stdin.read()
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(0.5)
     os._exit(0)
 
 

@@ -1,23 +1,19 @@
 import Foundation
 
 /// Runs a command to completion and returns its exit status and combined output. Output goes through a file,
-/// not a pipe, so a sibling process that inherited the pipe cannot keep the reader waiting after the exit.
-public func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
+/// not a pipe, so a sibling process that inherited the pipe cannot keep the reader waiting after the exit. A
+/// command still running after `timeout` is killed (status 9).
+public func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 300
+) throws -> (status: Int32, output: String) {
     let outputPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("output") + ".log")
-    guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+    guard FileManager.default.createFile(atPath: outputPath, contents: nil) else {
         throw CommandFailed(command: executable, status: -1, output: "cannot create \(outputPath)")
     }
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    process.waitUntilExit()
-    try? output.close()
-    return (process.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    let process = try SpawnedProcess(executable, arguments, environment: environment, stdout: .file(outputPath), stderr: .file(outputPath))
+    let status = process.waitBlocking(deadline: Date().addingTimeInterval(timeout)) ?? process.stop(grace: .zero)
+    return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
 }
 
 /// Runs a command to completion and returns its combined output; throws when it exits non-zero.
@@ -70,15 +66,10 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
     }
 }
 
-/// Starts `process` with stdout going to `stdoutPath` (a file, not a pipe: a pipe's write end inherited by a
-/// sibling started at the same moment would keep a reader waiting forever) and waits for its first line.
-/// Returns the line, or what was written so far if the process exited or stayed silent for `timeout`.
-public func launchAndReadFirstLine(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (line: String, complete: Bool) {
-    guard FileManager.default.createFile(atPath: stdoutPath, contents: nil) else {
-        return ("cannot create \(stdoutPath)", false)
-    }
-    process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-    try process.run()
+/// Waits for the first line `process` writes to `stdoutPath` (a file, not a pipe: a pipe's write end inherited
+/// by a sibling started at the same moment would keep a reader waiting forever). Returns the line, or what was
+/// written so far if the process exited or stayed silent for `timeout` (then it is killed).
+public func readFirstLine(of process: SpawnedProcess, stdoutPath: String, timeout: TimeInterval = 30) -> (line: String, complete: Bool) {
     var data = Data()
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
@@ -87,17 +78,17 @@ public func launchAndReadFirstLine(_ process: Process, stdoutPath: String, timeo
         usleep(10_000)
     }
     guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else {
-        if process.isRunning { process.terminate() }
+        process.stop(grace: .zero)
         return (String(decoding: data, as: UTF8.self), false)
     }
     return (String(decoding: data[..<newline], as: UTF8.self), true)
 }
 
-/// `launchAndReadFirstLine` for processes that announce themselves with a JSON object such as
-/// `{"event":"listening","port":…}`; the object is nil when the line is not one.
-public func launchAndReadAnnouncement(_ process: Process, stdoutPath: String, timeout: TimeInterval = 30) throws -> (object: [String: Any]?, text: String) {
-    let (line, complete) = try launchAndReadFirstLine(process, stdoutPath: stdoutPath, timeout: timeout)
+/// `readFirstLine` for processes that announce themselves with a JSON object such as
+/// `{"event":"listening","port":…}`; the object is nil (and the process stopped) when the line is not one.
+public func readAnnouncement(of process: SpawnedProcess, stdoutPath: String, timeout: TimeInterval = 30) -> (object: [String: Any]?, text: String) {
+    let (line, complete) = readFirstLine(of: process, stdoutPath: stdoutPath, timeout: timeout)
     let object = complete ? (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) : nil
-    if object == nil && process.isRunning { process.terminate() }
+    if object == nil { process.stop(grace: .zero) }
     return (object, line)
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A `countdown-fake-fcm` child process with a fresh service account, stopped on `deinit`.
 public final class FakeFCMProcess: @unchecked Sendable {
-    public let process = Process()
+    public let process: SpawnedProcess
     public let directory: String
     public let accountPath: String
     public let account: [String: String]
@@ -33,13 +33,14 @@ public final class FakeFCMProcess: @unchecked Sendable {
 
         stderrPath = "\(directory)/stderr.log"
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw FakeStartFailed(output: "cannot create \(stderrPath)") }
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm")
-        process.arguments = ["--service-account", accountPath, "--addr", address] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOG_LEVEL")
-        process.environment = environment
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        let (object, line) = try launchAndReadAnnouncement(process, stdoutPath: "\(directory)/stdout.log")
+        let stdoutPath = "\(directory)/stdout.log"
+        process = try SpawnedProcess(
+            TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm").path,
+            ["--service-account", accountPath, "--addr", address] + arguments,
+            environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
+        let (object, line) = readAnnouncement(of: process, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
             let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             throw FakeStartFailed(output: line + log)
@@ -56,11 +57,10 @@ public final class FakeFCMProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Sends SIGTERM and waits for the exit.
-    public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+    /// Sends SIGTERM and waits for the exit (SIGKILL after 10 s); returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        process.stop(grace: .seconds(10))
     }
 
     /// What the fake logged so far.

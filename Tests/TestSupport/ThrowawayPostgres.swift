@@ -59,27 +59,13 @@ public final class ThrowawayPostgres: @unchecked Sendable {
         return try runWithoutInheritedDescriptors(executable, arguments)
     }
 
-    /// Runs a command with only stdin/stdout/stderr open and waits for it. Foundation's `Process` notices a
-    /// child's exit through a socket the child inherits; `pg_ctl start` hands that socket on to the server it
-    /// daemonizes, so `waitUntilExit` would wait for the server to stop.
+    /// Runs a command with only stdin/stdout/stderr open and waits for it: `pg_ctl start` hands what it
+    /// inherited on to the server it daemonizes, so nothing of this process may leak into it.
     private func runWithoutInheritedDescriptors(_ executable: String, _ arguments: [String]) throws -> String {
         let outputPath = (dataDirectory as NSString).deletingLastPathComponent + "/command.out"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
-        for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
+        try? FileManager.default.removeItem(atPath: outputPath)
         let command = ([executable] + arguments).joined(separator: " ")
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw CommandFailed(command: command, status: spawned, output: "posix_spawn failed") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = try SpawnedProcess(executable, arguments, stdout: .file(outputPath), stderr: .file(outputPath)).waitBlocking(deadline: nil) ?? -1
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0 else { throw CommandFailed(command: command, status: status, output: output) }
         return output
