@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownStore
 import CountdownWorker
+import DelayQueue
 import Foundation
 import Postgres
 import Redis
@@ -142,6 +143,17 @@ final class CountdownSystem: @unchecked Sendable {
     func fault(_ rule: [String: Any]) async throws {
         let answer = try await fakeClient.json("POST", "/fake/faults", rule)
         guard answer.status < 300 else { throw UnexpectedAnswer(what: "fault rule", answer: answer.text) }
+    }
+
+    /// Waits until the relay has taken every outbox row and the queue holds nothing due or claimed (jobs
+    /// scheduled for later may wait).
+    func waitForIdle(timeout: Duration = .seconds(120), _ what: String) async throws {
+        let queue = RedisDelayQueue(client: redis, namespace: namespace)
+        try await waitUntil(timeout: timeout, every: .milliseconds(100), what) { [self] in
+            let outbox = try await query("SELECT count(*) AS n FROM countdown_outbox")[0].decode("n", as: Int.self)
+            let stats = try await queue.stats()
+            return outbox == 0 && stats.dueNow == 0 && stats.leased == 0
+        }
     }
 
     /// Runs `countdown-admin` against this system (on a thread of its own: it blocks while the command runs).

@@ -58,6 +58,9 @@ import TestSupport
         // The reminders are written while the start is far away, then the start moves close.
         try await system.stream("big", startsIn: 3600, creator: "creator")
         try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) SELECT 'big', id FROM users WHERE id LIKE 'fan%'")
+        // The 10,500 new devices each queued a backfill (nothing to start yet): on a loaded machine they would
+        // still be running when the reminder job comes due, so they finish first.
+        try await system.waitForIdle("the devices' backfills")
         try await system.execute("UPDATE streams SET planned_start_at = now() + interval '24 seconds' WHERE id = 'big'")
         let pushes: [RecordedPush]
         do {
