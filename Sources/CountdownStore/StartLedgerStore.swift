@@ -153,6 +153,14 @@ public enum StartLedgerStore {
         guard !unordered.isEmpty else { return }
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let settlements = unordered.sorted { ($0.stream, $0.user, $0.device) < ($1.stream, $1.user, $1.device) }
+        // Each row is found by its primary key. Planned for a batch's real size (the first executions of the
+        // prepared statement on a session, or every one when statements are not prepared), a few hundred rows
+        // make the planner hash the whole ledger instead (a sequential scan of every stream's rows); so hash and
+        // merge joins are off for this statement only, and the session's settings are put back after it.
+        let previous = try connection.query("""
+            SELECT s.hash, s.merge, set_config('enable_hashjoin', 'off', true) AS h, set_config('enable_mergejoin', 'off', true) AS m
+            FROM (SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_mergejoin') AS merge OFFSET 0) AS s
+            """).first
         try connection.execute("""
             UPDATE countdown_start_ledger l
             SET status = t.status, reason = t.reason, message_name = coalesce(t.name, l.message_name),
@@ -172,5 +180,9 @@ public enum StartLedgerStore {
                 // Hashed in SQL exactly as the ledger upsert hashes candidates' tokens.
                 PostgresTextArray(settlements.map { $0.tokens.map { $0.fcm + ":" + $0.pts } }),
             ])
+        if let previous {
+            try connection.execute("SELECT set_config('enable_hashjoin', $1, true), set_config('enable_mergejoin', $2, true)",
+                                   [try previous.decode("hash", as: String.self), try previous.decode("merge", as: String.self)])
+        }
     }
 }
