@@ -86,6 +86,8 @@ struct ReminderFanout: Sendable {
         var pushes: [OutgoingPush] = []
         var addressed: [Recipient] = []
         var users = Set<String>()
+        // One notification per language for the chunk: it depends only on the stream, the language and `now`.
+        var built: [PayloadLanguage: ReminderNotification?] = [:]
         for recipient in recipients {
             users.insert(recipient.user)
             guard recipient.enabled else {
@@ -97,7 +99,14 @@ struct ReminderFanout: Sendable {
                 continue
             }
             let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: recipient.userLocale)
-            guard let notification = try? context.payloads.reminder(stream.snapshot, language: language, now: stream.now) else { continue }
+            let notification: ReminderNotification?
+            if let known = built[language] {
+                notification = known
+            } else {
+                notification = try? context.payloads.reminder(stream.snapshot, language: language, now: stream.now)
+                built[language] = notification
+            }
+            guard let notification else { continue }
             pushes.append(.notification(notification, fcmToken: fcm))
             addressed.append(recipient)
         }
@@ -130,7 +139,8 @@ struct ReminderFanout: Sendable {
         let sent = delivered.subtracting(pendingUsers)
         let streamID = stream.snapshot.id
         let refusedTokens = refused
-        try await context.database.withConnection { connection in
+        // One transaction: the refused tokens and the reminders they settle are written together.
+        try await context.database.transaction(serializationRetries: 2) { connection in
             try DeviceTokenStore.clear(refusedTokens, on: connection)
             try ReminderStore.markSent(streamID, users: Array(sent), on: connection)
         }

@@ -4,8 +4,8 @@ import Foundation
 import Postgres
 import Telemetry
 
-/// Writes start-push outcomes to the ledger as they arrive, in small batches a few milliseconds apart, for every
-/// fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
+/// Writes start-push outcomes to the ledger as they arrive, in batches of about `fill` outcomes or `gather` apart,
+/// whichever comes first, for every fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
 /// memory and is written again with backoff for as long as the process lives, while the worker keeps its claims
 /// alive, so no other sender takes the row and pushes it again.
 ///
@@ -28,19 +28,28 @@ public actor StartSettler {
     private let database: PostgresClient
     private let logger: Logger
     private let gather: Duration
+    private let fill: Int
+    /// The writer waiting for a batch to fill, and which wait it is (a timer of an earlier wait must not end it).
+    private var gathering: (wait: Int, continuation: CheckedContinuation<Void, Never>)?
+    private var waits = 0
     private var pending: PendingSettlements<Result>
     private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
     private var writing = false
     private var held = Set<ClaimStore.Row>()
 
+    /// Under a burst, pushes are answered a few thousand a second: a batch every few milliseconds cost PostgreSQL
+    /// a transaction per few dozen outcomes, while a fan-out waits for its last outcomes only once.
+    ///
     /// - Parameters:
-    ///   - batch: most outcomes written in one transaction.
-    ///   - gather: how long a batch not yet full waits for more outcomes before it is written.
-    public init(database: PostgresClient, logger: Logger, batch: Int = 500, gather: Duration = .milliseconds(5)) {
+    ///   - batch: most outcomes written in one transaction (a backlog after an outage is written this many at a time).
+    ///   - fill: a batch is written as soon as this many outcomes wait...
+    ///   - gather: ...or this long after the writer started waiting for them, whichever comes first.
+    public init(database: PostgresClient, logger: Logger, batch: Int = 500, fill: Int = 200, gather: Duration = .milliseconds(20)) {
         self.database = database
         self.logger = logger.with(["component": "start_settler"])
         self.gather = gather
         self.pending = PendingSettlements(maxBatch: batch)
+        self.fill = max(1, min(fill, batch))
     }
 
     /// Outcomes not yet written.
@@ -59,6 +68,7 @@ public actor StartSettler {
     /// Queues outcomes under `ticket`; they are written within milliseconds.
     public func add(_ results: [Result], to ticket: Ticket) {
         pending.add(results, to: ticket)
+        if pending.count >= fill { endGathering(nil) }
         startWriting()
     }
 
@@ -91,7 +101,7 @@ public actor StartSettler {
 
     private func writeAll() async {
         while pending.count > 0 {
-            if pending.count < pending.maxBatch && pending.failures == 0 { try? await Task.sleep(for: gather) }
+            if pending.count < fill && pending.failures == 0 { await gatherMore() }
             guard let batch = pending.takeBatch() else { break }
             do {
                 try await write(batch)
@@ -112,6 +122,28 @@ public actor StartSettler {
             }
         }
         writing = false
+    }
+
+    /// Waits until `fill` outcomes wait or `gather` passed.
+    private func gatherMore() async {
+        waits += 1
+        let wait = waits
+        let gather = self.gather
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: gather)
+            await self?.endGathering(wait)
+        }
+        await withCheckedContinuation { continuation in
+            gathering = (wait, continuation)
+        }
+        timer.cancel()
+    }
+
+    /// Ends the current wait for outcomes (`wait`: only that one; nil: whichever is current).
+    private func endGathering(_ wait: Int?) {
+        guard let current = gathering, wait == nil || wait == current.wait else { return }
+        gathering = nil
+        current.continuation.resume()
     }
 
     private func write(_ batch: [Result]) async throws {

@@ -33,17 +33,24 @@ public enum ReminderStore {
             """, [stream, cursor, limit, through]).map { try $0.decode("user_id", as: String.self) }
     }
 
-    /// The devices with an FCM token and the `live_stream` preference of `users`, read by key.
+    /// The devices with an FCM token and the `live_stream` preference of `users` (in their order), read by key.
+    ///
+    /// Each lookup is a lateral subquery the planner cannot flatten (`LIMIT` / `OFFSET 0`): an index lookup per
+    /// user. As plain joins, a plan made for the page's real size (the first executions of the prepared statement
+    /// on a session, or every one when statements are not prepared) hashed the whole `users` and
+    /// `notification_preferences` tables for each page of 2,000 users.
     public static func recipients(_ users: [String], on connection: PostgresConnection) throws -> [Recipient] {
         guard !users.isEmpty else { return [] }
         return try connection.query("""
             SELECT r.user_id, d.device_id, d.fcm_token, d.locale AS locale, u.locale AS user_locale,
                    coalesce(np.enabled, true) AS enabled
-            FROM unnest($1::text[]) AS r(user_id)
-            JOIN users u ON u.id = r.user_id
-            LEFT JOIN devices d ON d.user_id = r.user_id AND coalesce(d.fcm_token, '') <> ''
-            LEFT JOIN notification_preferences np ON np.user_id = r.user_id AND np.category = 'live_stream'
-            ORDER BY r.user_id
+            FROM unnest($1::text[]) WITH ORDINALITY AS r(user_id, n)
+            JOIN LATERAL (SELECT locale FROM users WHERE id = r.user_id LIMIT 1) AS u ON true
+            LEFT JOIN LATERAL (SELECT device_id, fcm_token, locale FROM devices
+                               WHERE user_id = r.user_id AND coalesce(fcm_token, '') <> '' OFFSET 0) AS d ON true
+            LEFT JOIN LATERAL (SELECT enabled FROM notification_preferences
+                               WHERE user_id = r.user_id AND category = 'live_stream' LIMIT 1) AS np ON true
+            ORDER BY r.n
             """, [PostgresTextArray(users)]).map { row in
             Recipient(user: try row.decode("user_id"), device: try row.decode("device_id"), fcmToken: try row.decode("fcm_token"),
                       locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), enabled: try row.decode("enabled"))
@@ -51,12 +58,17 @@ public enum ReminderStore {
     }
 
     /// Marks the active reminders of `users` for the stream as sent.
+    ///
+    /// The users' id range (taken in SQL, so by the column's collation) bounds the rows read: without it, a plan
+    /// made for the page's real size (the first executions of the prepared statement on a session) hashed every
+    /// active reminder of the stream (a million for the largest) to find a page's 2,000.
     public static func markSent(_ stream: String, users: [String], on connection: PostgresConnection) throws {
         guard !users.isEmpty else { return }
         try connection.execute("""
             UPDATE stream_reminders r SET status = 'sent'
             FROM unnest($2::text[]) AS t(user_id)
             WHERE r.stream_id = $1 AND r.user_id = t.user_id AND r.status = 'active'
+              AND r.user_id >= (SELECT min(b) FROM unnest($2::text[]) AS b) AND r.user_id <= (SELECT max(b) FROM unnest($2::text[]) AS b)
             """, [stream, PostgresTextArray(users)])
     }
 }

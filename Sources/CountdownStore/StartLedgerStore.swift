@@ -57,9 +57,9 @@ public enum StartLedgerStore {
         guard !rows.isEmpty else { return }
         try connection.execute("""
             INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, token_hash)
-            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, md5(coalesce(t.fcm, '') || ':' || coalesce(t.pts, ''))
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-                AS t(stream_id, user_id, device_id, status, reason, fcm, pts)
+            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, t.token_hash
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                AS t(stream_id, user_id, device_id, status, reason, token_hash)
             ON CONFLICT (stream_id, user_id, device_id) DO UPDATE
                 SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now()
                 WHERE countdown_start_ledger.status = 'skipped'
@@ -71,8 +71,7 @@ public enum StartLedgerStore {
                 PostgresTextArray(rows.map(\.candidate.deviceID)),
                 PostgresTextArray(rows.map { $0.skip == nil ? "pending" : "skipped" }),
                 PostgresTextArray(rows.map { $0.skip?.rawValue }),
-                PostgresTextArray(rows.map(\.candidate.fcmToken)),
-                PostgresTextArray(rows.map(\.candidate.pushToStartToken)),
+                PostgresTextArray(rows.map { TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken) }),
             ])
     }
 
@@ -153,14 +152,22 @@ public enum StartLedgerStore {
         guard !unordered.isEmpty else { return }
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let settlements = unordered.sorted { ($0.stream, $0.user, $0.device) < ($1.stream, $1.user, $1.device) }
+        // Each row is found by its primary key. Planned for a batch's real size (the first executions of the
+        // prepared statement on a session, or every one when statements are not prepared), a few hundred rows
+        // make the planner hash the whole ledger instead (a sequential scan of every stream's rows); so hash and
+        // merge joins are off for this statement only, and the session's settings are put back after it.
+        let previous = try connection.query("""
+            SELECT s.hash, s.merge, set_config('enable_hashjoin', 'off', true) AS h, set_config('enable_mergejoin', 'off', true) AS m
+            FROM (SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_mergejoin') AS merge OFFSET 0) AS s
+            """).first
         try connection.execute("""
             UPDATE countdown_start_ledger l
             SET status = t.status, reason = t.reason, message_name = coalesce(t.name, l.message_name),
                 claimed_until = NULL, updated_at = now(),
                 sent_at = CASE WHEN t.status = 'sent' THEN now() ELSE l.sent_at END,
-                token_hash = coalesce(md5(t.tokens), l.token_hash)
+                token_hash = coalesce(t.token_hash, l.token_hash)
             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-                AS t(stream_id, user_id, device_id, status, reason, name, tokens)
+                AS t(stream_id, user_id, device_id, status, reason, name, token_hash)
             WHERE l.stream_id = t.stream_id AND l.user_id = t.user_id AND l.device_id = t.device_id
             """, [
                 PostgresTextArray(settlements.map(\.stream)),
@@ -169,8 +176,12 @@ public enum StartLedgerStore {
                 PostgresTextArray(settlements.map(\.status)),
                 PostgresTextArray(settlements.map(\.reason)),
                 PostgresTextArray(settlements.map(\.name)),
-                // Hashed in SQL exactly as the ledger upsert hashes candidates' tokens.
-                PostgresTextArray(settlements.map { $0.tokens.map { $0.fcm + ":" + $0.pts } }),
+                // Hashed exactly as the ledger upsert hashes candidates' tokens.
+                PostgresTextArray(settlements.map { $0.tokens.map { TokenHash.of(fcm: $0.fcm, pts: $0.pts) } }),
             ])
+        if let previous {
+            try connection.execute("SELECT set_config('enable_hashjoin', $1, true), set_config('enable_mergejoin', $2, true)",
+                                   [try previous.decode("hash", as: String.self), try previous.decode("merge", as: String.self)])
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPTypes
+import JSON
 
 /// Turns a push service's answer (status, headers, body) or a transport failure into a `PushResult`. Pure: no I/O.
 public enum PushOutcomeClassifier {
@@ -14,8 +15,7 @@ public enum PushOutcomeClassifier {
     /// Classifies an FCM HTTP v1 `messages:send` answer.
     public static func fcm(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date) -> Verdict {
         if (200..<300).contains(status) {
-            let name = (try? JSONDecoder().decode(FCMSuccess.self, from: Data(body)))?.name
-            return .result(.accepted(messageName: name))
+            return .result(.accepted(messageName: fcmMessageName(body)))
         }
         let error = FCMErrorAnswer(status: status, body: body)
         let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
@@ -50,6 +50,15 @@ public enum PushOutcomeClassifier {
         default:
             return .result(.rejected(reason: error.summary))
         }
+    }
+
+    /// The `name` of an FCM success answer (`{"name": "projects/…/messages/…"}`), nil when it has none or it is
+    /// not a string. Every accepted push passes here, so the body is read by the project's strict JSON parser;
+    /// what it refuses (not JSON, a repeated key, another encoding, a number beyond `Double`) goes to Foundation's
+    /// decoder as before, so the answer is the same for every body.
+    static func fcmMessageName(_ body: [UInt8]) -> String? {
+        if let answer = JSONValue.parse(body) { return answer["name"]?.string }
+        return (try? JSONDecoder().decode(FCMSuccess.self, from: Data(body)))?.name
     }
 
     /// Classifies an APNs answer (`reason` from the JSON body).

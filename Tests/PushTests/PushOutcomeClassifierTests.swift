@@ -46,6 +46,47 @@ import Testing
         #expect(Self.fcm(200, []) == .result(.accepted(messageName: nil)))
     }
 
+    /// The success answer is read by the project's JSON parser; for every body the name is what Foundation's
+    /// decoder of `{"name": String?}` reads, as before (it still decides for bodies the strict parser refuses).
+    @Test func fcmSuccessNameIsWhatTheDecoderReads() {
+        struct Success: Decodable { let name: String? }
+        func reference(_ body: [UInt8]) -> String? { (try? JSONDecoder().decode(Success.self, from: Data(body)))?.name }
+        let named: [(String, String?)] = [
+            (#"{"name":"projects/p/messages/0:1776384000%abc"}"#, "projects/p/messages/0:1776384000%abc"),
+            (" {\n \"name\" : \"projects/p/messages/1\" }\r\n", "projects/p/messages/1"),
+            (#"{"name":"a\/b\u00e9\ud83d\ude00\n"}"#, "a/b\u{E9}\u{1F600}\n"),
+            (#"{"extra":{"a":[1,2.5,-3e2,true,false,null]},"name":"x"}"#, "x"),
+            (#"{"name":""}"#, ""),
+            (#"{"other":"x"}"#, nil),
+            (#"{"name":null}"#, nil),
+            (#"{"name":42}"#, nil),
+            (#"{"name":["x"]}"#, nil),
+            (#"{"name":{"x":1}}"#, nil),
+            ("[]", nil), (#""x""#, nil), ("null", nil), ("", nil), ("not json", nil),
+            (#"{"name":"x""#, nil), (#"{"name":"x"} trailing"#, nil), ("{\"name\":\"a\u{1}b\"}", nil),
+        ]
+        for (text, name) in named {
+            let body = Array(text.utf8)
+            #expect(Self.fcm(200, body) == .result(.accepted(messageName: name)), "\(text)")
+            #expect(reference(body) == name, "the decoder agrees: \(text)")
+        }
+        // Bodies the strict parser refuses are decided by the decoder, whatever it makes of them (it reads "x" from
+        // a trailing comma, for one).
+        let unusual: [[UInt8]] = [
+            Array(#"{"name":"x",}"#.utf8),
+            Array(#"{"name":"a","name":"b"}"#.utf8),
+            Array(#"{"name":"x","big":1e400}"#.utf8),
+            [0xEF, 0xBB, 0xBF] + Array(#"{"name":"bom"}"#.utf8),
+            Array(#"{"name":""#.utf8) + [0xFF] + Array(#""}"#.utf8),
+            Array(String(repeating: "[", count: 300).utf8),
+        ]
+        for body in unusual {
+            #expect(Self.fcm(200, body) == .result(.accepted(messageName: reference(body))), "\(body)")
+        }
+        // Any 2xx is a success.
+        #expect(Self.fcm(204, Array(#"{"name":"n"}"#.utf8)) == .result(.accepted(messageName: "n")))
+    }
+
     @Test func fcmUnregisteredIsADeadToken() {
         let body = Self.fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
         #expect(Self.shape(Self.fcm(404, body)) == Self.refused(.fcm, "UNREGISTERED", misconfiguration: false))
