@@ -1,3 +1,5 @@
+import COpenSSL
+
 /// `countdown_start_ledger.token_hash`: the lowercase hex MD5 of `<fcm>:<push-to-start>` (a missing token as
 /// empty), the same value as PostgreSQL's `md5(coalesce(fcm, '') || ':' || coalesce(pts, ''))` over UTF-8 text,
 /// which the reconciler still computes in SQL over `devices` and every existing row holds. Computed by the
@@ -5,72 +7,29 @@
 /// nothing. Not a security measure: it only tells a replaced token from the one a push was refused for.
 public enum TokenHash {
     public static func of(fcm: String?, pts: String?) -> String {
-        md5Hex(Array(((fcm ?? "") + ":" + (pts ?? "")).utf8))
+        var text = (fcm ?? "") + ":" + (pts ?? "")
+        return text.withUTF8 { md5Hex(UnsafeRawBufferPointer($0)) }
     }
 
-    /// RFC 1321.
-    static func md5Hex(_ message: [UInt8]) -> String {
-        var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476)
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bits = UInt64(message.count) &* 8
-        for shift in stride(from: 0, to: 64, by: 8) { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        padded.withUnsafeBufferPointer { bytes in
-            var words = [UInt32](repeating: 0, count: 16)
-            for block in stride(from: 0, to: bytes.count, by: 64) {
-                for i in 0..<16 {
-                    let at = block + i * 4
-                    words[i] = UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
-                }
-                var (a, b, c, d) = state
-                for i in 0..<64 {
-                    var f: UInt32
-                    let g: Int
-                    switch i >> 4 {
-                    case 0: f = (b & c) | (~b & d); g = i
-                    case 1: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
-                    case 2: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
-                    default: f = c ^ (b | ~d); g = (7 &* i) & 15
-                    }
-                    f = f &+ a &+ constants[i] &+ words[g]
-                    a = d
-                    d = c
-                    c = b
-                    b = b &+ ((f << shifts[i]) | (f >> (32 - shifts[i])))
-                }
-                state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
-            }
+    /// MD5 by OpenSSL's EVP interface (the one-shot `MD5()` is deprecated in OpenSSL 3).
+    static func md5Hex(_ message: UnsafeRawBufferPointer) -> String {
+        var digest = (UInt64(0), UInt64(0))
+        var length: UInt32 = 0
+        let ok = withUnsafeMutableBytes(of: &digest) { out in
+            EVP_Digest(message.baseAddress, message.count, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, EVP_md5(), nil)
         }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3] {
-            for shift in stride(from: 0, to: 32, by: 8) {
-                let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
+        // EVP_Digest fails only when the allocator does, or MD5 is unavailable (a FIPS-only OpenSSL configuration),
+        // neither of which the worker can work around.
+        precondition(ok == 1 && length == 16, "OpenSSL could not compute MD5 (a FIPS-only OpenSSL configuration?)")
+        return withUnsafeBytes(of: &digest) { bytes in
+            let digits = Array("0123456789abcdef".utf8)
+            var hex = [UInt8]()
+            hex.reserveCapacity(32)
+            for byte in bytes {
                 hex.append(digits[Int(byte >> 4)])
                 hex.append(digits[Int(byte & 0x0F)])
             }
+            return String(decoding: hex, as: UTF8.self)
         }
-        return String(decoding: hex, as: UTF8.self)
     }
-
-    private static let shifts: [UInt32] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-    ]
-
-    /// `floor(abs(sin(i + 1)) × 2³²)`.
-    private static let constants: [UInt32] = [
-        0xD76A_A478, 0xE8C7_B756, 0x2420_70DB, 0xC1BD_CEEE, 0xF57C_0FAF, 0x4787_C62A, 0xA830_4613, 0xFD46_9501,
-        0x6980_98D8, 0x8B44_F7AF, 0xFFFF_5BB1, 0x895C_D7BE, 0x6B90_1122, 0xFD98_7193, 0xA679_438E, 0x49B4_0821,
-        0xF61E_2562, 0xC040_B340, 0x265E_5A51, 0xE9B6_C7AA, 0xD62F_105D, 0x0244_1453, 0xD8A1_E681, 0xE7D3_FBC8,
-        0x21E1_CDE6, 0xC337_07D6, 0xF4D5_0D87, 0x455A_14ED, 0xA9E3_E905, 0xFCEF_A3F8, 0x676F_02D9, 0x8D2A_4C8A,
-        0xFFFA_3942, 0x8771_F681, 0x6D9D_6122, 0xFDE5_380C, 0xA4BE_EA44, 0x4BDE_CFA9, 0xF6BB_4B60, 0xBEBF_BC70,
-        0x289B_7EC6, 0xEAA1_27FA, 0xD4EF_3085, 0x0488_1D05, 0xD9D4_D039, 0xE6DB_99E5, 0x1FA2_7CF8, 0xC4AC_5665,
-        0xF429_2244, 0x432A_FF97, 0xAB94_23A7, 0xFC93_A039, 0x655B_59C3, 0x8F0C_CC92, 0xFFEF_F47D, 0x8584_5DD1,
-        0x6FA8_7E4F, 0xFE2C_E6E0, 0xA301_4314, 0x4E08_11A1, 0xF753_7E82, 0xBD3A_F235, 0x2AD7_D2BB, 0xEB86_D391,
-    ]
 }
