@@ -114,10 +114,14 @@ public struct Reconciler: Sendable {
     }
 
     private func reconcile(_ states: [String: StreamState], now: Date, report: inout Report, dryRun: Bool) async throws {
+        var rerunReminders = Set<String>()
         let desired = states.values.flatMap { state -> [QueueOperation] in
             var state = state
             // Reminders still active after the reminder time (created late, or their job was lost) need a run.
-            if state.hasActiveReminders && now >= planner.reminderDue(state.plannedStartAt, now: now) { state.reminderDoneFor = nil }
+            if state.hasActiveReminders && now >= planner.reminderDue(state.plannedStartAt, now: now) {
+                if state.reminderDoneFor != nil { rerunReminders.insert(state.id) }
+                state.reminderDoneFor = nil
+            }
             // An update still pending for the current planned start (its job may have been lost with Redis).
             return planner.planStream(state, now: now, rescheduled: state.needsUpdate)
         }
@@ -126,8 +130,12 @@ public struct Reconciler: Sendable {
             return nil
         }
         let existing = try await queue.jobs(ids: wanted.map(\.0.id))
+        // Read after `existing`: the reminder job stays leased until its pages are queued, so a fan-out seen done
+        // without its reminder job has its pages in the queue by now.
+        let paging = try await streamsWithLivePages(among: rerunReminders.filter { existing[CountdownJob.streamJobID(.reminder, stream: $0)] == nil })
         var repairs: [QueueOperation] = []
         for (job, due) in wanted {
+            if job.kind == .reminder, let stream = job.streamID, paging.contains(stream) { continue }
             switch existing[job.id]?.state {
             case nil:
                 repairs.append(.enqueue(job, dueAt: due))
@@ -140,6 +148,25 @@ public struct Reconciler: Sendable {
             }
         }
         if !dryRun { try await QueueOperation.apply(repairs, to: queue, now: now) }
+    }
+
+    /// Of `streams`, those with a reminder page still waiting or running. Their remaining active reminders belong to
+    /// those pages (a page retries what it could not send): running the reminder job again would page the same
+    /// users with other bounds while their pushes are in flight, and remind them twice. A dead-lettered page does
+    /// not count, so what it held is paged again.
+    private func streamsWithLivePages(among streams: Set<String>) async throws -> Set<String> {
+        guard !streams.isEmpty else { return [] }
+        let kind = CountdownJob.Kind.reminderPage.rawValue
+        let infos = try await queue.jobs(ids: try await queue.jobIDs(prefix: kind + ":", kind: kind))
+        var live = Set<String>()
+        for info in infos.values {
+            if case .dead = info.state { continue }
+            guard let rawKind = info.kind, let payload = info.payload,
+                  case .success(let job) = CountdownJob.decode(kind: rawKind, payload: payload),
+                  let stream = job.streamID, streams.contains(stream) else { continue }
+            live.insert(stream)
+        }
+        return live
     }
 
     /// Pre-start jobs (start, reminder, expire, update) whose stream is gone or no longer scheduled.
