@@ -126,7 +126,7 @@ import TestSupport
         let late = try await ThrowawayRedis.start()
         await late.stopInBackground()
         let waiting = try system.startWorker(["REDIS_URL": late.url, "REDIS_STARTUP_WAIT_SECONDS": "60"])
-        try await waitUntil(timeout: .seconds(15), "the worker to say it is waiting for Redis") {
+        try await waitUntil(timeout: .seconds(30), "the worker to say it is waiting for Redis; its log: \(waiting.log)") {
             waiting.log.contains("Redis not reachable at start; trying again")
         }
         try await late.startInBackground()

@@ -32,7 +32,10 @@ public final class ThrowawayRedis: @unchecked Sendable {
     }
 
     /// Stops the server, waiting until its port is closed.
-    public func stop() { stopDaemon(pidFile: "\(directory)/redis.pid") }
+    public func stop() {
+        stopDaemon(pidFile: "\(directory)/redis.pid")
+        waitForPortClosed(port)
+    }
 
     public func restart() throws {
         stop()
@@ -46,19 +49,28 @@ public final class ThrowawayRedis: @unchecked Sendable {
 public func waitForPort(_ port: Int, timeout: TimeInterval = 15) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        close(fd)
-        if connected == 0 { return }
+        if acceptsConnections(port) { return }
         usleep(20_000)
     }
     throw WaitTimedOut(what: "port \(port) to accept connections", timeout: .seconds(Int64(timeout)))
+}
+
+/// Waits (up to `timeout`) until nothing accepts TCP connections on the loopback `port`.
+public func waitForPortClosed(_ port: Int, timeout: TimeInterval = 5) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline && acceptsConnections(port) { usleep(20_000) }
+}
+
+private func acceptsConnections(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
 }
 
 extension ThrowawayRedis {
