@@ -5,9 +5,9 @@ import Postgres
 import Telemetry
 
 /// Writes start-push outcomes to the ledger as they arrive, in batches of about `fill` outcomes or `gather` apart,
-/// whichever comes first, for every fan-out of the process. A push that went out is never forgotten: when PostgreSQL is away its outcome stays in
-/// memory and is written again with backoff for as long as the process lives, while the worker keeps its claims
-/// alive, so no other sender takes the row and pushes it again.
+/// whichever comes first, for every fan-out of the process. A push that went out is never forgotten: when
+/// PostgreSQL is away its outcome stays in memory and is written again with backoff for as long as the process
+/// lives, while the worker keeps its claims alive, so no other sender takes the row and pushes it again.
 ///
 /// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
 /// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.

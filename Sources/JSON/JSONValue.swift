@@ -13,9 +13,6 @@ public enum JSONValue: Sendable, Equatable {
     /// Parses JSON text (RFC 8259, strict: no trailing garbage, no repeated keys); nil when it is not JSON.
     public static func parse<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> JSONValue? { JSONParser.parse(Array(bytes)) }
 
-    /// The same for bytes already in an array (no generic copy: a push answer is parsed on every accepted push).
-    public static func parse(_ bytes: [UInt8]) -> JSONValue? { JSONParser.parse(bytes) }
-
     /// The member `key` of an object; nil for a missing member or when this is not an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { return fields[key] }

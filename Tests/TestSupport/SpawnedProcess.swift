@@ -3,9 +3,9 @@ import Synchronization
 
 /// A child process started with posix_spawn and reaped with waitpid on its own pid.
 ///
-/// Foundation's `Process` was the cause of whole test targets hanging: it can miss the exit of a child when
-/// other tests start processes at the same moment, and its `waitUntilExit` then blocks forever, on a thread of
-/// Swift's small cooperative pool. A spawned child here gets a clean signal mask with default dispositions (so
+/// It replaces Foundation's `Process`, the likely cause of a whole test target hanging: children inherited the
+/// runner's descriptors and blocked signals, and `waitUntilExit` blocked a thread of Swift's small cooperative
+/// pool with no bound. A spawned child here gets a clean signal mask with default dispositions (so
 /// SIGTERM always works), inherits no descriptor beyond 0-2, and writes to files, never pipes; every wait is
 /// bounded and ends in SIGKILL.
 public final class SpawnedProcess: @unchecked Sendable {
