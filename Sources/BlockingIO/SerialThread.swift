@@ -51,6 +51,11 @@ public final class SerialThread: @unchecked Sendable {
     }
 
     private func loop() {
+        // The kernel's name too (at most 15 bytes), so `top -H`, `perf` and /proc/<pid>/task show which thread is which.
+        if let comm = fopen("/proc/thread-self/comm", "w") {
+            _ = fputs(String(decoding: name.utf8.prefix(15), as: UTF8.self), comm)
+            _ = fclose(comm)
+        }
         while true {
             condition.lock()
             while head == pending.count && !stopping { condition.wait() }

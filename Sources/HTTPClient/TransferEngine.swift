@@ -2,8 +2,10 @@ import BlockingIO
 import CCurl
 import Synchronization
 
-/// Drives one libcurl multi handle on a thread it owns: takes submitted transfers from a locked inbox, runs them
-/// all concurrently with `curl_multi_perform`, sleeps in `curl_multi_poll`, and is woken by `curl_multi_wakeup`.
+/// Drives one libcurl multi handle on a thread it owns, through libcurl's socket interface: libcurl names the
+/// sockets to watch and its next timeout, an `EventPoller` (epoll) waits for them, and
+/// `curl_multi_socket_action` runs only the transfers whose sockets are ready. Submitted transfers arrive through
+/// a locked inbox and the poller's wake-up descriptor.
 final class TransferEngine: @unchecked Sendable {
     private struct Inbox {
         var submitted: [Transfer] = []
@@ -15,19 +17,26 @@ final class TransferEngine: @unchecked Sendable {
 
     private let configuration: HTTPClientConfiguration
     private let multi: CurlMulti
+    private let poller: EventPoller
     private let thread: SerialThread
     private let inbox = Mutex(Inbox())
     let connectionsOpened = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
 
-    // Touched only on `thread`.
+    // Touched only on `thread` (libcurl calls the socket and timer callbacks from within its calls there).
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [CurlEasy] = []
+    /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`; nil when it has no timeout.
+    private var timerDeadline: ContinuousClock.Instant?
+    /// Transfers whose socket could not be watched (epoll_ctl failed): failed after the current action.
+    private var unwatchable: [(easy: UnsafeMutableRawPointer, error: HTTPClientError)] = []
 
     init(configuration: HTTPClientConfiguration) throws {
         self.configuration = configuration
         multi = try CurlMulti(configuration: configuration)
+        poller = try EventPoller()
         thread = SerialThread(name: configuration.name)
+        try installCallbacks()
         thread.submit { [self] in run() }
     }
 
@@ -60,7 +69,7 @@ final class TransferEngine: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.stopping, !inbox.closed else { return }
             inbox.stopping = true
-            curl_multi_wakeup(multi.handle)
+            poller.wake()
         }
         thread.stop()
     }
@@ -68,7 +77,7 @@ final class TransferEngine: @unchecked Sendable {
     private func wakeLocked(_ inbox: inout Inbox) {
         if !inbox.wakePending {
             inbox.wakePending = true
-            curl_multi_wakeup(multi.handle)
+            poller.wake()
         }
     }
 
@@ -85,13 +94,17 @@ final class TransferEngine: @unchecked Sendable {
             if stopping { break }
             for transfer in submitted { start(transfer) }
             for transfer in cancelled { abort(transfer) }
-            var running: Int32 = 0
-            let performed = curl_multi_perform(multi.handle, &running)
-            if performed != CURLM_OK {
-                failAll(HTTPClientError(.other, "curl_multi_perform: \(String(cString: curl_multi_strerror(performed)))"))
-            }
+            actOnTimerIfDue()
             collectFinished()
-            _ = curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            poller.wait(timeoutMilliseconds: waitMilliseconds()) { ready in
+                var mask: Int32 = 0
+                if ready.readable { mask |= CURL_CSELECT_IN }
+                if ready.writable { mask |= CURL_CSELECT_OUT }
+                if ready.failed { mask |= CURL_CSELECT_ERR }
+                act(on: ready.fd, mask)
+            }
+            actOnTimerIfDue()
+            collectFinished()
         }
         let leftovers = inbox.withLock { inbox in
             inbox.closed = true
@@ -102,7 +115,79 @@ final class TransferEngine: @unchecked Sendable {
         for transfer in leftovers { complete(transfer, .failure(shutdown)) }
         failAll(shutdown)
         idleHandles.removeAll()
+        // curl_multi_cleanup (when the engine is freed) closes the cached connections: no callback may reach it then.
+        _ = countdown_curl_multi_setopt_socket(multi.handle, nil, nil)
+        _ = countdown_curl_multi_setopt_timer(multi.handle, nil, nil)
     }
+
+    // MARK: libcurl's socket interface
+
+    private func installCallbacks() throws {
+        // Unretained: the loop's closure keeps the engine alive, and the loop removes both callbacks as it ends.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try Curl.check(countdown_curl_multi_setopt_socket(multi.handle, { easy, socket, what, context, _ in
+            Unmanaged<TransferEngine>.fromOpaque(context!).takeUnretainedValue().watch(socket, what, easy: easy)
+            return 0
+        }, context), "setting the socket callback")
+        try Curl.check(countdown_curl_multi_setopt_timer(multi.handle, { _, milliseconds, context in
+            Unmanaged<TransferEngine>.fromOpaque(context!).takeUnretainedValue().setTimer(milliseconds: milliseconds)
+            return 0
+        }, context), "setting the timer callback")
+    }
+
+    private func watch(_ socket: curl_socket_t, _ what: Int32, easy: UnsafeMutableRawPointer?) {
+        if what == CURL_POLL_REMOVE {
+            poller.forget(socket)
+            return
+        }
+        do {
+            try poller.watch(socket, read: what & CURL_POLL_IN != 0, write: what & CURL_POLL_OUT != 0)
+        } catch {
+            if let easy { unwatchable.append((easy, error as? HTTPClientError ?? HTTPClientError(.io, "\(error)"))) }
+        }
+    }
+
+    private func setTimer(milliseconds: Int) {
+        timerDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+    }
+
+    /// Until libcurl's next timeout, at most a second (rounded up: a wake-up before it would find nothing to do).
+    private func waitMilliseconds() -> Int32 {
+        guard let deadline = timerDeadline else { return 1000 }
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
+        return Int32(min(1000, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    }
+
+    /// The deadline stays until libcurl moves it: it calls the timer callback whenever its earliest timeout
+    /// changes, and a timeout it has not yet reached is simply tried again.
+    private func actOnTimerIfDue() {
+        guard let deadline = timerDeadline, deadline <= .now else { return }
+        act(on: CURL_SOCKET_TIMEOUT, 0)
+    }
+
+    private func act(on socket: curl_socket_t, _ mask: Int32) {
+        var running: Int32 = 0
+        let code = curl_multi_socket_action(multi.handle, socket, mask, &running)
+        if code != CURLM_OK {
+            failAll(HTTPClientError(.other, "curl_multi_socket_action: \(String(cString: curl_multi_strerror(code)))"))
+        }
+        failUnwatchable()
+    }
+
+    private func failUnwatchable() {
+        guard !unwatchable.isEmpty else { return }
+        let failed = unwatchable
+        unwatchable.removeAll()
+        for (handle, error) in failed {
+            guard let transfer = active.removeValue(forKey: handle) else { continue }
+            curl_multi_remove_handle(multi.handle, handle)
+            recycle(transfer)
+            complete(transfer, .failure(HTTPClientError(.io, "cannot watch the connection's socket: \(error.message)", url: transfer.request.url)))
+        }
+    }
+
+    // MARK: Transfers
 
     private func start(_ transfer: Transfer) {
         if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {

@@ -97,6 +97,36 @@ import TestSupport
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
+    /// The engine waits in epoll for the sockets libcurl names and for its next timeout: a request waiting on a
+    /// slow answer costs its thread next to no CPU (a wrong timer would spin the loop for the whole wait).
+    @Test func waitingForASlowAnswerDoesNotSpin() async throws {
+        let server = try await StubServer.start()
+        let client = try Self.client { $0.name = "http-idle-probe" }
+        _ = try await client.send(HTTPRequest(url: server.baseURL + "/sleep/1"))
+        let before = try #require(Self.threadCPUSeconds(named: "http-idle-probe"), "the engine's thread is not in /proc/self/task")
+        let response = try await client.send(HTTPRequest(url: server.baseURL + "/sleep/1500", timeout: .seconds(10)))
+        let spent = try #require(Self.threadCPUSeconds(named: "http-idle-probe")) - before
+        #expect(response.status == 200)
+        #expect(spent < 0.3, "the engine's thread used \(spent) s of CPU while waiting 1.5 s for an answer")
+    }
+
+    /// User plus system CPU seconds of this process's thread named `name` (`/proc/self/task/*/comm`).
+    static func threadCPUSeconds(named name: String) -> Double? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { continue }
+            // Fields after "(comm)": state is field 3, utime 14 and stime 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        return nil
+    }
+
     @Test func timeoutOnAReusedConnectionIsATransferTimeout() async throws {
         let server = try await StubServer.start()
         let client = try Self.client()

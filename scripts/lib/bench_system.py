@@ -16,7 +16,10 @@ import argparse
 import json
 import math
 import os
+import re
+import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -52,6 +55,9 @@ def parse_arguments():
     parser.add_argument("--latency-ms", type=int, default=30, help="fake FCM answer latency (default 30)")
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE", help="extra worker environment")
     parser.add_argument("--profile", action="store_true", help="pg_stat_statements: print the statements that dominate each burst")
+    parser.add_argument("--perf", metavar="DIR",
+                        help="sample the workers' CPU with `perf record -e cpu-clock` in each measured phase, print the "
+                             "functions that dominate and keep the full reports in DIR (needs perf)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--skip-build", action="store_true", help=argparse.SUPPRESS)
@@ -64,6 +70,44 @@ def parse_arguments():
 
 def log(message):
     print(f"  {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+class CpuSampler:
+    """`perf record -e cpu-clock` attached to the workers for one measured phase; `stop()` returns the functions
+    holding the most samples (self time, Swift names demangled), or None when perf is missing or failed."""
+
+    def __init__(self, directory, name, pids):
+        self.data = os.path.join(directory, f"perf-{name}.data")
+        self.report = os.path.join(directory, f"perf-{name}.txt")
+        self.log = open(os.path.join(directory, f"perf-{name}.log"), "w")
+        self.process = subprocess.Popen(
+            ["perf", "record", "-q", "-F", "499", "-e", "cpu-clock", "-g", "-o", self.data, "-p", ",".join(map(str, pids))],
+            stdout=self.log, stderr=self.log)
+
+    def stop(self, limit=25):
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        with open(self.report, "w") as out:
+            report = subprocess.run(["perf", "report", "-i", self.data, "--no-children", "--sort", "dso,symbol", "--stdio",
+                                     "-g", "none", "--percent-limit", "0.3"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            demangler = shutil.which("swift-demangle") or shutil.which("swift")
+            text = report.stdout
+            if demangler:
+                arguments = [demangler, "--simplified"] if demangler.endswith("demangle") else [demangler, "demangle", "--simplified"]
+                text = subprocess.run(arguments, input=text, stdout=subprocess.PIPE).stdout
+            out.write(text.decode(errors="replace"))
+        rows = []
+        with open(self.report) as handle:
+            for line in handle:
+                match = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[[^]]+\]\s+(.*)", line)
+                if match:
+                    rows.append({"percent": float(match.group(1)), "dso": match.group(2), "symbol": match.group(3).strip()[:140]})
+        return rows[:limit] if rows else None
 
 
 class Bench:
@@ -134,6 +178,16 @@ class Bench:
             "fakeFcmCpuSeconds": round(after["fake"] - before["fake"], 2),
         }
 
+    def start_sampling(self, name):
+        if not self.arguments.perf:
+            return None
+        os.makedirs(self.arguments.perf, exist_ok=True)
+        return CpuSampler(self.arguments.perf, name, [worker.pid for worker in self.deployment.workers])
+
+    @staticmethod
+    def stop_sampling(sampler):
+        return sampler.stop() if sampler else None
+
     def reset_statement_statistics(self):
         if self.arguments.profile:
             self.deployment.sql("SELECT pg_stat_statements_reset()", single_transaction=False)
@@ -165,6 +219,7 @@ class Bench:
         self.reset_statement_statistics()
         wait_for(lambda: time.time() >= due - 0.5, 900, "the due second")
         load = os.getloadavg()[0]
+        sampler = self.start_sampling(f"burst-{prefix.rstrip('.')}")
         before = self.snapshot()
         try:
             wait_for(lambda: len(self.tally.refresh().start_keys(prefix)) >= len(expected), 600, "every start push", every=0.25)
@@ -173,6 +228,7 @@ class Bench:
             log(str(error))
             complete = False
         after = self.snapshot()
+        samples = self.stop_sampling(sampler)
         times = self.tally.start_times(prefix)
         counts = compare(expected, self.tally.start_keys(prefix))
         wait_for(lambda: not self._open_ledger_rows(prefix), 120, "the start ledger to settle", every=0.5)
@@ -187,7 +243,7 @@ class Bench:
             "latenessP50": round(percentile(lateness, 0.50), 2) if lateness else None,
             "latenessP99": round(percentile(lateness, 0.99), 2) if lateness else None,
             "usage": self.usage(before, after),
-            "statements": self.top_statements(),
+            "statements": self.top_statements(), "workerSamples": samples,
         }
         self.results["bursts"].append(result)
         log(f"burst {prefix}: {counts['accepted']} accepted, last {result['dueToLastSeconds']}s after due, "
@@ -226,6 +282,7 @@ class Bench:
         self.reset_statement_statistics()
         wait_for(lambda: time.time() >= due - 0.5, 900, "the reminder due second")
         load = os.getloadavg()[0]
+        sampler = self.start_sampling("reminders")
         before = self.snapshot()
 
         def delivered():
@@ -237,6 +294,7 @@ class Bench:
             log(str(error))
             complete = False
         after = self.snapshot()
+        samples = self.stop_sampling(sampler)
         times = [at for name, at in self.tally.reminders if name == stream]
         sent_rows = int(self.deployment.scalar(f"SELECT count(*) FROM stream_reminders WHERE stream_id = '{stream}' AND status = 'sent'"))
         last = max(times) - due if times else None
@@ -245,7 +303,7 @@ class Bench:
             "accepted": len(times), "remindersMarkedSent": sent_rows,
             "dueToLastSeconds": round(last, 2) if last is not None else None,
             "pushesPerSecond": round(len(times) / last) if last else None,
-            "usage": self.usage(before, after), "statements": self.top_statements(),
+            "usage": self.usage(before, after), "statements": self.top_statements(), "workerSamples": samples,
         }
         self.results["reminderFanout"] = result
         log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due")
@@ -436,6 +494,14 @@ def print_report(results, arguments):
             out.write(f"\nstatements by total time ({title}):\n")
             for s in b["statements"] or []:
                 out.write(f"  {s['totalMs']:>7.0f} ms exec {s['planMs']:>6.0f} ms plan {s['calls']:>6} calls {s['meanMs']:>5.2f} ms  {s['query']}\n")
+    if arguments.perf:
+        for b in results["bursts"][:1] + ([fanout] if fanout else []):
+            title = "reminder fan-out" if b is fanout else f"burst w{b['workers']}r{b['run']}"
+            out.write(f"\nworker CPU samples by function, self time ({title}; full report in {arguments.perf}):\n")
+            if not b.get("workerSamples"):
+                out.write("  (no samples: is perf installed and allowed to attach?)\n")
+            for row in b.get("workerSamples") or []:
+                out.write(f"  {row['percent']:>5.1f}%  {row['dso']:<28.28} {row['symbol']}\n")
     out.write("\ntargets:\n")
     for name, passed, detail in verdicts(results, arguments):
         out.write(f"  {'PASS' if passed else 'MISS'}  {name}: {detail}\n")

@@ -1,0 +1,97 @@
+import CCurl
+import Glibc
+
+/// Owner of one epoll instance and the eventfd that wakes it; `deinit` closes both.
+///
+/// The transfer engine registers the sockets libcurl asks it to watch, so a wake-up costs only the sockets that
+/// are ready: `poll` over every open connection (what `curl_multi_poll` does) cost a quarter of a push's CPU with
+/// a few hundred HTTP/1.1 connections.
+final class EventPoller {
+    /// A ready descriptor and what it is ready for.
+    struct Ready {
+        var fd: Int32
+        var readable: Bool
+        var writable: Bool
+        var failed: Bool
+    }
+
+    private let epoll: Int32
+    private let wakeFD: Int32
+    private var fds: [Int32]
+    private var events: [UInt32]
+
+    init(capacity: Int = 128) throws {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw Self.error("epoll_create1") }
+        let wakeFD = countdown_eventfd()
+        guard wakeFD >= 0 else {
+            let failure = Self.error("eventfd")
+            close(epoll)
+            throw failure
+        }
+        self.epoll = epoll
+        self.wakeFD = wakeFD
+        fds = Array(repeating: -1, count: min(capacity, 128))
+        events = Array(repeating: 0, count: min(capacity, 128))
+        guard countdown_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeFD, EPOLLIN.rawValue) == 0 else {
+            let failure = Self.error("epoll_ctl(eventfd)")
+            close(wakeFD)
+            close(epoll)
+            throw failure
+        }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epoll)
+    }
+
+    /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before.
+    func watch(_ fd: Int32, read: Bool, write: Bool) throws {
+        let mask = (read ? EPOLLIN.rawValue : 0) | (write ? EPOLLOUT.rawValue : 0)
+        if countdown_epoll_ctl(epoll, EPOLL_CTL_MOD, fd, mask) == 0 { return }
+        guard errno == ENOENT, countdown_epoll_ctl(epoll, EPOLL_CTL_ADD, fd, mask) == 0 else {
+            throw Self.error("epoll_ctl(\(fd))")
+        }
+    }
+
+    /// Stops watching `fd`; a descriptor already closed (and so already gone from the set) is not an error.
+    func forget(_ fd: Int32) {
+        _ = countdown_epoll_ctl(epoll, EPOLL_CTL_DEL, fd, 0)
+    }
+
+    /// Makes a `wait` in progress, or the next one, return at once. Safe from any thread.
+    func wake() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: no limit) and calls `body` for each ready socket. Returns whether
+    /// `wake()` was called since the last wait.
+    @discardableResult
+    func wait(timeoutMilliseconds: Int32, _ body: (Ready) -> Void) -> Bool {
+        let count = fds.withUnsafeMutableBufferPointer { fds in
+            events.withUnsafeMutableBufferPointer { events in
+                countdown_epoll_wait(epoll, fds.baseAddress, events.baseAddress, Int32(fds.count), timeoutMilliseconds)
+            }
+        }
+        var woken = false
+        for index in 0..<max(0, Int(count)) {
+            let fd = fds[index]
+            let mask = events[index]
+            if fd == wakeFD {
+                var value: UInt64 = 0
+                _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, $0.count) }
+                woken = true
+                continue
+            }
+            body(Ready(fd: fd, readable: mask & EPOLLIN.rawValue != 0, writable: mask & EPOLLOUT.rawValue != 0,
+                       failed: mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0))
+        }
+        return woken
+    }
+
+    private static func error(_ what: String) -> HTTPClientError {
+        HTTPClientError(.other, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
