@@ -5,6 +5,8 @@ struct FakeOptions: Sendable {
     var address = "127.0.0.1:0"
     var serviceAccountPath: String?
     var recordPath: String?
+    /// 0: each record line is written before its answer; more: lines are gathered and written this often.
+    var recordFlushMilliseconds = 0
     var tokenLifetime = 3600
     var threads = 8
     var keep = 100_000
@@ -16,6 +18,8 @@ struct FakeOptions: Sendable {
           --addr <host:port>           listen address (FAKE_FCM_ADDR, default 127.0.0.1:0 = a free port)
           --service-account <file>     the account whose key verifies assertions (GOOGLE_APPLICATION_CREDENTIALS)
           --record <file.jsonl>        append every accepted message as a JSON line (FAKE_FCM_RECORD)
+          --record-flush-ms <ms>       gather record lines and write them every <ms> (FAKE_FCM_RECORD_FLUSH_MS,
+                                       default 0: each line is written before its answer); for load tests
           --token-ttl <seconds>        access token lifetime (FAKE_FCM_TOKEN_TTL, default 3600)
           --threads <n>                server threads (FAKE_FCM_THREADS, default 8)
           --keep <n>                   accepted messages kept in memory (FAKE_FCM_KEEP, default 100000)
@@ -28,6 +32,7 @@ struct FakeOptions: Sendable {
         var values: [String: String] = [:]
         let environmentNames = [
             "--addr": "FAKE_FCM_ADDR", "--service-account": "GOOGLE_APPLICATION_CREDENTIALS", "--record": "FAKE_FCM_RECORD",
+            "--record-flush-ms": "FAKE_FCM_RECORD_FLUSH_MS",
             "--token-ttl": "FAKE_FCM_TOKEN_TTL", "--threads": "FAKE_FCM_THREADS", "--keep": "FAKE_FCM_KEEP",
         ]
         for (flag, variable) in environmentNames {
@@ -65,6 +70,7 @@ struct FakeOptions: Sendable {
         }
         options.serviceAccountPath = account
         options.recordPath = values["--record"]
+        options.recordFlushMilliseconds = try integer(values["--record-flush-ms"], flag: "--record-flush-ms", range: 0...10_000) ?? 0
         options.tokenLifetime = try integer(values["--token-ttl"], flag: "--token-ttl", range: 1...86_400) ?? options.tokenLifetime
         options.threads = try integer(values["--threads"], flag: "--threads", range: 1...256) ?? options.threads
         options.keep = try integer(values["--keep"], flag: "--keep", range: 0...10_000_000) ?? options.keep

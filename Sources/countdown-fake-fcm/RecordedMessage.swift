@@ -34,7 +34,10 @@ struct RecordedMessage: Encodable, Sendable {
         var line = Array(head.utf8)
         line.reserveCapacity(line.count + body.count + 1)
         let start = body.firstIndex { $0 == UInt8(ascii: "{") }.map { body.index(after: $0) } ?? body.endIndex
-        for byte in body[start...] { line.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte) }
+        let copied = line.count
+        line.append(contentsOf: body[start...])
+        // One line per message: a body's own line breaks become spaces.
+        for index in copied..<line.count where line[index] == 0x0A || line[index] == 0x0D { line[index] = 0x20 }
         line.append(0x0A)
         return line
     }

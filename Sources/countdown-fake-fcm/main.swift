@@ -17,6 +17,7 @@ func fail(_ message: String, code: Int32) -> Never {
 
 let options: FakeOptions
 let fake: FakeFCM
+let recordFile: RecordFile?
 do throws(UsageError) {
     guard let parsed = try FakeOptions.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) else {
         print(FakeOptions.usage)
@@ -26,7 +27,8 @@ do throws(UsageError) {
     let log = FakeLog(minimum: options.logLevel)
     let account: ServiceAccount
     do { account = try ServiceAccount.load(file: options.serviceAccountPath ?? "") } catch { throw UsageError("service account: \(error)") }
-    let recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
+    let flushInterval: Duration? = options.recordFlushMilliseconds > 0 ? .milliseconds(options.recordFlushMilliseconds) : nil
+    recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log, flushInterval: flushInterval) }
     fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
 } catch {
     fail(error.description, code: 2)
@@ -66,4 +68,5 @@ var received: Int32 = 0
 sigwait(&stopSignals, &received)
 fake.log.info("stopping", ["signal": String(received)])
 server.stop()
+recordFile?.flush()
 exit(0)

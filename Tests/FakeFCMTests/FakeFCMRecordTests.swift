@@ -33,6 +33,32 @@ import TestSupport
         #expect(try String(contentsOfFile: recordPath, encoding: .utf8).split(separator: "\n").count == 2)
     }
 
+    /// `--record-flush-ms` gathers lines and writes them in order every interval, and whatever waits at a stop.
+    @Test func gatheredRecordLinesAreWrittenInOrderAndAtStop() async throws {
+        let recordPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("record") + ".jsonl")
+        let lines = { (try? String(contentsOfFile: recordPath, encoding: .utf8))?.split(separator: "\n") ?? [] }
+        let fake = try FakeFCMProcess(arguments: ["--record", recordPath, "--record-flush-ms", "20"])
+        let client = FakeFCMClient(fake)
+        let token = try await client.accessToken(for: fake)
+        for n in 1...5 {
+            #expect(try await client.send(Messages.reminder(token: "fcm-\(n)"), bearer: token, project: fake.project).status == 200)
+        }
+        try await waitUntil(timeout: .seconds(5), "five record lines") { lines().count == 5 }
+        let seqs = try lines().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["seq"] as? Int }
+        #expect(seqs == [1, 2, 3, 4, 5])
+        fake.stop()
+
+        // A long interval: the line is still in memory when the fake is asked to stop, and is written then.
+        let slow = try FakeFCMProcess(arguments: ["--record", recordPath, "--record-flush-ms", "10000"])
+        let slowClient = FakeFCMClient(slow)
+        let slowToken = try await slowClient.accessToken(for: slow)
+        #expect(try await slowClient.send(Messages.reminder(token: "fcm-last"), bearer: slowToken, project: slow.project).status == 200)
+        #expect(lines().count == 5, "gathered, not yet written")
+        #expect(slow.stop() == 0)
+        #expect(lines().count == 6)
+        #expect(lines().last?.contains("\"token\":\"fcm-last\"") == true)
+    }
+
     @Test func pagesWithSinceLimitAndTokenFilter() async throws {
         let fake = try FakeFCMProcess()
         let client = FakeFCMClient(fake)

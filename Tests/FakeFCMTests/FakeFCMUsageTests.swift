@@ -31,6 +31,10 @@ import TestSupport
         #expect(badTTL.status == 2)
         #expect(badTTL.stderr.contains("--token-ttl"))
 
+        let badFlush = try runExpectingExit(["--record-flush-ms", "-5"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": fake.accountPath])
+        #expect(badFlush.status == 2)
+        #expect(badFlush.stderr.contains("--record-flush-ms"))
+
         let taken = try runExpectingExit(["--service-account", fake.accountPath, "--addr", "127.0.0.1:\(fake.port)"])
         #expect(taken.status == 1)
         #expect(taken.stderr.contains("127.0.0.1:\(fake.port)"))

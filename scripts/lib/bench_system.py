@@ -117,7 +117,9 @@ class Bench:
         if arguments.profile:
             self.servers.enable_statement_statistics()
         settings = dict(item.split("=", 1) for item in arguments.worker_env)
-        self.deployment = Deployment(self.servers, "bench", settings=settings)
+        # Record lines are gathered for 5 ms (their receivedAt is still the second each message was accepted):
+        # one write per message cost the fake, which shares the cores with what is measured, a tenth of its CPU.
+        self.deployment = Deployment(self.servers, "bench", settings=settings, fake_record_flush_ms=5)
         if arguments.profile:
             self.deployment.sql("CREATE EXTENSION pg_stat_statements")
         self.deployment.fake.fault({"latencyMs": arguments.latency_ms})
@@ -179,14 +181,20 @@ class Bench:
         }
 
     def start_sampling(self, name):
+        """Samples the workers (printed) and the fake FCM (its report kept beside theirs, as `perf-<name>-fake.txt`)."""
         if not self.arguments.perf:
             return None
         os.makedirs(self.arguments.perf, exist_ok=True)
-        return CpuSampler(self.arguments.perf, name, [worker.pid for worker in self.deployment.workers])
+        return (CpuSampler(self.arguments.perf, name, [worker.pid for worker in self.deployment.workers]),
+                CpuSampler(self.arguments.perf, name + "-fake", [self.deployment.fake.process.pid]))
 
     @staticmethod
-    def stop_sampling(sampler):
-        return sampler.stop() if sampler else None
+    def stop_sampling(samplers):
+        if not samplers:
+            return None
+        workers, fake = samplers
+        fake.stop()
+        return workers.stop()
 
     def reset_statement_statistics(self):
         if self.arguments.profile:

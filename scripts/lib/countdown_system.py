@@ -267,7 +267,7 @@ def is_zombie(pid):
 class FakeFCM:
     """A `countdown-fake-fcm` on a free loopback port with its own service account and record file."""
 
-    def __init__(self, servers, directory, debug=False, threads=8):
+    def __init__(self, servers, directory, debug=False, threads=8, record_flush_ms=0):
         self.servers = servers
         self.directory = directory
         os.makedirs(directory, exist_ok=True)
@@ -282,7 +282,7 @@ class FakeFCM:
         self._log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [servers.binary("countdown-fake-fcm"), "--addr", f"127.0.0.1:{self.port}", "--service-account", self.account_path,
-             "--record", self.record_path, "--keep", "1000", "--threads", str(threads)],
+             "--record", self.record_path, "--record-flush-ms", str(record_flush_ms), "--keep", "1000", "--threads", str(threads)],
             env=environment, stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True)
         record_pid(servers.root, self.process.pid, servers.binary("countdown-fake-fcm"))
         wait_for(self._healthy, 20, "the fake FCM to listen")
@@ -502,14 +502,14 @@ class Worker:
 class Deployment:
     """Everything one run needs, isolated from other runs on the same servers."""
 
-    def __init__(self, servers, name, settings=None, fake_debug=False):
+    def __init__(self, servers, name, settings=None, fake_debug=False, fake_record_flush_ms=0):
         self.servers = servers
         self.name = name
         self.directory = os.path.join(servers.root, name)
         os.makedirs(self.directory, exist_ok=True)
         self.database_url = servers.create_database(name.replace("-", "_"))
         self.namespace = f"{name}-{os.getpid()}"
-        self.fake = FakeFCM(servers, os.path.join(self.directory, "fake-fcm"), debug=fake_debug)
+        self.fake = FakeFCM(servers, os.path.join(self.directory, "fake-fcm"), debug=fake_debug, record_flush_ms=fake_record_flush_ms)
         self.settings = {
             "START_LEAD_SECONDS": "3600", "REMINDER_LEAD_SECONDS": "600", "EXPIRE_AFTER_SECONDS": "3600",
             "WORKER_CONCURRENCY": "64", "PUSH_CONCURRENCY": "256", "JOB_LEASE_SECONDS": "10",
