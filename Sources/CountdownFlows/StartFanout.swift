@@ -77,12 +77,16 @@ struct StartFanout: Sendable {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] =
                     Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
             }
-            try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
+            let claimedOnInsert = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
                 plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip) }
-            }, on: connection)
-            for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, owner: me, owners: owners, limit: pageSize,
-                                                  on: connection) {
-                plans[row.stream]?.claimed.append((row.user, row.device))
+            }, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), on: connection)
+            for row in claimedOnInsert { plans[row.stream]?.claimed.append((row.user, row.device)) }
+            // Rows recorded earlier and still pending, or held by a dead worker, fill the rest of the page.
+            if claimedOnInsert.count < pageSize {
+                for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, owner: me, owners: owners,
+                                                      limit: pageSize - claimedOnInsert.count, on: connection) {
+                    plans[row.stream]?.claimed.append((row.user, row.device))
+                }
             }
             for (streamID, open) in try StartLedgerStore.openClaims(active, owners: owners, on: connection) {
                 guard var plan = plans[streamID] else { continue }

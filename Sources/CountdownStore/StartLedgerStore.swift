@@ -48,31 +48,66 @@ public enum StartLedgerStore {
         }
     }
 
+    /// Who claims rows as they are recorded: `owner` for `seconds`, at most `limit` rows.
+    public struct InsertClaim: Sendable {
+        public var owner: String?
+        public var seconds: Int
+        public var limit: Int
+
+        public init(owner: String?, seconds: Int, limit: Int) {
+            self.owner = owner
+            self.seconds = seconds
+            self.limit = limit
+        }
+    }
+
     /// Eligible devices become `pending`, others `skipped` with the reason. Rows already sent, in flight or
     /// failed stay as they are, except a skipped row, or one failed on a dead token that the device has since
     /// replaced (a different token hash), which reopen when the device is eligible again.
-    public static func recordTargets(_ targets: [Target], on connection: PostgresConnection) throws {
+    ///
+    /// The first `claim.limit` eligible rows (in key order) are written already claimed (`sending`, as `claim`
+    /// would leave them), so a fan-out writes each row twice (recorded and claimed, then settled), not three
+    /// times; returns the rows this call claimed. `claim` then takes what is left of the page.
+    public static func recordTargets(_ targets: [Target], claim: InsertClaim,
+                                     on connection: PostgresConnection) throws -> [(stream: String, user: String, device: String)] {
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let rows = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
-        guard !rows.isEmpty else { return }
-        try connection.execute("""
-            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, token_hash)
-            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, t.token_hash
+        guard !rows.isEmpty else { return [] }
+        var claimable = max(0, claim.limit)
+        let statuses = rows.map { row -> String in
+            if row.skip != nil { return "skipped" }
+            guard claimable > 0 else { return "pending" }
+            claimable -= 1
+            return "sending"
+        }
+        return try connection.query("""
+            INSERT INTO countdown_start_ledger AS l
+                (stream_id, user_id, device_id, status, reason, token_hash, claimed_by, claimed_until, attempts)
+            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, t.token_hash,
+                   CASE WHEN t.status = 'sending' THEN $7 END,
+                   CASE WHEN t.status = 'sending' THEN now() + make_interval(secs => $8) END,
+                   CASE WHEN t.status = 'sending' THEN 1 ELSE 0 END
             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
                 AS t(stream_id, user_id, device_id, status, reason, token_hash)
             ON CONFLICT (stream_id, user_id, device_id) DO UPDATE
-                SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now()
-                WHERE countdown_start_ledger.status = 'skipped'
-                   OR (countdown_start_ledger.status = 'failed' AND countdown_start_ledger.reason LIKE 'dead_token:%'
-                       AND EXCLUDED.status = 'pending' AND countdown_start_ledger.token_hash IS DISTINCT FROM EXCLUDED.token_hash)
+                SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now(),
+                    claimed_by = EXCLUDED.claimed_by, claimed_until = EXCLUDED.claimed_until, attempts = l.attempts + EXCLUDED.attempts
+                WHERE l.status = 'skipped'
+                   OR (l.status = 'failed' AND l.reason LIKE 'dead_token:%'
+                       AND EXCLUDED.status <> 'skipped' AND l.token_hash IS DISTINCT FROM EXCLUDED.token_hash)
+            RETURNING l.stream_id, l.user_id, l.device_id, l.status
             """, [
                 PostgresTextArray(rows.map(\.stream)),
                 PostgresTextArray(rows.map(\.candidate.userID)),
                 PostgresTextArray(rows.map(\.candidate.deviceID)),
-                PostgresTextArray(rows.map { $0.skip == nil ? "pending" : "skipped" }),
+                PostgresTextArray(statuses),
                 PostgresTextArray(rows.map { $0.skip?.rawValue }),
                 PostgresTextArray(rows.map { TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken) }),
-            ])
+                claim.owner, claim.seconds,
+            ]).compactMap { row in
+            guard try row.decode("status", as: String.self) == "sending" else { return nil }
+            return (try row.decode("stream_id", as: String.self), try row.decode("user_id", as: String.self), try row.decode("device_id", as: String.self))
+        }
     }
 
     /// Takes up to `limit` of the scope's pending rows for `owner`, in key order, and rows being sent whose owner
