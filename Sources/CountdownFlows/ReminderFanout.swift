@@ -52,16 +52,30 @@ struct ReminderFanout: Sendable {
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
+        // Each chunk's outcome is written while the next chunk is sent (a chunk's users are after the last one
+        // fetched, whatever the write): one PostgreSQL round of about a tenth of a second per chunk is hidden.
+        var unwritten: ChunkOutcome?
         while let current = page.stream, let last = page.users.last {
             async let next = fetch(streamID, after: last, through: through)
-            let outcome = try await send(page.recipients, stream: current)
-            sentUsers += outcome.sentUsers
+            let previous = unwritten
+            async let written: Void = write(previous, stream: streamID)
+            let outcome = await send(page.recipients, stream: current)
+            do {
+                try await written
+            } catch {
+                // The earlier chunk goes again on the retry; this one need not as well.
+                try? await write(outcome, stream: streamID)
+                throw error
+            }
+            unwritten = outcome
+            sentUsers += outcome.sent.count
             if outcome.needsRetry {
                 needsRetry = true
                 if let wait = outcome.retryAfter { retryAfter = max(retryAfter ?? .zero, wait) }
             }
             page = try await next
         }
+        try await write(unwritten, stream: streamID)
         if page.stream == nil { return .skipped(reason: "stream_missing") }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         return .done(detail: "reminded \(sentUsers) users")
@@ -80,9 +94,26 @@ struct ReminderFanout: Sendable {
         }
     }
 
-    /// Sends one chunk; returns how many users are now `sent` and whether (and after when) to retry the rest.
-    private func send(_ recipients: [Recipient], stream: StreamSnapshotRow) async throws
-        -> (sentUsers: Int, needsRetry: Bool, retryAfter: Duration?) {
+    /// What one chunk's pushes came to: the users whose every device took the reminder, the tokens FCM refused,
+    /// and whether (and after when) to retry the rest.
+    private struct ChunkOutcome: Sendable {
+        var sent: [String]
+        var refused: [DeviceTokenStore.Invalidation]
+        var needsRetry: Bool
+        var retryAfter: Duration?
+    }
+
+    /// Marks a chunk's users `sent` and clears its refused tokens, in one transaction.
+    private func write(_ outcome: ChunkOutcome?, stream streamID: String) async throws {
+        guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty) else { return }
+        try await context.database.transaction(serializationRetries: 2) { connection in
+            try DeviceTokenStore.clear(outcome.refused, on: connection)
+            try ReminderStore.markSent(streamID, users: outcome.sent, on: connection)
+        }
+    }
+
+    /// Sends one chunk.
+    private func send(_ recipients: [Recipient], stream: StreamSnapshotRow) async -> ChunkOutcome {
         var pushes: [OutgoingPush] = []
         var addressed: [Recipient] = []
         var users = Set<String>()
@@ -136,14 +167,6 @@ struct ReminderFanout: Sendable {
                 retryAfter = .seconds(60)
             }
         }
-        let sent = delivered.subtracting(pendingUsers)
-        let streamID = stream.snapshot.id
-        let refusedTokens = refused
-        // One transaction: the refused tokens and the reminders they settle are written together.
-        try await context.database.transaction(serializationRetries: 2) { connection in
-            try DeviceTokenStore.clear(refusedTokens, on: connection)
-            try ReminderStore.markSent(streamID, users: Array(sent), on: connection)
-        }
-        return (sent.count, needsRetry, retryAfter)
+        return ChunkOutcome(sent: Array(delivered.subtracting(pendingUsers)), refused: refused, needsRetry: needsRetry, retryAfter: retryAfter)
     }
 }

@@ -48,27 +48,29 @@ final class Transfer: @unchecked Sendable {
         return true
     }
 
-    /// Takes one header line as libcurl delivers it (status lines start a new header block).
+    /// Takes one header line as libcurl delivers it (status lines start a new header block). Works on the bytes,
+    /// so a header costs two strings (its name and value), not five.
     func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        let line = Substring(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self))
-        if line.hasPrefix("HTTP/") {
+        if end >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
             responseHeaders = HTTPHeaders()
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingSpaces()
-        let value = line[line.index(after: colon)...].trimmingSpaces()
-        responseHeaders.add(String(name), String(value))
+        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = Self.trimmed(bytes, from: 0, to: colon)
+        let value = Self.trimmed(bytes, from: colon + 1, to: end)
+        responseHeaders.add(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[name]), as: UTF8.self),
+                            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
     }
-}
 
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var lower = start
+        var upper = end
+        while lower < upper, isBlank(bytes[lower]) { lower += 1 }
+        while upper > lower, isBlank(bytes[upper - 1]) { upper -= 1 }
+        return lower..<upper
     }
 }
