@@ -7,7 +7,7 @@ public enum JSONString {
     /// Appends `text` as a quoted JSON string.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 { appendEscaped(byte, quotes: true, to: &out) }
+        appendEscaped(text, quotes: true, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
@@ -24,7 +24,7 @@ public enum JSONString {
     public static func escaped(_ text: String, quotes: Bool = true) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 { appendEscaped(byte, quotes: quotes, to: &out) }
+        appendEscaped(text, quotes: quotes, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -38,6 +38,22 @@ public enum JSONString {
         case 0x22, 0x5C, 0x08, 0x09, 0x0A, 0x0C, 0x0D: 2
         case 0x00..<0x20: 6
         default: 1
+        }
+    }
+
+    /// Copies the runs of bytes that need no escape whole (tokens and most texts are one run).
+    private static func appendEscaped(_ text: String, quotes: Bool, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x5C || (quotes && byte == 0x22) else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                appendEscaped(byte, quotes: quotes, to: &out)
+                run = index + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
     }
 

@@ -23,6 +23,17 @@ import Testing
         #expect((parsed["n"] as? NSNumber)?.int64Value == Int64.max)
     }
 
+    /// The escaper copies the runs between escapes whole: escapes at either end, side by side, or none at all.
+    @Test func escapesAtTheEdgesAndSideBySide() {
+        #expect(JSONString.quoted("\"a\"") == #""\"a\"""#)
+        #expect(JSONString.quoted("\n\u{1}\\") == #""\n\u0001\\""#)
+        #expect(JSONString.quoted("") == #""""#)
+        #expect(JSONString.quoted("fcm-token_0123:APA91b") == #""fcm-token_0123:APA91b""#)
+        #expect(JSONString.escaped("say \"hi\"\n", quotes: false) == #"say "hi"\n"#)
+        let bridged = NSString(string: "ş \"x\"") as String
+        #expect(JSONString.quoted(bridged) == #""ş \"x\"""#)
+    }
+
     @Test func escapedCountMatchesTheEncoding() {
         for text in ["plain", "\"\\", "\n\u{1}", "ş🇹🇷", ""] {
             let encoded = JSONValue.string(text).encoded()
