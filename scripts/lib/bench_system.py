@@ -230,7 +230,7 @@ class Bench:
         sampler = self.start_sampling(f"burst-{prefix.rstrip('.')}")
         before = self.snapshot()
         try:
-            wait_for(lambda: len(self.tally.refresh().start_keys(prefix)) >= len(expected), 600, "every start push", every=0.25)
+            wait_for(lambda: self.tally.refresh().start_count(prefix) >= len(expected), 600, "every start push", every=0.25)
             complete = True
         except HarnessError as error:
             log(str(error))
@@ -294,7 +294,7 @@ class Bench:
         before = self.snapshot()
 
         def delivered():
-            return sum(1 for name, _ in self.tally.refresh().reminders if name == stream)
+            return self.tally.refresh().reminder_count(stream)
         try:
             wait_for(lambda: delivered() >= count, 900, "every reminder", every=0.25)
             complete = True
@@ -341,7 +341,7 @@ class Bench:
         wait_for(lambda: time.time() >= due - 0.5, 900, "the giant stream's due second")
         before = self.snapshot()
         try:
-            wait_for(lambda: len(self.tally.refresh().start_keys("gs.")) >= len(expected), 600, "every giant-stream start", every=0.25)
+            wait_for(lambda: self.tally.refresh().start_count("gs.") >= len(expected), 600, "every giant-stream start", every=0.25)
             complete = True
         except HarnessError as error:
             log(str(error))
