@@ -36,7 +36,12 @@ final class TransferEngine: @unchecked Sendable {
         multi = try CurlMulti(configuration: configuration)
         poller = try EventPoller()
         thread = SerialThread(name: configuration.name)
-        try installCallbacks()
+        do {
+            try installCallbacks()
+        } catch {
+            thread.stop()
+            throw error
+        }
         thread.submit { [self] in run() }
     }
 
