@@ -27,10 +27,12 @@ import TestSupport
         let base = RecordingLimiter()
         let limiter = CoalescingRateLimiter(base, maxPermits: 64)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            // A wait that times out must fail the test, not leave the group waiting for callers at a closed gate.
+            defer { base.open() }
             group.addTask { try await limiter.acquire(1) }
-            try await waitUntil(timeout: .seconds(5), "the first reservation") { base.reservations.value == [1] }
+            try await waitUntil(timeout: .seconds(15), "the first reservation") { base.reservations.value == [1] }
             for _ in 0..<100 { group.addTask { try await limiter.acquire(1) } }
-            try await waitUntil(timeout: .seconds(5), "100 callers queued behind the held reservation") { limiter.waiting == 100 }
+            try await waitUntil(timeout: .seconds(15), "100 callers queued behind the held reservation") { limiter.waiting == 100 }
             base.open()
             try await group.waitForAll()
         }
@@ -44,9 +46,9 @@ import TestSupport
         let base = RecordingLimiter()
         let limiter = CoalescingRateLimiter(base)
         let first = Task { try await limiter.acquire(1) }
-        try await waitUntil(timeout: .seconds(5), "the first reservation is held") { base.reservations.value == [1] }
+        try await waitUntil(timeout: .seconds(15), "the first reservation is held") { base.reservations.value == [1] }
         let waiting = Task { try await limiter.acquire(5) }
-        try await waitUntil(timeout: .seconds(5), "the second caller waits") { limiter.waiting == 1 }
+        try await waitUntil(timeout: .seconds(15), "the second caller waits") { limiter.waiting == 1 }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(limiter.waiting == 0)
