@@ -73,7 +73,13 @@ struct ReminderFanout: Sendable {
                 needsRetry = true
                 if let wait = outcome.retryAfter { retryAfter = max(retryAfter ?? .zero, wait) }
             }
-            page = try await next
+            do {
+                page = try await next
+            } catch {
+                // The chunk just sent is written before the page fails, as it was before the next read.
+                try? await write(unwritten, stream: streamID)
+                throw error
+            }
         }
         try await write(unwritten, stream: streamID)
         if page.stream == nil { return .skipped(reason: "stream_missing") }
