@@ -62,8 +62,10 @@ struct ReminderFanout: Sendable {
             let outcome = await send(page.recipients, stream: current)
             do {
                 try await written
+                page = try await next
             } catch {
-                // The earlier chunk goes again on the retry; this one need not as well.
+                // The chunk just sent is written before the page fails; an earlier chunk whose write failed is
+                // sent again by the retry.
                 try? await write(outcome, stream: streamID)
                 throw error
             }
@@ -72,13 +74,6 @@ struct ReminderFanout: Sendable {
             if outcome.needsRetry {
                 needsRetry = true
                 if let wait = outcome.retryAfter { retryAfter = max(retryAfter ?? .zero, wait) }
-            }
-            do {
-                page = try await next
-            } catch {
-                // The chunk just sent is written before the page fails, as it was before the next read.
-                try? await write(unwritten, stream: streamID)
-                throw error
             }
         }
         try await write(unwritten, stream: streamID)

@@ -17,10 +17,11 @@ final class EventPoller {
 
     private let epoll: Int32
     private let wakeFD: Int32
-    private var fds: [Int32]
-    private var events: [UInt32]
+    /// Ready descriptors taken per wait (the shim's limit too).
+    private var fds = [Int32](repeating: -1, count: 128)
+    private var events = [UInt32](repeating: 0, count: 128)
 
-    init(capacity: Int = 128) throws {
+    init() throws {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw Self.error("epoll_create1") }
         let wakeFD = countdown_eventfd()
@@ -29,16 +30,15 @@ final class EventPoller {
             close(epoll)
             throw failure
         }
-        self.epoll = epoll
-        self.wakeFD = wakeFD
-        fds = Array(repeating: -1, count: min(capacity, 128))
-        events = Array(repeating: 0, count: min(capacity, 128))
+        // Before the properties are set: a failed init after that would also run `deinit` and close them twice.
         guard countdown_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeFD, EPOLLIN.rawValue) == 0 else {
             let failure = Self.error("epoll_ctl(eventfd)")
             close(wakeFD)
             close(epoll)
             throw failure
         }
+        self.epoll = epoll
+        self.wakeFD = wakeFD
     }
 
     deinit {
@@ -66,29 +66,24 @@ final class EventPoller {
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, $0.count) }
     }
 
-    /// Waits up to `timeoutMilliseconds` (-1: no limit) and calls `body` for each ready socket. Returns whether
-    /// `wake()` was called since the last wait.
-    @discardableResult
-    func wait(timeoutMilliseconds: Int32, _ body: (Ready) -> Void) -> Bool {
+    /// Waits up to `timeoutMilliseconds` (-1: no limit), or until `wake()`, and calls `body` for each ready socket.
+    func wait(timeoutMilliseconds: Int32, _ body: (Ready) -> Void) {
         let count = fds.withUnsafeMutableBufferPointer { fds in
             events.withUnsafeMutableBufferPointer { events in
                 countdown_epoll_wait(epoll, fds.baseAddress, events.baseAddress, Int32(fds.count), timeoutMilliseconds)
             }
         }
-        var woken = false
         for index in 0..<max(0, Int(count)) {
             let fd = fds[index]
             let mask = events[index]
             if fd == wakeFD {
                 var value: UInt64 = 0
                 _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, $0.count) }
-                woken = true
                 continue
             }
             body(Ready(fd: fd, readable: mask & EPOLLIN.rawValue != 0, writable: mask & EPOLLOUT.rawValue != 0,
                        failed: mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0))
         }
-        return woken
     }
 
     private static func error(_ what: String) -> HTTPClientError {

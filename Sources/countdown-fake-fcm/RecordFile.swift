@@ -15,7 +15,8 @@ final class RecordFile: @unchecked Sendable {
     private let pending = Mutex<[UInt8]>([])
     private static let gatherLimit = 64 << 10
 
-    init(path: String, log: FakeLog, flushInterval: Duration? = nil) throws(UsageError) {
+    /// `flushMilliseconds` 0 writes each line as it is appended; more gathers lines and writes them that often.
+    init(path: String, log: FakeLog, flushMilliseconds: Int = 0) throws(UsageError) {
         self.path = path
         self.log = log
         if !FileManager.default.fileExists(atPath: path) {
@@ -24,10 +25,9 @@ final class RecordFile: @unchecked Sendable {
         guard let handle = FileHandle(forWritingAtPath: path) else { throw UsageError("cannot open record file \(path) for writing") }
         handle.seekToEndOfFile()
         self.handle = handle
-        gathering = flushInterval != nil
-        if let flushInterval {
-            let microseconds = UInt32(clamping: max(1, Int(flushInterval.components.seconds) * 1_000_000
-                + Int(flushInterval.components.attoseconds / 1_000_000_000_000)))
+        gathering = flushMilliseconds > 0
+        if gathering {
+            let microseconds = UInt32(clamping: flushMilliseconds * 1000)
             // The record file lives as long as the process.
             Thread.detachNewThread { [self] in
                 while true {

@@ -27,8 +27,9 @@ do throws(UsageError) {
     let log = FakeLog(minimum: options.logLevel)
     let account: ServiceAccount
     do { account = try ServiceAccount.load(file: options.serviceAccountPath ?? "") } catch { throw UsageError("service account: \(error)") }
-    let flushInterval: Duration? = options.recordFlushMilliseconds > 0 ? .milliseconds(options.recordFlushMilliseconds) : nil
-    recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log, flushInterval: flushInterval) }
+    recordFile = try options.recordPath.map { path throws(UsageError) in
+        try RecordFile(path: path, log: log, flushMilliseconds: options.recordFlushMilliseconds)
+    }
     fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
 } catch {
     fail(error.description, code: 2)

@@ -26,7 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from countdown_system import (  # noqa: E402
     Deployment, HarnessError, PushTally, Servers, compare, expected_starts, ledger_counts, percentile, seed_people_sql,
-    seed_streams_sql, wait_for)
+    seed_streams_sql, stop_process, wait_for)
 
 MB = 1024.0
 TARGET_START_SECONDS = 15
@@ -85,12 +85,7 @@ class CpuSampler:
             stdout=self.log, stderr=self.log)
 
     def stop(self, limit=25):
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, signal.SIGINT, 60)  # perf writes its data file on SIGINT
         self.log.close()
         with open(self.report, "w") as out:
             report = subprocess.run(["perf", "report", "-i", self.data, "--no-children", "--sort", "dso,symbol", "--stdio",

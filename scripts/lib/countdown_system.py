@@ -357,14 +357,20 @@ class FakeFCM:
         return requests
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, signal.SIGTERM, 10)
         self._log.close()
+
+
+def stop_process(process, stop_signal, grace):
+    """Sends `stop_signal` to a running child, waits up to `grace` seconds for it to exit, then kills it."""
+    if process.poll() is not None:
+        return
+    process.send_signal(stop_signal)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def parse_iso_time(text):
