@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from countdown_system import (  # noqa: E402
-    Deployment, HarnessError, PushTally, Servers, compare, expected_starts, ledger_counts, percentile, seed_people_sql,
+    Deployment, HarnessError, PushTally, Servers, children_of, compare, expected_starts, ledger_counts, percentile, seed_people_sql,
     seed_streams_sql, stop_process, wait_for)
 
 MB = 1024.0
@@ -176,19 +176,26 @@ class Bench:
         }
 
     def start_sampling(self, name):
-        """Samples the workers (printed) and the fake FCM (its report kept beside theirs, as `perf-<name>-fake.txt`)."""
+        """Samples the workers (printed), the fake FCM and PostgreSQL's processes (their reports kept beside the
+        workers', as `perf-<name>-fake.txt` and `perf-<name>-postgres.txt`; backends are sampled if they were
+        connected when the phase began, which the workers' pools are)."""
         if not self.arguments.perf:
             return None
         os.makedirs(self.arguments.perf, exist_ok=True)
+        postmaster = self.servers.postmaster_pid()
+        postgres = [postmaster] + children_of(postmaster) if postmaster else []
         return (CpuSampler(self.arguments.perf, name, [worker.pid for worker in self.deployment.workers]),
-                CpuSampler(self.arguments.perf, name + "-fake", [self.deployment.fake.process.pid]))
+                CpuSampler(self.arguments.perf, name + "-fake", [self.deployment.fake.process.pid]),
+                CpuSampler(self.arguments.perf, name + "-postgres", postgres) if postgres else None)
 
     @staticmethod
     def stop_sampling(samplers):
         if not samplers:
             return None
-        workers, fake = samplers
+        workers, fake, postgres = samplers
         fake.stop()
+        if postgres:
+            postgres.stop()
         return workers.stop()
 
     def reset_statement_statistics(self):
