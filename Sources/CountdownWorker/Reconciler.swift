@@ -17,6 +17,9 @@ public struct Reconciler: Sendable {
         public var dryRun = false
         /// Streams that could not be read or planned (quarantined unless dry-running).
         public var quarantined: [String] = []
+        /// Streams whose active reminders were left to reminder pages still waiting or running, instead of a new
+        /// run of their fan-out (which could remind the pages' users twice).
+        public var remindersLeftToPages: [String] = []
 
         public var totalChanges: Int { added.values.reduce(0, +) + corrected.values.reduce(0, +) + removed.values.reduce(0, +) }
     }
@@ -133,6 +136,7 @@ public struct Reconciler: Sendable {
         // Read after `existing`: the reminder job stays leased until its pages are queued, so a fan-out seen done
         // without its reminder job has its pages in the queue by now.
         let paging = try await streamsWithLivePages(among: rerunReminders.filter { existing[CountdownJob.streamJobID(.reminder, stream: $0)] == nil })
+        report.remindersLeftToPages.append(contentsOf: paging.sorted())
         var repairs: [QueueOperation] = []
         for (job, due) in wanted {
             if job.kind == .reminder, let stream = job.streamID, paging.contains(stream) { continue }

@@ -71,6 +71,11 @@ public final class ReconcilerService: Service {
                     logger.warn("reconciler quarantined streams it cannot read or plan",
                                 ["count": .int(report.quarantined.count), "streams": .string(report.quarantined.prefix(20).joined(separator: ","))])
                 }
+                if !report.remindersLeftToPages.isEmpty {
+                    logger.info("reconciler left active reminders to the reminder pages still queued or running",
+                                ["count": .int(report.remindersLeftToPages.count),
+                                 "streams": .string(report.remindersLeftToPages.prefix(20).joined(separator: ","))])
+                }
                 if report.totalChanges > 0 {
                     logger.warn("reconciler repaired the queue", fields.merging(["added": "\(report.added)", "removed": "\(report.removed)"]) { $1 })
                 } else {

@@ -77,7 +77,10 @@ enum AdminText {
               jobs that \(verb) added:     \(pairs(report.added))
               due times that \(verb) fixed: \(pairs(report.corrected))
               stale jobs that \(verb) removed: \(pairs(report.removed))
-            """ + (report.quarantined.isEmpty ? "" : """
+            """ + (report.remindersLeftToPages.isEmpty ? "" : """
+
+              reminders left to their queued or running pages: \(report.remindersLeftToPages.joined(separator: " "))
+            """) + (report.quarantined.isEmpty ? "" : """
 
               streams that cannot be read or planned (\(report.dryRun ? "not quarantined in a dry run" : "quarantined")): \(report.quarantined.joined(separator: " "))
             """)

@@ -29,11 +29,16 @@ import TestSupport
     }
 
     static func reconcile(_ database: TestDatabase, _ queue: InMemoryDelayQueue) async throws -> Bool {
+        try await reconcileReporting(database, queue).queued
+    }
+
+    /// Whether the reminder job was queued, and the run's report.
+    static func reconcileReporting(_ database: TestDatabase, _ queue: InMemoryDelayQueue) async throws -> (queued: Bool, report: Reconciler.Report) {
         let reconciler = Reconciler(session: PostgresSession(configuration: database.configuration), queue: queue,
                                     planner: JobPlanner(settings: FlowSettings(startLeadSeconds: 3600, reminderLeadSeconds: 600)))
-        _ = try await reconciler.run()
+        let report = try await reconciler.run()
         let id = CountdownJob.streamJobID(.reminder, stream: "s1")
-        return try await queue.jobs(ids: [id])[id] != nil
+        return (try await queue.jobs(ids: [id])[id] != nil, report)
     }
 
     static func enqueuePage(_ queue: InMemoryDelayQueue) async throws {
@@ -43,8 +48,9 @@ import TestSupport
 
     @Test func withoutPagesLeftTheFanOutRunsAgain() async throws {
         try await Self.withPagedStream { _, database in
-            let queued = try await Self.reconcile(database, InMemoryDelayQueue())
-            #expect(queued)
+            let run = try await Self.reconcileReporting(database, InMemoryDelayQueue())
+            #expect(run.queued)
+            #expect(run.report.remindersLeftToPages.isEmpty)
         }
     }
 
@@ -52,12 +58,14 @@ import TestSupport
         try await Self.withPagedStream { _, database in
             let queue = InMemoryDelayQueue()
             try await Self.enqueuePage(queue)
-            let queuedBesideWaiting = try await Self.reconcile(database, queue)
-            #expect(!queuedBesideWaiting, "a waiting page")
+            let besideWaiting = try await Self.reconcileReporting(database, queue)
+            #expect(!besideWaiting.queued, "a waiting page")
+            #expect(besideWaiting.report.remindersLeftToPages == ["s1"], "the report says why nothing was queued")
             let claimed = try await queue.claim(max: 1, lease: .seconds(60))
             #expect(claimed.jobs.count == 1)
-            let queuedBesideRunning = try await Self.reconcile(database, queue)
-            #expect(!queuedBesideRunning, "a running page")
+            let besideRunning = try await Self.reconcileReporting(database, queue)
+            #expect(!besideRunning.queued, "a running page")
+            #expect(besideRunning.report.remindersLeftToPages == ["s1"])
         }
     }
 

@@ -160,7 +160,8 @@ class Bench:
     def snapshot(self):
         workers = self.deployment.workers
         return {"at": time.time(), "pg": self.servers.postgres_cpu_seconds(), "redis": self.servers.redis_cpu_seconds(),
-                "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers]}
+                "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers],
+                "switches": sum(worker.context_switches() for worker in workers)}
 
     def usage(self, before, after):
         window = max(after["at"] - before["at"], 0.001)
@@ -173,6 +174,7 @@ class Bench:
             "postgresCpuSeconds": round(after["pg"] - before["pg"], 2),
             "redisCpuSeconds": round(after["redis"] - before["redis"], 2),
             "fakeFcmCpuSeconds": round(after["fake"] - before["fake"], 2),
+            "workerContextSwitches": after["switches"] - before["switches"],
         }
 
     def start_sampling(self, name):
@@ -390,6 +392,11 @@ class Bench:
 # MARK: - Report
 
 
+def switches_per_push(usage, pushes):
+    """Thread context switches of all workers per push: how often the workers' threads slept and woke."""
+    return round(usage.get("workerContextSwitches", 0) / pushes, 2) if pushes else None
+
+
 def micros_per_push(usage, pushes):
     """(worker µs, PostgreSQL µs) of CPU per push over a run, or (None, None) without pushes."""
     if not pushes:
@@ -468,7 +475,7 @@ def print_report(results, arguments):
         out.write(f"workers started ({entry['workers']}): startup reconcile over {entry['streams']} streams took {entry['seconds']}s\n")
     out.write("\n")
     header = ("| workers | run | load | seed s | relay s (rows/s) | starts | due→last s | pushes/s | lateness p50/p99 s "
-              "| lost/dup/unexp | worker RSS MB | worker CPU s | PG CPU s | Redis CPU s | fake CPU s | worker µs/push | PG µs/push |")
+              "| lost/dup/unexp | worker RSS MB | worker CPU s | PG CPU s | Redis CPU s | fake CPU s | worker µs/push | PG µs/push | worker switches/push |")
     out.write(header + "\n")
     out.write("|" + "---|" * (header.count("|") - 1) + "\n")
     for b in results["bursts"]:
@@ -478,7 +485,8 @@ def print_report(results, arguments):
             f"| {b['accepted']}/{b['expected']} | {b['dueToLastSeconds']} | {b['pushesPerSecond']} | {b['latenessP50']} / {b['latenessP99']} "
             f"| {b['lost']}/{b['duplicated']}/{b['unexpected']} | {'+'.join(str(v) for v in usage['workerRssMB'])} "
             f"| {'+'.join(str(v) for v in usage['workerCpuSeconds'])} | {usage['postgresCpuSeconds']} | {usage['redisCpuSeconds']} "
-            f"| {usage['fakeFcmCpuSeconds']} | {micros_per_push(usage, b['accepted'])[0]} | {micros_per_push(usage, b['accepted'])[1]} |\n")
+            f"| {usage['fakeFcmCpuSeconds']} | {micros_per_push(usage, b['accepted'])[0]} | {micros_per_push(usage, b['accepted'])[1]} "
+            f"| {switches_per_push(usage, b['accepted'])} |\n")
     ratios = scaling(results)
     if ratios:
         out.write("\nscaling (pushes/s relative to 1 worker): " + ", ".join(f"{w} workers ×{r}" for w, r in ratios.items()) + "\n")
@@ -491,7 +499,8 @@ def print_report(results, arguments):
             f"seeding {seed['insertSeconds']}s, relay {seed['relaySeconds']}s ({seed['relayRowsPerSecond']} rows/s); "
             f"worker RSS {'+'.join(str(v) for v in usage['workerRssMB'])} MB, worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
             f"PG CPU {usage['postgresCpuSeconds']}s, Redis CPU {usage['redisCpuSeconds']}s; per push: worker "
-            f"{micros_per_push(usage, fanout['accepted'])[0]} µs, PG {micros_per_push(usage, fanout['accepted'])[1]} µs\n")
+            f"{micros_per_push(usage, fanout['accepted'])[0]} µs, PG {micros_per_push(usage, fanout['accepted'])[1]} µs, "
+            f"worker switches {switches_per_push(usage, fanout['accepted'])}\n")
     giant = results.get("giantStream")
     if giant:
         usage = giant["usage"]

@@ -65,6 +65,24 @@ def record_pid(root, pid, binary):
         handle.write(f"{pid} {os.path.realpath(binary)}\n")
 
 
+def context_switches(pid):
+    """Context switches (voluntary and not) of every thread a live process has now; None when it is gone."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as handle:
+                for line in handle:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except OSError:
+            continue  # the thread ended between the listing and the read
+    return total
+
+
 def process_times(pid, children=False):
     """CPU seconds (user + system) of a live process, plus those of its reaped children when asked."""
     try:
@@ -437,6 +455,9 @@ class Worker:
 
     def memory_kb(self):
         return process_memory_kb(self.pid)
+
+    def context_switches(self):
+        return context_switches(self.pid) or 0
 
     def terminate(self):
         if self.alive:
