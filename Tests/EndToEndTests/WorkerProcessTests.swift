@@ -125,10 +125,14 @@ import TestSupport
         let system = try await CountdownSystem()
         let late = try await ThrowawayRedis.start()
         await late.stopInBackground()
+        // Held until Redis starts again: a parallel test's server given the freed port would answer in its place.
+        let holder = try ClosingListener(port: late.port)
         let waiting = try system.startWorker(["REDIS_URL": late.url, "REDIS_STARTUP_WAIT_SECONDS": "60"])
         try await waitUntil(timeout: .seconds(30), "the worker to say it is waiting for Redis; its log: \(waiting.log)") {
             waiting.log.contains("Redis not reachable at start; trying again")
         }
+        #expect(!waiting.log.contains("worker starting"), "nothing starts before Redis answers: \(waiting.log)")
+        holder.release()
         try await late.startInBackground()
         let base = "http://" + (try await httpAddress(of: waiting))
         try await waitUntil(timeout: .seconds(15), "ready once Redis is there") { try await get(base + "/readyz").status == 200 }
