@@ -17,18 +17,23 @@ public struct RedisStartupCheck: Sendable {
         case misconfigured(setting: String, line: String)
         /// Nothing answered within the window; the setting that says where Redis was looked for.
         case unreachable(setting: String, line: String)
+        /// `stop` tripped while Redis was being waited for.
+        case stopped
     }
 
     let redis: RedisClient
     let window: Duration
     let retryEvery: Duration
     let logger: Logger
+    let stop: ShutdownSignal?
 
-    public init(redis: RedisClient, window: Duration, retryEvery: Duration = .seconds(1), logger: Logger) {
+    /// - Parameter stop: ends the wait between two attempts (an attempt in progress runs to its own timeout).
+    public init(redis: RedisClient, window: Duration, retryEvery: Duration = .seconds(1), logger: Logger, stop: ShutdownSignal? = nil) {
         self.redis = redis
         self.window = window
         self.retryEvery = retryEvery
         self.logger = logger
+        self.stop = stop
     }
 
     /// One line for a failure to reach Redis, led by the setting to check when it says the configuration is wrong
@@ -60,7 +65,11 @@ public struct RedisStartupCheck: Sendable {
                 logger.warn("Redis not reachable at start; trying again", [
                     "error": .error(error), "attempt": .int(failures), "gives_up_in_s": .seconds(window - waited),
                 ])
-                try? await Task.sleep(for: retryEvery)
+                if let stop {
+                    if await stop.sleep(for: retryEvery) { return .stopped }
+                } else {
+                    try? await Task.sleep(for: retryEvery)
+                }
             }
         }
     }

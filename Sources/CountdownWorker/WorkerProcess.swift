@@ -23,6 +23,8 @@ public struct WorkerProcess: Sendable {
     private let clock: ServerClock
     private let redis: RedisClient
     private let heartbeat: FleetHeartbeat
+    /// Tripped by SIGTERM/SIGINT once `trapSignals()` ran: during the Redis startup wait as while running.
+    private let shutdown = ShutdownSignal()
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
     /// health server, token guard ticker, clock sync, stats poller, heartbeat, claim keeper, reconciler, outbox
@@ -105,11 +107,15 @@ public struct WorkerProcess: Sendable {
 
     /// Reaches Redis before anything runs (`RedisStartupCheck`, `REDIS_STARTUP_WAIT_SECONDS`): `nil` when it answered,
     /// else the exit code after one error line naming the setting to check (2: a misconfiguration, 1: unreachable).
+    /// A SIGTERM during the wait ends it: exit code 0 after a log line.
     public func checkRedisAtStart() async -> Int32? {
-        let check = RedisStartupCheck(redis: redis, window: .seconds(config.redisStartupWaitSeconds), logger: logger)
+        let check = RedisStartupCheck(redis: redis, window: .seconds(config.redisStartupWaitSeconds), logger: logger, stop: shutdown)
         switch await check.run() {
         case .reached:
             return nil
+        case .stopped:
+            logger.info("worker stopped before Redis answered")
+            return 0
         case .misconfigured(let setting, let line):
             logger.error(line, ["variable": .string(setting)])
             return 2
@@ -119,12 +125,21 @@ public struct WorkerProcess: Sendable {
         }
     }
 
+    /// Routes SIGTERM and SIGINT to this worker's shutdown from now on (before `checkRedisAtStart`, so a stop
+    /// during the startup wait is graceful too); keep the trap for the life of the process.
+    public func trapSignals() -> SignalTrap {
+        SignalTrap { [logger, shutdown] number in
+            logger.info("shutting down", ["signal": .int(Int(number))])
+            shutdown.trigger()
+        }
+    }
+
     /// Runs until SIGTERM/SIGINT (or a service fails); returns the exit code.
     public func run() async -> Int32 {
-        let shutdown = ShutdownSignal()
-        let trap = SignalTrap { number in
-            self.logger.info("shutting down", ["signal": .int(Int(number))])
-            shutdown.trigger()
+        let shutdown = self.shutdown
+        if shutdown.isTriggered {
+            logger.info("worker stopped before it started")
+            return 0
         }
         logger.info("worker starting", [
             "worker": .string(heartbeat.workerID ?? ""),
@@ -146,7 +161,6 @@ public struct WorkerProcess: Sendable {
         stopped.signal()
         watchdog.cancel()
         for close in closers { close() }
-        withExtendedLifetime(trap) {}
         logger.info("worker stopped", ["failed": .bool(outcome.failed), "in_time": .bool(outcome.stoppedInTime)])
         return outcome.failed ? 1 : 0
     }

@@ -32,8 +32,11 @@ do {
 
 do {
     let worker = try WorkerProcess(config: config, logger: logger)
+    let trap = worker.trapSignals()
     if let code = await worker.checkRedisAtStart() { exit(code) }
-    exit(await worker.run())
+    let code = await worker.run()
+    withExtendedLifetime(trap) {}
+    exit(code)
 } catch {
     FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))
     exit(1)

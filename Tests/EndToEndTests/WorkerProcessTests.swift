@@ -155,6 +155,23 @@ import TestSupport
         await system.stop()
     }
 
+    /// A SIGTERM while the worker waits for Redis at start ends the wait at once with exit code 0, as a stop while
+    /// running does (an orchestrator stopping a pod whose Redis is away sees a clean exit, not a kill).
+    @Test func stopDuringTheRedisStartupWaitIsGraceful() async throws {
+        let system = try await CountdownSystem()
+        let holder = try ClosingListener(port: freeLoopbackPort())
+        let worker = try system.startWorker(["REDIS_URL": "redis://127.0.0.1:\(holder.port)/0", "REDIS_STARTUP_WAIT_SECONDS": "120"])
+        try await waitUntil(timeout: .seconds(30), "the worker to say it is waiting for Redis; its log: \(worker.log)") {
+            worker.log.contains("Redis not reachable at start; trying again")
+        }
+        worker.terminate()
+        #expect(await worker.waitForExit(timeout: 15) == 0, "\(worker.log)")
+        #expect(worker.log.contains("shutting down") && worker.log.contains("worker stopped before Redis answered"), "\(worker.log)")
+        #expect(!worker.log.contains("worker starting"), "\(worker.log)")
+        holder.release()
+        await system.stop()
+    }
+
     /// A misconfiguration that appears after start (here the password changed under a running worker) keeps the
     /// worker running and shows in /readyz, naming the variable.
     @Test func readinessNamesTheRedisSettingWhenItGoesWrongLater() async throws {
