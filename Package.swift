@@ -56,7 +56,7 @@ let package = Package(
 
         // All of the flows' SQL: the schema and its migrations, and one store per concern (ledger, stream
         // snapshots, sessions, reminders, outbox, progress, device tokens).
-        .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads", "COpenSSL"]),
+        .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
 
         // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
         .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),

@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// `countdown_start_ledger.token_hash`: the lowercase hex MD5 of `<fcm>:<push-to-start>` (a missing token as
 /// empty), the same value as PostgreSQL's `md5(coalesce(fcm, '') || ':' || coalesce(pts, ''))` over UTF-8 text,
 /// which the reconciler still computes in SQL over `devices` and every existing row holds. Computed by the
@@ -11,25 +9,15 @@ public enum TokenHash {
         return text.withUTF8 { md5Hex(UnsafeRawBufferPointer($0)) }
     }
 
-    /// MD5 by OpenSSL's EVP interface (the one-shot `MD5()` is deprecated in OpenSSL 3).
+    /// Lowercase hex of `message`'s MD5.
     static func md5Hex(_ message: UnsafeRawBufferPointer) -> String {
-        var digest = (UInt64(0), UInt64(0))
-        var length: UInt32 = 0
-        let ok = withUnsafeMutableBytes(of: &digest) { out in
-            EVP_Digest(message.baseAddress, message.count, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, EVP_md5(), nil)
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        for byte in MD5.digest(message) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
         }
-        // EVP_Digest fails only when the allocator does, or MD5 is unavailable (a FIPS-only OpenSSL configuration),
-        // neither of which the worker can work around.
-        precondition(ok == 1 && length == 16, "OpenSSL could not compute MD5 (a FIPS-only OpenSSL configuration?)")
-        return withUnsafeBytes(of: &digest) { bytes in
-            let digits = Array("0123456789abcdef".utf8)
-            var hex = [UInt8]()
-            hex.reserveCapacity(32)
-            for byte in bytes {
-                hex.append(digits[Int(byte >> 4)])
-                hex.append(digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: hex, as: UTF8.self)
-        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

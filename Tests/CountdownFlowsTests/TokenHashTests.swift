@@ -1,4 +1,4 @@
-import CountdownStore
+@testable import CountdownStore
 import Postgres
 import Testing
 
@@ -8,6 +8,23 @@ import Testing
     @Test func knownValues() {
         #expect(TokenHash.of(fcm: nil, pts: nil) == "853ae90f0351324bd73ea615e6487517")  // md5(":")
         #expect(TokenHash.of(fcm: "", pts: "") == TokenHash.of(fcm: nil, pts: nil), "a missing token hashes as an empty one")
+    }
+
+    /// The test suite of RFC 1321 (the hash is computed in Swift, not by OpenSSL).
+    @Test func rfc1321Vectors() {
+        let vectors = [
+            "": "d41d8cd98f00b204e9800998ecf8427e",
+            "a": "0cc175b9c0f1b6a831c399e269772661",
+            "abc": "900150983cd24fb0d6963f7d28e17f72",
+            "message digest": "f96b697d7cb7938d525a2f31aaf161d0",
+            "abcdefghijklmnopqrstuvwxyz": "c3fcd3d76192e4007dfb496cca67e13b",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789": "d174ab98d277d9f5a5611c2c9f419d9f",
+            String(repeating: "1234567890", count: 8): "57edf4a22be3c955ac49da2e2107b67a",
+        ]
+        for (message, expected) in vectors {
+            var text = message
+            #expect(text.withUTF8 { TokenHash.md5Hex(UnsafeRawBufferPointer($0)) } == expected, "md5(\"\(message)\")")
+        }
     }
 
     @Test func isPostgresMD5OfBothTokensJoinedByAColon() async throws {
