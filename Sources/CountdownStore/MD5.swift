@@ -31,8 +31,7 @@ enum MD5 {
     }
 
     private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
-        var words = [UInt32](repeating: 0, count: 16)
-        for index in 0..<16 { words[index] = UInt32(littleEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)) }
+        func word(_ index: Int) -> UInt32 { UInt32(littleEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)) }
         var (a, b, c, d) = state
         for round in 0..<64 {
             let f: UInt32
@@ -43,7 +42,7 @@ enum MD5 {
             case 32..<48: (f, g) = (b ^ c ^ d, (3 &* round &+ 5) % 16)
             default: (f, g) = (c ^ (b | ~d), (7 &* round) % 16)
             }
-            let sum = f &+ a &+ constants[round] &+ words[g]
+            let sum = f &+ a &+ constants[round] &+ word(g)
             let shift = shifts[round]
             (a, d, c) = (d, c, b)
             b = b &+ ((sum << shift) | (sum >> (32 - shift)))
