@@ -6,7 +6,8 @@ import Telemetry
 /// Runs the reconciler at start and every interval, in one worker at a time: a Redis lock with expiry decides
 /// who (no leader election; a crashed holder's lock simply expires).
 ///
-/// After a Redis failover (`failovers` moved: the Sentinels announced a new primary) it runs at once, not at the
+/// After a Redis failover (`failovers` moved: the Sentinels announced a new primary, or `RedisServerWatch` saw
+/// another server or a restarted one) it runs at once, not at the
 /// end of the interval: writes the old primary had not replicated (jobs queued just before, acknowledgements) are
 /// gone, and a start job among them would otherwise wait up to `RECONCILE_INTERVAL_SECONDS`. That run takes a lock
 /// of its own (the interval's lock, replicated to the new primary, may still be held), and is tried again every
@@ -22,7 +23,8 @@ public final class ReconcilerService: Service {
     private let metrics: WorkerMetrics
     private let logger: Logger
 
-    /// - Parameter failovers: how many Redis failovers this process has heard of (`RedisClient.failoversSeen`).
+    /// - Parameter failovers: how many Redis failovers or restarts this process has heard of
+    ///   (`RedisClient.failoversSeen` plus `RedisServerWatch.changes`).
     public init(reconciler: Reconciler, redis: RedisClient, namespace: String, interval: Duration, metrics: WorkerMetrics, logger: Logger,
                 failovers: @escaping @Sendable () -> Int = { 0 }) {
         self.reconciler = reconciler
@@ -48,7 +50,7 @@ public final class ReconcilerService: Service {
                 if heard != failoversSeen {
                     failoversSeen = heard
                     afterFailover = true
-                    logger.warn("Redis failed over; reconciling now to rebuild what the old primary had not replicated")
+                    logger.warn("Redis failed over or restarted; reconciling now to rebuild what the old server had not kept")
                     break
                 }
                 await shutdown.sleep(for: min(.seconds(1), deadline - ContinuousClock.now))

@@ -27,8 +27,8 @@ public struct WorkerProcess: Sendable {
     private let shutdown = ShutdownSignal()
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, token guard ticker, clock sync, stats poller, heartbeat, claim keeper, reconciler, outbox
-    /// relay, dispatcher (the last four behind the schema gate). Stopping goes the other way.
+    /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, claim keeper,
+    /// reconciler, outbox relay, dispatcher (the last four behind the schema gate). Stopping goes the other way.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -88,17 +88,19 @@ public struct WorkerProcess: Sendable {
                                     // after a claim has its jobs handed back by the heartbeat takeover, not its lease expiry.
                                     onClaimed: { try? await heartbeat.beat() })
         leases.withLock { $0 = dispatcher }
+        let serverWatch = RedisServerWatch(redis: redis, logger: logger)
         services = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             heartbeat,
+            serverWatch,
             gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
-                                            logger: logger, failovers: { redis.failoversSeen })),
+                                            logger: logger, failovers: { redis.failoversSeen + serverWatch.changes })),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
             gate.guarding(dispatcher),
         ]

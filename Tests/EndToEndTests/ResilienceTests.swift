@@ -80,4 +80,31 @@ import TestSupport
         #expect(pushes.events("start", stream: "later").isEmpty)
         await system.stop()
     }
+    /// Without Sentinel a restarted Redis that lost its data is noticed by its new `run_id` within seconds, and
+    /// the reconciler rebuilds the queue at once rather than at `RECONCILE_INTERVAL_SECONDS` (an hour here).
+    @Test func aRestartedRedisThatLostItsDataIsReconciledAtOnce() async throws {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "6", "RECONCILE_INTERVAL_SECONDS": "3600"])
+        let server = try await ThrowawayRedis.start()
+        try await system.user("creator")
+        try await system.device("creator-iphone", user: "creator")
+        try await system.stream("future", startsIn: 22, creator: "creator")
+        let worker = try system.startWorker(["REDIS_URL": server.url])
+        try await waitUntil(timeout: .seconds(15), "jobs queued and the startup reconcile done; log: \(worker.log)") {
+            try await system.query("SELECT count(*) AS n FROM countdown_outbox")[0].decode("n", as: Int.self) == 0
+                && (worker.log.contains("reconciler found the queue consistent") || worker.log.contains("reconciler repaired the queue"))
+        }
+        // Restarted without its data (no persistence, or a failover to an empty replica behind the same address).
+        await server.stopInBackground()
+        for leftover in ["appendonlydir", "appendonly.aof", "dump.rdb"] {
+            try? FileManager.default.removeItem(atPath: (server.directory as NSString).appendingPathComponent(leftover))
+        }
+        try await server.startInBackground()
+        try await waitUntil(timeout: .seconds(20), "the worker to notice the new server; log: \(worker.log)") {
+            worker.log.contains("Redis server changed") && worker.log.contains("reconciling now")
+        }
+        let pushes = try await system.waitForPushes(timeout: .seconds(30), "the rebuilt start") { !$0.events("start", stream: "future").isEmpty }
+        #expect(pushes.events("start", stream: "future").count == 1)
+        await system.stop()
+        await server.stopInBackground()
+    }
 }

@@ -1,0 +1,84 @@
+import BlockingIO
+import Redis
+import Telemetry
+
+/// Notices that the Redis server behind `REDIS_URL` changed — restarted, or replaced by a failover no Sentinel
+/// announced (a managed service behind one DNS name) — by its `run_id` (`INFO server`), read every `interval`.
+/// The reconciler counts each change as a failover and runs at once: what the old server had not kept (jobs
+/// queued just before, acknowledgements) is rebuilt within seconds, not at the next `RECONCILE_INTERVAL_SECONDS`.
+/// A server that refuses `INFO` (an ACL user without it, a renamed command) turns the watch off with one log line.
+public final class RedisServerWatch: Service {
+    public let name = "redis-server-watch"
+    private struct State {
+        var runID: String?
+        var changes = 0
+    }
+
+    private let redis: RedisClient
+    private let interval: Duration
+    private let logger: Logger
+    private let state = Locked(State())
+
+    public init(redis: RedisClient, interval: Duration = .seconds(5), logger: Logger) {
+        self.redis = redis
+        self.interval = interval
+        self.logger = logger.with(["component": "redis_watch"])
+    }
+
+    /// How many times the server changed since the first reading.
+    public var changes: Int { state.withLock { $0.changes } }
+
+    public func run(shutdown: ShutdownSignal) async throws {
+        while !shutdown.isTriggered {
+            guard await check() else { return }
+            await shutdown.sleep(for: interval)
+        }
+    }
+
+    /// Reads the server's `run_id` once; false when the server refuses `INFO` (the watch stops).
+    func check() async -> Bool {
+        let reply: RedisReply
+        do {
+            // A pipeline of one: a refusal comes back as an `.error` reply to tell from a connection that failed.
+            guard let first = try await redis.pipeline([["INFO", "server"]]).first else { return true }
+            reply = first
+        } catch {
+            return true  // away for now: the next reading, on whichever server answers, tells
+        }
+        if case .error(let message) = reply {
+            // LOADING, BUSY and the like pass; a refusal stays.
+            guard message.hasPrefix("NOPERM") || message.localizedCaseInsensitiveContains("unknown command") else { return true }
+            stop(because: message)
+            return false
+        }
+        guard let text = reply.string, let runID = Self.runID(inInfo: text) else {
+            stop(because: "INFO server names no run_id")
+            return false
+        }
+        let previous = state.withLock { state -> String? in
+            defer { state.runID = runID }
+            if let known = state.runID, known != runID { state.changes += 1 }
+            return state.runID
+        }
+        if let previous, previous != runID {
+            logger.warn("Redis server changed (restarted or failed over): reconciling now",
+                        ["previous_run_id": .string(String(previous.prefix(12))), "run_id": .string(String(runID.prefix(12)))])
+        }
+        return true
+    }
+
+    private func stop(because reason: String) {
+        logger.info("cannot tell when the Redis server changes, so after a restart or a failover without Sentinel the "
+                    + "reconciler runs only at RECONCILE_INTERVAL_SECONDS; allow INFO to the worker's Redis user to reconcile at once",
+                    ["reason": .string(String(reason.prefix(200)))])
+    }
+
+    /// The `run_id` field of an `INFO server` reply (`run_id:<40 hex>` on a line of its own).
+    static func runID(inInfo text: String) -> String? {
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("run_id:") {
+            let value = line.dropFirst("run_id:".count).trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+}

@@ -1,0 +1,54 @@
+@testable import CountdownWorker
+import Redis
+import Telemetry
+import Testing
+import TestSupport
+
+/// The watch tells a restarted or replaced Redis server by its `run_id`, so the reconciler runs at once without
+/// Sentinel; a server that refuses `INFO` turns it off with one line instead of counting changes.
+@Suite struct RedisServerWatchTests {
+    @Test func readsTheRunIDOfAnInfoReply() {
+        let info = "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\ntcp_port:6379\r\n"
+        #expect(RedisServerWatch.runID(inInfo: info) == "0123456789abcdef0123456789abcdef01234567")
+        #expect(RedisServerWatch.runID(inInfo: "# Server\nrun_id:abc\n") == "abc")
+        #expect(RedisServerWatch.runID(inInfo: "# Server\r\nredis_version:7.0.15\r\n") == nil)
+        #expect(RedisServerWatch.runID(inInfo: "run_id:\r\n") == nil)
+        #expect(RedisServerWatch.runID(inInfo: "xrun_id:abc\r\n") == nil)
+    }
+
+    @Test func aRestartedServerCountsAsAChange() async throws {
+        let server = try await ThrowawayRedis.start()
+        let redis = try RedisClient(url: server.url)
+        let sink = CapturingLogSink()
+        let watch = RedisServerWatch(redis: redis, logger: Logger(level: .info, sink: sink))
+        #expect(await watch.check())
+        #expect(await watch.check())
+        #expect(watch.changes == 0, "the same server read twice")
+        try await server.restartInBackground()
+        // The first reading after the restart may meet the broken connection; the next one reaches the new server.
+        try await waitUntil(timeout: .seconds(15), "the restart to be noticed") {
+            #expect(await watch.check())
+            return watch.changes == 1
+        }
+        #expect(await watch.check())
+        #expect(watch.changes == 1, "counted once")
+        #expect(sink.lines.contains { $0.contains("Redis server changed") }, "\(sink.lines)")
+        redis.close()
+        await server.stopInBackground()
+    }
+
+    @Test func aServerRefusingInfoTurnsTheWatchOff() async throws {
+        let server = try await ThrowawayRedis.start()
+        let admin = try RedisClient(url: server.url)
+        _ = try await admin.command(["ACL", "SETUSER", "worker", "on", ">pw", "~*", "&*", "+@all", "-info"]).throwIfError(context: "acl")
+        let redis = try RedisClient(url: "redis://worker:pw@127.0.0.1:\(server.port)/0")
+        let sink = CapturingLogSink()
+        let watch = RedisServerWatch(redis: redis, logger: Logger(level: .info, sink: sink))
+        #expect(await watch.check() == false)
+        #expect(watch.changes == 0)
+        #expect(sink.lines.contains { $0.contains("allow INFO") && $0.contains("NOPERM") }, "\(sink.lines)")
+        redis.close()
+        admin.close()
+        await server.stopInBackground()
+    }
+}
