@@ -119,7 +119,7 @@ struct ReminderFanout: Sendable {
         var addressed: [Recipient] = []
         var users = Set<String>()
         // One notification per language for the chunk: it depends only on the stream, the language and `now`.
-        var built: [PayloadLanguage: ReminderNotification?] = [:]
+        var built: [PayloadLanguage: Result<ReminderNotification, any Error>] = [:]
         for recipient in recipients {
             users.insert(recipient.user)
             guard recipient.enabled else {
@@ -131,14 +131,21 @@ struct ReminderFanout: Sendable {
                 continue
             }
             let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: recipient.userLocale)
-            let notification: ReminderNotification?
-            if let known = built[language] {
-                notification = known
-            } else {
-                notification = try? context.payloads.reminder(stream.snapshot, language: language, now: stream.now)
-                built[language] = notification
+            let result = built[language] ?? {
+                let result = Result { try context.payloads.reminder(stream.snapshot, language: language, now: stream.now) }
+                if case .failure(let error) = result {
+                    // Its users stay active: the reconciler's next run tries them again, and this line repeats.
+                    context.logger.error("reminder payload could not be built", [
+                        "stream": .string(stream.snapshot.id), "language": .string(language.rawValue), "error": .error(error),
+                    ])
+                }
+                return result
+            }()
+            built[language] = result
+            guard case .success(let notification) = result else {
+                context.metrics.skip(kind: "reminder", reason: "payload_error")
+                continue
             }
-            guard let notification else { continue }
             pushes.append(.notification(notification, fcmToken: fcm))
             addressed.append(recipient)
         }

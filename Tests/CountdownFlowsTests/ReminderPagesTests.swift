@@ -22,8 +22,15 @@ import TestSupport
         }
     }
 
-    /// `users` users, each with one device and an active reminder for stream `s`, due now.
-    static func withStream(users: Int, _ body: (JobHandler, PostgresClient, NotificationGateway) async throws -> Void) async throws {
+    /// What a fan-out counted and logged.
+    struct Observed {
+        let metrics: CountingFlowMetrics
+        let log: CapturingLogSink
+    }
+
+    /// `users` users, each with one device and an active reminder for stream `stream`, due now.
+    static func withStream(users: Int, stream: String = "s",
+                           _ body: (JobHandler, PostgresClient, NotificationGateway, Observed) async throws -> Void) async throws {
         let database = try await TestDatabase.create(prefix: "pages")
         let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
         do {
@@ -34,14 +41,15 @@ import TestSupport
                     INSERT INTO devices (device_id, user_id, platform, fcm_token)
                     SELECT 'd' || id, id, 'ios', 'fcm-' || id FROM users
                     """)
-                try c.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '5 minutes')")
-                try c.execute("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ('s', 'u00001', 'creator')")
-                try c.execute("INSERT INTO stream_reminders (stream_id, user_id) SELECT 's', id FROM users")
+                try c.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ($1, 'S', now() + interval '5 minutes')", [stream])
+                try c.execute("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ($1, 'u00001', 'creator')", [stream])
+                try c.execute("INSERT INTO stream_reminders (stream_id, user_id) SELECT $1, id FROM users", [stream])
             }
             let gateway = NotificationGateway()
+            let observed = Observed(metrics: CountingFlowMetrics(), log: CapturingLogSink())
             let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(reminderLeadSeconds: 600),
-                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
-            try await body(JobHandler(context: context), client, gateway)
+                                      transport: .fcm, metrics: observed.metrics, logger: Logger(level: .error, sink: observed.log))
+            try await body(JobHandler(context: context), client, gateway, observed)
             client.close()
             try await database.drop()
         } catch {
@@ -57,7 +65,7 @@ import TestSupport
 
     @Test func moreThanOnePageIsHandedOnAsPagesThatTogetherRemindEveryoneOnce() async throws {
         let users = ReminderFanout.chunkSize * 2 + 500
-        try await Self.withStream(users: users) { handler, db, gateway in
+        try await Self.withStream(users: users) { handler, db, gateway, _ in
             let outcome = try await handler.handle(.reminder(stream: "s"))
             guard case .fanOut(let pages, _) = outcome else {
                 Issue.record("expected page jobs, got \(outcome)")
@@ -86,7 +94,7 @@ import TestSupport
     }
 
     @Test func onePageIsSentByTheReminderJobItself() async throws {
-        try await Self.withStream(users: 120) { handler, db, gateway in
+        try await Self.withStream(users: 120) { handler, db, gateway, _ in
             let outcome = try await handler.handle(.reminder(stream: "s"))
             #expect(outcome == .done(detail: "reminded 120 users"))
             #expect(gateway.sent.value.count == 120)
@@ -95,11 +103,25 @@ import TestSupport
     }
 
     @Test func aPageOfACancelledStreamSendsNothing() async throws {
-        try await Self.withStream(users: 10) { handler, db, gateway in
+        try await Self.withStream(users: 10) { handler, db, gateway, _ in
             try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
             let outcome = try await handler.handle(.reminderPage(stream: "s", after: "", through: nil))
             #expect(outcome == .skipped(reason: "stream_cancelled"))
             #expect(gateway.sent.value.isEmpty)
+        }
+    }
+
+    /// A notification that cannot be built (here: a stream id longer than a payload may carry) is counted and
+    /// logged, and its users stay active for the reconciler's next run; nothing is sent, nothing marked sent.
+    @Test func aNotificationThatCannotBeBuiltIsCountedLoggedAndLeftActive() async throws {
+        let stream = String(repeating: "x", count: PushPayloadBuilder.maxStreamIdBytes + 1)
+        try await Self.withStream(users: 10, stream: stream) { handler, db, gateway, observed in
+            _ = try await handler.handle(.reminder(stream: stream))
+            #expect(gateway.sent.value.isEmpty)
+            #expect(try await Self.activeReminders(db) == 10)
+            #expect(observed.metrics.skips.value["reminder/payload_error"] == 10)
+            let errors = observed.log.lines.filter { $0.contains("reminder payload could not be built") }
+            #expect(errors.count == 1, "one line per language and chunk, not per user: \(observed.log.lines)")
         }
     }
 }

@@ -25,12 +25,6 @@ final class WorkerHandle: @unchecked Sendable {
     /// Waits for the exit; returns the exit status, or nil if still running after `timeout` seconds (then kills it).
     @discardableResult
     func waitForExit(timeout: TimeInterval) async -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            _ = await process.waitForExit(timeout: .zero)
-            return nil
-        }
-        return process.exitStatus
+        await process.exitStatus(within: .milliseconds(Int(timeout * 1000)))
     }
 }

@@ -89,6 +89,12 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// Waits without holding a thread (polls every 10 ms); after `timeout` sends SIGKILL. Returns the exit status.
     public func waitForExit(timeout: Duration) async -> Int32 {
+        if let status = await exitStatus(within: timeout) { return status }
+        return poll() ?? -1
+    }
+
+    /// The exit status if the child ends within `timeout`; nil if it had to be killed then (it is reaped either way).
+    public func exitStatus(within timeout: Duration) async -> Int32? {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
@@ -96,10 +102,8 @@ public final class SpawnedProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         signal(SIGKILL)
-        while true {
-            if let status = poll() { return status }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        while poll() == nil { try? await Task.sleep(for: .milliseconds(10)) }
+        return nil
     }
 
     /// SIGTERM, up to `grace` for the exit, then SIGKILL; blocks the calling thread for at most about `grace`.
