@@ -7,21 +7,26 @@ import Telemetry
 /// The reconciler counts each change as a failover and runs at once: what the old server had not kept (jobs
 /// queued just before, acknowledgements) is rebuilt within seconds, not at the next `RECONCILE_INTERVAL_SECONDS`.
 /// A server that refuses `INFO` (an ACL user without it, a renamed command) turns the watch off with one log line.
+/// Changes closer together than `minimumGap` count once: a setup whose address leads to several servers in turn (a
+/// proxy over independent servers, which the queue does not support anyway) must not reconcile the fleet nonstop.
 public final class RedisServerWatch: Service {
     public let name = "redis-server-watch"
     private struct State {
         var runID: String?
         var changes = 0
+        var lastCounted: ContinuousClock.Instant?
     }
 
     private let redis: RedisClient
     private let interval: Duration
+    private let minimumGap: Duration
     private let logger: Logger
     private let state = Locked(State())
 
-    public init(redis: RedisClient, interval: Duration = .seconds(5), logger: Logger) {
+    public init(redis: RedisClient, interval: Duration = .seconds(5), minimumGap: Duration = .seconds(60), logger: Logger) {
         self.redis = redis
         self.interval = interval
+        self.minimumGap = minimumGap
         self.logger = logger.with(["component": "redis_watch"])
     }
 
@@ -55,14 +60,24 @@ public final class RedisServerWatch: Service {
             stop(because: "INFO server names no run_id")
             return false
         }
-        let previous = state.withLock { state -> String? in
-            defer { state.runID = runID }
-            if let known = state.runID, known != runID { state.changes += 1 }
-            return state.runID
+        let now = ContinuousClock.now
+        let minimumGap = self.minimumGap
+        let (previous, counted) = state.withLock { state -> (String?, Bool) in
+            let previous = state.runID
+            state.runID = runID
+            guard let previous, previous != runID else { return (previous, false) }
+            if let last = state.lastCounted, now - last < minimumGap { return (previous, false) }
+            state.changes += 1
+            state.lastCounted = now
+            return (previous, true)
         }
-        if let previous, previous != runID {
-            logger.warn("Redis server changed (restarted or failed over): reconciling now",
-                        ["previous_run_id": .string(String(previous.prefix(12))), "run_id": .string(String(runID.prefix(12)))])
+        guard let previous, previous != runID else { return true }
+        let fields: [String: LogValue] = ["previous_run_id": .string(String(previous.prefix(12))), "run_id": .string(String(runID.prefix(12)))]
+        if counted {
+            logger.warn("Redis server changed (restarted or failed over): reconciling now", fields)
+        } else {
+            logger.warn("Redis server changed again within \(minimumGap.components.seconds) s: left to the reconciler's interval "
+                        + "(does REDIS_URL lead to more than one server?)", fields)
         }
         return true
     }

@@ -37,6 +37,26 @@ import TestSupport
         await server.stopInBackground()
     }
 
+    /// Changes closer together than the minimum gap count once (an address that leads to servers in turn).
+    @Test func changesInQuickSuccessionCountOnce() async throws {
+        let server = try await ThrowawayRedis.start()
+        let redis = try RedisClient(url: server.url)
+        let sink = CapturingLogSink()
+        let watch = RedisServerWatch(redis: redis, minimumGap: .seconds(3600), logger: Logger(level: .info, sink: sink))
+        #expect(await watch.check())
+        for restart in 1...2 {
+            try await server.restartInBackground()
+            try await waitUntil(timeout: .seconds(15), "restart \(restart) to be seen") {
+                #expect(await watch.check())
+                return sink.lines.filter { $0.contains("Redis server changed") }.count == restart
+            }
+        }
+        #expect(watch.changes == 1, "the second restart falls inside the gap")
+        #expect(sink.lines.contains { $0.contains("changed again within 3600 s") }, "\(sink.lines)")
+        redis.close()
+        await server.stopInBackground()
+    }
+
     @Test func aServerRefusingInfoTurnsTheWatchOff() async throws {
         let server = try await ThrowawayRedis.start()
         let admin = try RedisClient(url: server.url)
