@@ -113,6 +113,18 @@ struct ReminderFanout: Sendable {
         }
     }
 
+    /// The reminder for one language, or the error that it could not be built (logged once here; its users stay
+    /// active, so the reconciler's next run tries them again and this line repeats).
+    private func builtNotification(for stream: StreamSnapshotRow, language: PayloadLanguage) -> Result<ReminderNotification, any Error> {
+        let result = Result { try context.payloads.reminder(stream.snapshot, language: language, now: stream.now) }
+        if case .failure(let error) = result {
+            context.logger.error("reminder payload could not be built", [
+                "stream": .string(stream.snapshot.id), "language": .string(language.rawValue), "error": .error(error),
+            ])
+        }
+        return result
+    }
+
     /// Sends one chunk.
     private func send(_ recipients: [Recipient], stream: StreamSnapshotRow) async -> ChunkOutcome {
         var pushes: [OutgoingPush] = []
@@ -131,16 +143,7 @@ struct ReminderFanout: Sendable {
                 continue
             }
             let language = PayloadLanguage.resolve(deviceLocale: recipient.locale, userLocale: recipient.userLocale)
-            let result = built[language] ?? {
-                let result = Result { try context.payloads.reminder(stream.snapshot, language: language, now: stream.now) }
-                if case .failure(let error) = result {
-                    // Its users stay active: the reconciler's next run tries them again, and this line repeats.
-                    context.logger.error("reminder payload could not be built", [
-                        "stream": .string(stream.snapshot.id), "language": .string(language.rawValue), "error": .error(error),
-                    ])
-                }
-                return result
-            }()
+            let result = built[language] ?? builtNotification(for: stream, language: language)
             built[language] = result
             guard case .success(let notification) = result else {
                 context.metrics.skip(kind: "reminder", reason: "payload_error")

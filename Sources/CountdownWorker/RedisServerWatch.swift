@@ -61,25 +61,34 @@ public final class RedisServerWatch: Service {
             return false
         }
         let now = ContinuousClock.now
-        let minimumGap = self.minimumGap
-        let (previous, counted) = state.withLock { state -> (String?, Bool) in
-            let previous = state.runID
-            state.runID = runID
-            guard let previous, previous != runID else { return (previous, false) }
-            if let last = state.lastCounted, now - last < minimumGap { return (previous, false) }
+        let reading = state.withLock { state -> Reading in
+            defer { state.runID = runID }
+            guard let previous = state.runID, previous != runID else { return .same }
+            if let last = state.lastCounted, now - last < minimumGap { return .withinGap(previous: previous) }
             state.changes += 1
             state.lastCounted = now
-            return (previous, true)
+            return .counted(previous: previous)
         }
-        guard let previous, previous != runID else { return true }
-        let fields: [String: LogValue] = ["previous_run_id": .string(String(previous.prefix(12))), "run_id": .string(String(runID.prefix(12)))]
-        if counted {
-            logger.warn("Redis server changed (restarted or failed over): reconciling now", fields)
-        } else {
+        switch reading {
+        case .same:
+            break
+        case .counted(let previous):
+            logger.warn("Redis server changed (restarted or failed over): reconciling now", fields(previous, runID))
+        case .withinGap(let previous):
             logger.warn("Redis server changed again within \(minimumGap.components.seconds) s: left to the reconciler's interval "
-                        + "(does REDIS_URL lead to more than one server?)", fields)
+                        + "(does REDIS_URL lead to more than one server?)", fields(previous, runID))
         }
         return true
+    }
+
+    private enum Reading {
+        case same
+        case counted(previous: String)
+        case withinGap(previous: String)
+    }
+
+    private func fields(_ previous: String, _ current: String) -> [String: LogValue] {
+        ["previous_run_id": .string(String(previous.prefix(12))), "run_id": .string(String(current.prefix(12)))]
     }
 
     private func stop(because reason: String) {

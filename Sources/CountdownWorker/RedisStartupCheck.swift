@@ -25,10 +25,10 @@ public struct RedisStartupCheck: Sendable {
     let window: Duration
     let retryEvery: Duration
     let logger: Logger
-    let stop: ShutdownSignal?
+    let stop: ShutdownSignal
 
     /// - Parameter stop: ends the wait between two attempts (an attempt in progress runs to its own timeout).
-    public init(redis: RedisClient, window: Duration, retryEvery: Duration = .seconds(1), logger: Logger, stop: ShutdownSignal? = nil) {
+    public init(redis: RedisClient, window: Duration, retryEvery: Duration = .seconds(1), logger: Logger, stop: ShutdownSignal = ShutdownSignal()) {
         self.redis = redis
         self.window = window
         self.retryEvery = retryEvery
@@ -65,11 +65,7 @@ public struct RedisStartupCheck: Sendable {
                 logger.warn("Redis not reachable at start; trying again", [
                     "error": .error(error), "attempt": .int(failures), "gives_up_in_s": .seconds(window - waited),
                 ])
-                if let stop {
-                    if await stop.sleep(for: retryEvery) { return .stopped }
-                } else {
-                    try? await Task.sleep(for: retryEvery)
-                }
+                if await stop.sleep(for: retryEvery) { return .stopped }
             }
         }
     }

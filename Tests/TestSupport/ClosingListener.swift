@@ -7,12 +7,11 @@ import Glibc
 /// Holds a loopback port while the server meant for it is down: it listens, so no other test's server can take the
 /// port, and closes every connection it accepts at once, so a client sees the server as not there (a closed
 /// connection instead of a refused one). A freed port left unheld can be handed to a parallel test's server, and a
-/// client then reaches that server instead.
+/// client then reaches that server instead. Released by `release()` or when it goes away.
 public final class ClosingListener: Sendable {
     public let port: Int
     private let fd: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let loop = AcceptLoop()
 
     /// Listens on `127.0.0.1:port`; throws when the port is taken.
     public init(port: Int) throws {
@@ -21,41 +20,40 @@ public final class ClosingListener: Sendable {
         var one: Int32 = 1
         // A server just stopped leaves connections in TIME_WAIT on the port; they must not block the bind.
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
+        guard bindLoopback(fd, port: port) != nil, listen(fd, 16) == 0 else {
             let code = POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE
             close(fd)
             throw POSIXError(code)
         }
         self.port = port
         self.fd = fd
-        Thread.detachNewThread { [self] in acceptAndClose() }
+        // The thread holds the loop, not the listener, so dropping the listener releases the port.
+        Thread.detachNewThread { [loop] in loop.run(fd) }
     }
 
     deinit { release() }
 
     /// Stops listening and frees the port (idempotent); returns once the accepting thread has ended.
     public func release() {
-        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard !loop.stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(fd, Int32(SHUT_RDWR))  // wakes the blocked accept
-        finished.wait()
+        loop.finished.wait()
         close(fd)
     }
 
-    private func acceptAndClose() {
-        defer { finished.signal() }
-        while !stopped.load(ordering: .sequentiallyConsistent) {
-            let client = accept(fd, nil, nil)
-            if client >= 0 {
-                close(client)
-            } else if errno != EINTR && errno != ECONNABORTED {
-                return
+    private final class AcceptLoop: Sendable {
+        let stopped = Atomic<Bool>(false)
+        let finished = DispatchSemaphore(value: 0)
+
+        func run(_ fd: Int32) {
+            defer { finished.signal() }
+            while !stopped.load(ordering: .sequentiallyConsistent) {
+                let client = accept(fd, nil, nil)
+                if client >= 0 {
+                    close(client)
+                } else if errno != EINTR && errno != ECONNABORTED {
+                    return
+                }
             }
         }
     }

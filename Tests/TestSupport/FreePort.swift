@@ -8,17 +8,19 @@ public func freeLoopbackPort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     precondition(fd >= 0, "socket() failed")
     defer { close(fd) }
+    guard let port = bindLoopback(fd, port: 0) else { preconditionFailure("bind() failed") }
+    return port
+}
+
+/// Binds `fd` to `127.0.0.1:port` (0: a free port the kernel picks); the port bound, or nil (errno says why).
+func bindLoopback(_ fd: Int32, port: Int) -> Int? {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
-    precondition(bound == 0, "bind() failed")
-    _ = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }

@@ -66,7 +66,8 @@ def record_pid(root, pid, binary):
 
 
 def context_switches(pid):
-    """Context switches (voluntary and not) of every thread a live process has now; None when it is gone."""
+    """Context switches (voluntary and not) of every thread a live process has now; None when it is gone. Threads
+    that ended are not counted (Linux keeps no total for them), so a phase in which threads exit reads low."""
     total = 0
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
