@@ -49,6 +49,23 @@ public enum CountdownJob: Hashable, Sendable {
         }
     }
 
+    /// Jobs that must not be queued beside live jobs of the same group: the id prefix of the group, or nil.
+    ///
+    /// A stream's reminder pages are one group. A second set of pages (a reminder job run again after its
+    /// acknowledgement was lost, with other bounds) beside pages still waiting or running would remind the users
+    /// whose push is in flight twice; the pages still live already hold every active reminder of the stream.
+    public var exclusiveGroup: String? {
+        switch self {
+        case .reminderPage(let stream, _, _): Self.makeID(kind, [stream]) + ":"
+        default: nil
+        }
+    }
+
+    /// The groups of `jobs` (see `exclusiveGroup`), each once.
+    public static func exclusiveGroups(of jobs: [CountdownJob]) -> [String] {
+        Array(Set(jobs.compactMap(\.exclusiveGroup))).sorted()
+    }
+
     /// The stream this job is about, if any.
     public var streamID: String? {
         switch self {

@@ -145,7 +145,15 @@ public final class Dispatcher: Service {
                 logger.warn("could not acknowledge a batch of jobs; acknowledging one by one", ["error": .error(error)])
             }
         }
-        for (job, decoded, disposition) in decided {
+        for (job, decoded, planned) in decided {
+            let disposition: JobDisposition
+            do {
+                disposition = try await withholdingGroupsInFlight(planned)
+            } catch {
+                logger.warn("could not settle job; its lease will expire and it will run again",
+                            ["job": .string(job.id), "kind": .string(job.kind), "settle_error": .error(error)])
+                continue
+            }
             var fields: [String: LogValue] = ["job": .string(job.id), "kind": .string(job.kind), "attempt": .int(job.attempt)]
             if batch > 1 { fields["batch"] = .int(batch) }
             if let stream = decoded?.streamID { fields["stream"] = .string(stream) }
@@ -155,7 +163,8 @@ public final class Dispatcher: Service {
             do {
                 switch disposition.action {
                 case .ack:
-                    if !acknowledged { try await queue.ack(job.lease) }
+                    // A withheld hand-on was not among the acknowledgements sent together.
+                    if !acknowledged || planned.action != .ack { try await queue.ack(job.lease) }
                 case .enqueueThenAck(let jobs):
                     try await queue.enqueue(jobs.map { NewJob(id: $0.id, kind: $0.kind.rawValue, payload: $0.payload, due: .now) })
                     try await queue.ack(job.lease)
@@ -182,6 +191,16 @@ public final class Dispatcher: Service {
             }
             log.log(disposition.level, disposition.message)
         }
+    }
+
+    /// `planned`, unless it hands on jobs of a group that still has live jobs (a run repeated after its
+    /// acknowledgement was lost): then nothing is queued and the job is acknowledged as skipped.
+    private func withholdingGroupsInFlight(_ planned: JobDisposition) async throws -> JobDisposition {
+        guard case .enqueueThenAck(let jobs) = planned.action else { return planned }
+        for group in CountdownJob.exclusiveGroups(of: jobs) where try await queue.hasLiveJobs(prefix: group) {
+            return .groupInFlight(group, withheld: jobs.count)
+        }
+        return planned
     }
 
     /// How many more jobs of each limited kind this worker may take now.

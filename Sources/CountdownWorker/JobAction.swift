@@ -62,6 +62,13 @@ public struct JobDisposition: Sendable, Equatable {
         }
     }
 
+    /// A hand-on withheld because jobs of `group` are still waiting or running (see `CountdownJob.exclusiveGroup`):
+    /// the job is acknowledged and counted as skipped (`pages_in_flight`), and nothing is queued.
+    public static func groupInFlight(_ group: String, withheld: Int) -> JobDisposition {
+        JobDisposition(action: .ack, outcome: "skipped", level: .info, message: "job skipped: its pages are still queued or running",
+                       fields: ["outcome": "skipped", "reason": "pages_in_flight", "group": group, "withheld": String(withheld)])
+    }
+
     /// A job that cannot be decoded: backoff, then the dead letters with the reason (a kind only a newer worker
     /// knows survives a rolling deploy).
     public static func undecodable(_ reason: String) -> JobDisposition {

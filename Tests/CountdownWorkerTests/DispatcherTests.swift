@@ -37,6 +37,7 @@ import TestSupport
         let runner: ScriptedRunner
         let dispatcher: Dispatcher
         let shutdown = ShutdownSignal()
+        let metrics = WorkerMetrics()
         let task: Task<Void, any Error>
 
         init(maxAttempts: Int = 3, lease: Duration = .seconds(30), drain: Duration = .seconds(5), batching: JobBatchPolicy = .none,
@@ -44,7 +45,7 @@ import TestSupport
             queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(2), jitter: 0))
             self.runner = runner
             dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, lease: lease, drain: drain, batching: batching,
-                                    kindLimits: kindLimits, transient: { $0 is Away }, metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+                                    kindLimits: kindLimits, transient: { $0 is Away }, metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
             let dispatcher = self.dispatcher
             let shutdown = self.shutdown
             task = Task { try await dispatcher.run(shutdown: shutdown) }
@@ -128,6 +129,50 @@ import TestSupport
         try await waitUntil("everything acknowledged") {
             try await harness.queue.jobs(ids: ([CountdownJob.reminder(stream: "big")] + pages).map(\.id)).isEmpty
         }
+        try await harness.stop()
+    }
+
+    /// A reminder job run again after its acknowledgement was lost finds its first run's pages still live: it
+    /// queues no second set (other bounds, the same users) and is acknowledged as skipped.
+    @Test func aFanOutIsWithheldWhileItsStreamsPagesAreStillLive() async throws {
+        let earlier = CountdownJob.reminderPage(stream: "big", after: "u2", through: nil)
+        let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
+        let runner = ScriptedRunner { job in
+            if case .reminder = job { return .success(.fanOut(jobs: pages, detail: "2 pages")) }
+            return .success(.done(detail: "page sent"))
+        }
+        let harness = Harness(runner: runner)
+        try await harness.enqueue([earlier], due: .after(.seconds(600)))
+        try await harness.enqueue([.reminder(stream: "big")])
+        let reminder = CountdownJob.reminder(stream: "big")
+        try await waitUntil("the reminder job acknowledged") {
+            guard runner.calls.value.contains(where: { $0.contains(reminder) }) else { return false }
+            return try await harness.info(reminder) == nil
+        }
+        try await harness.stop()
+        #expect(try await harness.queue.jobs(ids: pages.map(\.id)).isEmpty)
+        #expect(Self.waitingDue(try await harness.info(earlier)) != nil)
+        #expect(!runner.calls.value.flatMap { $0 }.contains { pages.contains($0) })
+        #expect(harness.metrics.skips.value(labels: "reminder", "pages_in_flight") == 1)
+    }
+
+    /// Only live pages of the same stream hold a fan-out back: a dead-lettered page of the stream (its users are
+    /// paged again) and a live page of a stream whose id starts the same way do not.
+    @Test func deadPagesAndOtherStreamsPagesDoNotHoldAFanOutBack() async throws {
+        let dead = CountdownJob.reminderPage(stream: "big", after: "zz", through: nil)
+        let other = CountdownJob.reminderPage(stream: "big2", after: "", through: nil)
+        let pages = [CountdownJob.reminderPage(stream: "big", after: "", through: "u5"), .reminderPage(stream: "big", after: "u5", through: nil)]
+        let runner = ScriptedRunner { job in
+            if job == dead { return .failure(Broken()) }
+            if case .reminder = job { return .success(.fanOut(jobs: pages, detail: "2 pages")) }
+            return .success(.done(detail: "page sent"))
+        }
+        let harness = Harness(maxAttempts: 1, runner: runner)
+        try await harness.enqueue([dead])
+        try await waitUntil("the dead page") { try await harness.queue.deadLetters(limit: 10).contains { $0.id == dead.id } }
+        try await harness.enqueue([other], due: .after(.seconds(600)))
+        try await harness.enqueue([.reminder(stream: "big")])
+        try await waitUntil("both new pages ran") { Set(runner.calls.value.flatMap { $0 }).isSuperset(of: pages) }
         try await harness.stop()
     }
 
