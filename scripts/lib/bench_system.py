@@ -320,6 +320,8 @@ class Bench:
         }
         self.results["reminderFanout"] = result
         log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due")
+        result["acceptedPerSecond"] = per_second(times, due)
+        log("reminders accepted per second after due: " + " ".join(str(n) for n in result["acceptedPerSecond"]))
 
     def giant_stream(self):
         """One stream with a creator and N guests, two eligible iOS devices each: the start fan-out is paged
@@ -391,6 +393,15 @@ class Bench:
 
 
 # MARK: - Report
+
+
+def per_second(times, due):
+    """How many of `times` fall into each second after `due` (a slow start or a long tail shows at a glance)."""
+    counts = [0] * (int(max(times) - due) + 1 if times and max(times) >= due else 0)
+    for at in times:
+        if at >= due:
+            counts[int(at - due)] += 1
+    return counts
 
 
 def switches_per_push(usage, pushes):
@@ -501,7 +512,8 @@ def print_report(results, arguments):
             f"worker RSS {'+'.join(str(v) for v in usage['workerRssMB'])} MB, worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
             f"PG CPU {usage['postgresCpuSeconds']}s, Redis CPU {usage['redisCpuSeconds']}s; per push: worker "
             f"{micros_per_push(usage, fanout['accepted'])[0]} µs, PG {micros_per_push(usage, fanout['accepted'])[1]} µs, "
-            f"worker switches {switches_per_push(usage, fanout['accepted'])}\n")
+            f"worker switches {switches_per_push(usage, fanout['accepted'])}, fake FCM CPU {usage['fakeFcmCpuSeconds']}s\n"
+            f"accepted per second after due: {' '.join(str(n) for n in fanout.get('acceptedPerSecond', []))}\n")
     giant = results.get("giantStream")
     if giant:
         usage = giant["usage"]
