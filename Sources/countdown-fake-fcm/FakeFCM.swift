@@ -1,3 +1,4 @@
+import BlockingIO
 import Foundation
 import HTTPServer
 import JWT
@@ -18,6 +19,8 @@ struct FakeFCM: Sendable {
     let faults: FaultInjector
     let messages: MessageLog
     let log: FakeLog
+    /// Holds sends back by the injected latency (one thread, not a timer per send).
+    let delays = DelayLine(name: "fake-latency")
 
     init(account: ServiceAccount, tokenLifetime: Int, keep: Int, recordFile: RecordFile?, log: FakeLog,
          now: @escaping @Sendable () -> Date = { Date() }) throws(UsageError) {
@@ -89,7 +92,7 @@ struct FakeFCM: Sendable {
 
     private func send(_ request: HTTPRequest, project: String) async -> HTTPResponse {
         let latency = faults.latencyMilliseconds
-        if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
+        if latency > 0 { await delays.wait(for: .milliseconds(latency)) }
         if faults.takeDrop() {
             messages.countDropped()
             log.debug("send dropped by fault")

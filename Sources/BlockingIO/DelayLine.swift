@@ -1,0 +1,115 @@
+import Foundation
+
+/// Holds waiting tasks back for a while on one thread of its own: a wait costs a locked insert, and the thread
+/// resumes every wait that has come due (within `slack`) in one pass.
+///
+/// For many short waits at once, such as a fixed latency added to every request, this replaces one timer per wait
+/// (`Task.sleep`: a timer armed in the dispatch manager thread and a wake-up of its own for each). Waits end in
+/// the order of their deadlines, never before them by more than `slack`. `stop()` (or `deinit`) ends every wait at
+/// once.
+public final class DelayLine: Sendable {
+    private let line: Line
+
+    /// Starts the thread.
+    public init(name: String = "delay-line", slack: Duration = .milliseconds(1)) {
+        line = Line(slack: slack)
+        let line = self.line
+        let thread = Thread { line.run() }
+        thread.name = name
+        thread.stackSize = 1 << 18
+        thread.start()
+    }
+
+    deinit { line.stop() }
+
+    /// Returns after `duration` (at once once stopped, or for a duration of zero or less).
+    public func wait(for duration: Duration) async {
+        guard duration > .zero else { return }
+        let due = ContinuousClock.now + duration
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            line.add(due: due, continuation)
+        }
+    }
+
+    /// Ends every wait now and every later one at once; the thread exits.
+    public func stop() { line.stop() }
+
+    /// Waits in progress.
+    public var waiting: Int { line.count }
+
+    /// What the thread works on; the thread holds only this, so the owner's `deinit` can stop it.
+    private final class Line: @unchecked Sendable {
+        private struct Wait {
+            let due: ContinuousClock.Instant
+            let continuation: CheckedContinuation<Void, Never>
+        }
+
+        private let condition = NSCondition()
+        private let slack: Duration
+        private var waits: [Wait] = []  // by deadline; guarded by condition
+        private var stopped = false  // guarded by condition
+
+        init(slack: Duration) { self.slack = slack }
+
+        var count: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return waits.count
+        }
+
+        func add(due: ContinuousClock.Instant, _ continuation: CheckedContinuation<Void, Never>) {
+            condition.lock()
+            if stopped {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            // Deadlines mostly arrive in order (one latency for all): the place is found from the end.
+            var index = waits.count
+            while index > 0 && waits[index - 1].due > due { index -= 1 }
+            waits.insert(Wait(due: due, continuation: continuation), at: index)
+            if index == 0 { condition.signal() }
+            condition.unlock()
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            condition.signal()
+            condition.unlock()
+        }
+
+        func run() {
+            condition.lock()
+            while true {
+                if stopped {
+                    let left = waits
+                    waits.removeAll()
+                    condition.unlock()
+                    for wait in left { wait.continuation.resume() }
+                    return
+                }
+                guard let first = waits.first else {
+                    condition.wait()
+                    continue
+                }
+                let now = ContinuousClock.now
+                guard first.due <= now + slack else {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(first.due - now)))
+                    continue
+                }
+                let dueCount = waits.firstIndex { $0.due > now + slack } ?? waits.count
+                let due = Array(waits[..<dueCount])
+                waits.removeFirst(dueCount)
+                condition.unlock()
+                for wait in due { wait.continuation.resume() }
+                condition.lock()
+            }
+        }
+
+        private static func seconds(_ duration: Duration) -> TimeInterval {
+            let (seconds, attoseconds) = duration.components
+            return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import BlockingIO
+import Testing
+import TestSupport
+
+@Suite struct DelayLineTests {
+    @Test func manyWaitsEachLastAtLeastTheirDurationAndRunTogether() async throws {
+        let line = DelayLine(slack: .milliseconds(1))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let elapsed = await withTaskGroup(of: Duration.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    let begun = clock.now
+                    await line.wait(for: .milliseconds(50))
+                    return clock.now - begun
+                }
+            }
+            return await group.reduce(into: [Duration]()) { $0.append($1) }
+        }
+        #expect(elapsed.count == 200)
+        #expect(elapsed.allSatisfy { $0 >= .milliseconds(49) }, "shortest \(elapsed.min() ?? .zero)")
+        // 200 waits of 50 ms one after another would take 10 s.
+        #expect(clock.now - started < .seconds(3))
+        #expect(line.waiting == 0)
+        line.stop()
+    }
+
+    @Test func waitsEndInTheOrderOfTheirDeadlines() async throws {
+        let line = DelayLine()
+        let order = Locked([Int]())
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await line.wait(for: .milliseconds(300))
+                order.withLock { $0.append(300) }
+            }
+            group.addTask {
+                await line.wait(for: .milliseconds(30))
+                order.withLock { $0.append(30) }
+            }
+            group.addTask {
+                await line.wait(for: .milliseconds(150))
+                order.withLock { $0.append(150) }
+            }
+        }
+        #expect(order.value == [30, 150, 300])
+        line.stop()
+    }
+
+    @Test func stopEndsEveryWaitAtOnceAndLaterWaitsReturnAtOnce() async throws {
+        let line = DelayLine()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let long = Task { await line.wait(for: .seconds(600)) }
+        try await waitUntil("the wait is held") { line.waiting == 1 }
+        line.stop()
+        await long.value
+        await line.wait(for: .seconds(600))
+        #expect(clock.now - started < .seconds(10))
+        #expect(line.waiting == 0)
+    }
+
+    @Test func aWaitOfZeroReturnsAtOnce() async {
+        let line = DelayLine()
+        await line.wait(for: .zero)
+        await line.wait(for: .milliseconds(-5))
+        #expect(line.waiting == 0)
+        line.stop()
+    }
+}
