@@ -161,7 +161,9 @@ class Bench:
         workers = self.deployment.workers
         return {"at": time.time(), "pg": self.servers.postgres_cpu_seconds(), "redis": self.servers.redis_cpu_seconds(),
                 "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers],
-                "switches": sum(worker.context_switches() for worker in workers)}
+                "switches": sum(worker.context_switches() for worker in workers),
+                "logOffsets": {worker.log_path: os.path.getsize(worker.log_path) for worker in workers},
+                "pushes": push_outcomes(workers)}
 
     def usage(self, before, after):
         window = max(after["at"] - before["at"], 0.001)
@@ -176,6 +178,10 @@ class Bench:
             "fakeFcmCpuSeconds": round(after["fake"] - before["fake"], 2),
             # Threads that ended in between took their counts with them: never below zero.
             "workerContextSwitches": max(0, after["switches"] - before["switches"]),
+            "workerWarnings": worker_warnings(before["logOffsets"]),
+            # Pushes other than sent (retries, timeouts, refusals): the usual reason for a long tail.
+            "pushesNotSent": {key: int(count - before["pushes"].get(key, 0)) for key, count in after["pushes"].items()
+                              if not key.startswith("accepted/") and count > before["pushes"].get(key, 0)},
         }
 
     def start_sampling(self, name):
@@ -260,7 +266,8 @@ class Bench:
         }
         self.results["bursts"].append(result)
         log(f"burst {prefix}: {counts['accepted']} accepted, last {result['dueToLastSeconds']}s after due, "
-            f"{result['pushesPerSecond']}/s, lost {counts['lost']}, duplicated {counts['duplicated']}")
+            f"{result['pushesPerSecond']}/s, lost {counts['lost']}, duplicated {counts['duplicated']}; "
+            f"worker warnings: {warnings_line(result['usage'])}")
         return result
 
     def _reconciled(self):
@@ -319,7 +326,8 @@ class Bench:
             "usage": self.usage(before, after), "statements": self.top_statements(), "workerSamples": samples,
         }
         self.results["reminderFanout"] = result
-        log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due")
+        log(f"reminders: {len(times)} accepted, last {result['dueToLastSeconds']}s after due; "
+            f"worker warnings: {warnings_line(result['usage'])}")
         result["acceptedPerSecond"] = per_second(times, due)
         log("reminders accepted per second after due: " + " ".join(str(n) for n in result["acceptedPerSecond"]))
 
@@ -361,7 +369,8 @@ class Bench:
             "guests": guests, "complete": complete, **counts, "seeding": timings,
             "dueToLastSeconds": round(last, 2) if last is not None else None, "usage": self.usage(before, after)}
         log(f"giant stream: {counts['accepted']} accepted, last {self.results['giantStream']['dueToLastSeconds']}s after due, "
-            f"lost {counts['lost']}, duplicated {counts['duplicated']}")
+            f"lost {counts['lost']}, duplicated {counts['duplicated']}; "
+            f"worker warnings: {warnings_line(self.results['giantStream']['usage'])}")
 
     def run(self):
         self.seed_people()
@@ -393,6 +402,43 @@ class Bench:
 
 
 # MARK: - Report
+
+
+def worker_warnings(offsets):
+    """The workers' warn and error log lines written since `offsets` (log path → size then), counted by message:
+    a slow tail of a phase usually has its reason here (retries, transient errors, a settle that failed)."""
+    counts = {}
+    for path, offset in offsets.items():
+        with open(path, "rb") as log_file:
+            log_file.seek(offset)
+            for line in log_file:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict) and entry.get("level") in ("warn", "error"):
+                    key = f"{entry['level']}: {entry.get('msg', '?')}"
+                    counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def push_outcomes(workers):
+    """`countdown_pushes_total` summed over the workers, by "result/reason" (both kinds of push together)."""
+    totals = {}
+    for worker in workers:
+        for key, value in worker.metrics().items():
+            if not key.startswith("countdown_pushes_total{"):
+                continue
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', key))
+            name = f"{labels.get('result', '?')}/{labels.get('reason', '')}"
+            totals[name] = totals.get(name, 0) + value
+    return totals
+
+
+def warnings_line(usage):
+    items = list((usage.get("workerWarnings") or {}).items())
+    items += [(f"pushes {name}", count) for name, count in (usage.get("pushesNotSent") or {}).items()]
+    return ", ".join(f"{message} ×{count}" for message, count in items) or "none"
 
 
 def per_second(times, due):
@@ -499,6 +545,12 @@ def print_report(results, arguments):
             f"| {'+'.join(str(v) for v in usage['workerCpuSeconds'])} | {usage['postgresCpuSeconds']} | {usage['redisCpuSeconds']} "
             f"| {usage['fakeFcmCpuSeconds']} | {micros_per_push(usage, b['accepted'])[0]} | {micros_per_push(usage, b['accepted'])[1]} "
             f"| {switches_per_push(usage, b['accepted'])} |\n")
+    warned = [(f"burst w{b['workers']}r{b['run']}", b["usage"]) for b in results["bursts"]]
+    warned += [(title, results[key]["usage"]) for key, title in (("reminderFanout", "reminder fan-out"), ("giantStream", "giant stream"))
+               if results.get(key)]
+    warned = [(title, usage) for title, usage in warned if warnings_line(usage) != "none"]
+    if warned:
+        out.write("\nworker warnings and errors by phase: " + "; ".join(f"{title}: {warnings_line(usage)}" for title, usage in warned) + "\n")
     ratios = scaling(results)
     if ratios:
         out.write("\nscaling (pushes/s relative to 1 worker): " + ", ".join(f"{w} workers ×{r}" for w, r in ratios.items()) + "\n")
