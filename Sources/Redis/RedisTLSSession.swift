@@ -12,10 +12,15 @@ final class RedisTLSSession: RedisByteStream {
     private let incoming: OpaquePointer
     private let outgoing: OpaquePointer
     private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Whether this client presents a certificate (for the hint when the server drops it at once).
+    private let presentsCertificate: Bool
+    /// Whether the server sent anything after the handshake.
+    private var answered = false
 
     /// Handshakes over `socket`, verifying the certificate chain and that the certificate names `serverName`.
     init(socket: RedisSocket, settings: RedisTLS, serverName: String, deadline: ContinuousClock.Instant) throws {
         self.socket = socket
+        presentsCertificate = settings.certificateFile != nil
         let target = "TLS \(socket.endpoint)"
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw Self.failure(.connectionFailed, "SSL_CTX_new failed", target) }
@@ -49,10 +54,33 @@ final class RedisTLSSession: RedisByteStream {
         ERR_clear_error()
         let written = SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))
         guard written == Int32(bytes.count) else { throw Self.failure(.io, "TLS write failed", "write \(socket.endpoint)") }
-        try flush(deadline: deadline)
+        do {
+            try flush(deadline: deadline)
+        } catch let error as RedisError {
+            throw hinted(error)
+        }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> RedisSocket.Received {
+        do {
+            let received = try readDecrypted(into: buffer, deadline: deadline, interrupt: interrupt)
+            if case .bytes = received { answered = true }
+            return received
+        } catch let error as RedisError {
+            throw hinted(error)
+        }
+    }
+
+    /// Under TLS 1.3 a server that requires client certificates refuses after the handshake, and the refusal may
+    /// reach this client as a bare reset of its first command. A restarting server looks the same, so a connection
+    /// lost before the server's first answer, by a client without a certificate, gets a hint, not a verdict.
+    private func hinted(_ error: RedisError) -> RedisError {
+        guard error.code == .io, !answered, !presentsCertificate else { return error }
+        return RedisError(.io, "\(error.message), before the server's first answer (if it requires client certificates, "
+                          + "set REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE)", context: error.context)
+    }
+
+    private func readDecrypted(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> RedisSocket.Received {
         while true {
             ERR_clear_error()
             let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
