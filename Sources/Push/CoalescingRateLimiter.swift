@@ -4,6 +4,11 @@ import BlockingIO
 /// trip per call): while a reservation is in flight, later callers gather, and the next reservation takes all
 /// their permits at once (up to `maxPermits`). Every caller still waits until its permits are due; a group
 /// waits for its last permit, which at the default rate and 256 permits is 25 ms.
+///
+/// With `prefetch`, each reservation also takes that many permits ahead, kept for `prefetchLifetime`: callers
+/// they cover go on at once, without a round trip (at 10,000 pushes a second, reservations covered about 4.5
+/// pushes each; with 64 ahead, about 60). Permits left when they expire, or when the service throttles, are
+/// dropped: they were counted against the shared budget, so the budget is never exceeded, only briefly underused.
 public final class CoalescingRateLimiter: RateLimiter {
     private struct Waiter {
         let id: UInt64
@@ -15,28 +20,52 @@ public final class CoalescingRateLimiter: RateLimiter {
         var waiting: [Waiter] = []
         var reserving = false
         var nextID: UInt64 = 0
+        /// Permits reserved ahead and not yet handed out, usable until `bankedUntil`.
+        var banked = 0
+        var bankedUntil: ContinuousClock.Instant?
     }
 
     private let base: any RateLimiter
     private let maxPermits: Int
+    private let prefetch: Int
+    private let prefetchLifetime: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Locked(State())
 
-    public init(_ base: any RateLimiter, maxPermits: Int = 256) {
-        precondition(maxPermits > 0)
+    /// - Parameters:
+    ///   - prefetch: permits each reservation takes ahead (0: none). Keep it a small share of a second's budget.
+    ///   - prefetchLifetime: how long permits taken ahead stay usable.
+    ///   - now: the clock for that lifetime (tests move it).
+    public init(_ base: any RateLimiter, maxPermits: Int = 256, prefetch: Int = 0, prefetchLifetime: Duration = .seconds(1),
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        precondition(maxPermits > 0 && prefetch >= 0)
         self.base = base
         self.maxPermits = maxPermits
+        self.prefetch = prefetch
+        self.prefetchLifetime = prefetchLifetime
+        self.now = now
     }
 
     /// Callers waiting for a reservation to start (not those in the one in flight).
     public var waiting: Int { state.withLock { $0.waiting.count } }
 
+    /// Permits reserved ahead and still usable.
+    public var banked: Int { state.withLock { Self.usable(&$0, at: now()) } }
+
     /// - Throws: `CancellationError` when cancelled before its group's reservation started (a reservation in
     ///   progress is waited for), or the base limiter's error.
     public func acquire(_ permits: Int) async throws {
-        let id = state.withLock { state -> UInt64 in
+        let at = now()
+        let id = state.withLock { state -> UInt64? in
+            // Permits reserved ahead go first, unless callers queued before this one still wait for theirs.
+            if state.waiting.isEmpty, Self.usable(&state, at: at) >= permits {
+                state.banked -= permits
+                return nil
+            }
             state.nextID += 1
             return state.nextID
         }
+        guard let id else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled {
@@ -60,15 +89,31 @@ public final class CoalescingRateLimiter: RateLimiter {
         }
     }
 
+    /// Drops the permits reserved ahead (the slower rate applies at once) and tells `base`.
     public func reportThrottled() async {
+        state.withLock { state in
+            state.banked = 0
+            state.bankedUntil = nil
+        }
         await base.reportThrottled()
     }
 
-    /// Reserves for the gathered callers, group after group, until nobody waits.
+    /// Serves the gathered callers, from permits reserved ahead first, then group after group by reservations,
+    /// until nobody waits.
     private func reserve() async {
-        while let group = nextGroup() {
+        while true {
+            let (covered, group) = state.withLock { state in (Self.takeCovered(&state, at: now()), nextGroup(&state)) }
+            for waiter in covered { waiter.continuation.resume() }
+            guard let group else { return }
             do {
-                try await base.acquire(group.reduce(0) { $0 + $1.permits })
+                try await base.acquire(group.reduce(0) { $0 + $1.permits } + prefetch)
+                if prefetch > 0 {
+                    let at = now()
+                    state.withLock { state in
+                        state.banked = Self.usable(&state, at: at) + prefetch
+                        state.bankedUntil = at + prefetchLifetime
+                    }
+                }
                 for waiter in group { waiter.continuation.resume() }
             } catch {
                 for waiter in group { waiter.continuation.resume(throwing: error) }
@@ -76,23 +121,47 @@ public final class CoalescingRateLimiter: RateLimiter {
         }
     }
 
-    /// The callers in arrival order whose permits fit one reservation (always at least one); nil when none wait.
-    private func nextGroup() -> [Waiter]? {
-        state.withLock { state -> [Waiter]? in
-            guard !state.waiting.isEmpty else {
-                state.reserving = false
-                return nil
-            }
-            var total = 0
-            var count = 0
-            for waiter in state.waiting {
-                if count > 0 && total + waiter.permits > maxPermits { break }
-                total += waiter.permits
-                count += 1
-            }
-            let group = Array(state.waiting.prefix(count))
-            state.waiting.removeFirst(count)
-            return group
+    /// Permits reserved ahead that are still usable at `at` (expired ones are dropped).
+    private static func usable(_ state: inout State, at: ContinuousClock.Instant) -> Int {
+        guard let until = state.bankedUntil, at < until else {
+            state.banked = 0
+            state.bankedUntil = nil
+            return 0
         }
+        return state.banked
+    }
+
+    /// The waiting callers, in arrival order, that permits reserved ahead cover.
+    private static func takeCovered(_ state: inout State, at: ContinuousClock.Instant) -> [Waiter] {
+        var available = usable(&state, at: at)
+        var count = 0
+        for waiter in state.waiting {
+            guard waiter.permits <= available else { break }
+            available -= waiter.permits
+            count += 1
+        }
+        guard count > 0 else { return [] }
+        state.banked = available
+        let covered = Array(state.waiting.prefix(count))
+        state.waiting.removeFirst(count)
+        return covered
+    }
+
+    /// The callers in arrival order whose permits fit one reservation (always at least one); nil when none wait.
+    private func nextGroup(_ state: inout State) -> [Waiter]? {
+        guard !state.waiting.isEmpty else {
+            state.reserving = false
+            return nil
+        }
+        var total = 0
+        var count = 0
+        for waiter in state.waiting {
+            if count > 0 && total + waiter.permits > maxPermits { break }
+            total += waiter.permits
+            count += 1
+        }
+        let group = Array(state.waiting.prefix(count))
+        state.waiting.removeFirst(count)
+        return group
     }
 }

@@ -42,6 +42,63 @@ import TestSupport
         #expect(reservations.count < 10, "100 callers shared a few reservations: \(reservations)")
     }
 
+    /// A clock the test moves.
+    final class ManualClock: Sendable {
+        private let offset = Locked(Duration.zero)
+        private let origin = ContinuousClock.now
+        var now: ContinuousClock.Instant { origin + offset.value }
+        func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+    }
+
+    @Test func permitsReservedAheadServeLaterCallersWithoutAReservation() async throws {
+        let base = RecordingLimiter()
+        base.open()
+        let clock = ManualClock()
+        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        try await limiter.acquire(1)
+        #expect(base.reservations.value == [11])
+        for _ in 0..<5 { try await limiter.acquire(2) }
+        #expect(base.reservations.value == [11], "ten permits ahead covered five callers of two")
+        #expect(limiter.banked == 0)
+        try await limiter.acquire(3)
+        #expect(base.reservations.value == [11, 13])
+        #expect(limiter.banked == 10)
+    }
+
+    @Test func permitsReservedAheadExpireAndAThrottleDropsThem() async throws {
+        let base = RecordingLimiter()
+        base.open()
+        let clock = ManualClock()
+        let limiter = CoalescingRateLimiter(base, prefetch: 10, prefetchLifetime: .seconds(1), now: { clock.now })
+        try await limiter.acquire(1)
+        clock.advance(by: .milliseconds(1500))
+        #expect(limiter.banked == 0)
+        try await limiter.acquire(1)
+        #expect(base.reservations.value == [11, 11], "expired permits are not used")
+        await limiter.reportThrottled()
+        #expect(limiter.banked == 0)
+        try await limiter.acquire(1)
+        #expect(base.reservations.value == [11, 11, 11], "a throttle drops the permits reserved ahead")
+        #expect(base.throttled.value == 1)
+    }
+
+    @Test func callersQueuedDuringAReservationAreServedFromItsPermitsAhead() async throws {
+        let base = RecordingLimiter()
+        let limiter = CoalescingRateLimiter(base, prefetch: 20)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { base.open() }
+            group.addTask { try await limiter.acquire(1) }
+            try await waitUntil(timeout: .seconds(15), "the first reservation") { base.reservations.value == [21] }
+            for _ in 0..<25 { group.addTask { try await limiter.acquire(1) } }
+            try await waitUntil(timeout: .seconds(15), "25 callers queued behind the held reservation") { limiter.waiting == 25 }
+            base.open()
+            try await group.waitForAll()
+        }
+        // Twenty of the queued callers took the permits reserved ahead; the other five shared one reservation.
+        #expect(base.reservations.value == [21, 25], "\(base.reservations.value)")
+        #expect(limiter.banked == 20)
+    }
+
     @Test func aCallerCancelledWhileWaitingLeavesAtOnce() async throws {
         let base = RecordingLimiter()
         let limiter = CoalescingRateLimiter(base)

@@ -163,7 +163,7 @@ class Bench:
                 "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers],
                 "switches": sum(worker.context_switches() for worker in workers),
                 "logOffsets": {worker.log_path: os.path.getsize(worker.log_path) for worker in workers},
-                "pushes": push_outcomes(workers)}
+                "pushes": push_outcomes(workers), "redisCommands": redis_commands(self.servers)}
 
     def usage(self, before, after):
         window = max(after["at"] - before["at"], 0.001)
@@ -179,6 +179,7 @@ class Bench:
             # Threads that ended in between took their counts with them: never below zero.
             "workerContextSwitches": max(0, after["switches"] - before["switches"]),
             "workerWarnings": worker_warnings(before["logOffsets"]),
+            "redisCommandSeconds": command_seconds(before["redisCommands"], after["redisCommands"]),
             # Pushes other than sent (retries, timeouts, refusals): the usual reason for a long tail.
             "pushesNotSent": {key: int(count - before["pushes"].get(key, 0)) for key, count in after["pushes"].items()
                               if not key.startswith("accepted/") and count > before["pushes"].get(key, 0)},
@@ -422,6 +423,23 @@ def worker_warnings(offsets):
     return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
 
+def redis_commands(servers):
+    """Redis's `INFO commandstats`: {command: (calls, microseconds)}."""
+    stats = {}
+    for line in servers.redis("INFO", "commandstats").splitlines():
+        match = re.match(r"cmdstat_([^:]+):calls=(\d+),usec=(\d+)", line)
+        if match:
+            stats[match.group(1)] = (int(match.group(2)), int(match.group(3)))
+    return stats
+
+
+def command_seconds(before, after, limit=6):
+    """The commands that took most of Redis's time in between: {command: [calls, seconds]}."""
+    spent = {name: (calls - before.get(name, (0, 0))[0], usec - before.get(name, (0, 0))[1]) for name, (calls, usec) in after.items()}
+    top = sorted(((name, calls, usec) for name, (calls, usec) in spent.items() if usec > 0), key=lambda item: -item[2])[:limit]
+    return {name: [calls, round(usec / 1e6, 2)] for name, calls, usec in top}
+
+
 def push_outcomes(workers):
     """`countdown_pushes_total` summed over the workers, by "result/reason" (both kinds of push together)."""
     totals = {}
@@ -433,6 +451,10 @@ def push_outcomes(workers):
             name = f"{labels.get('result', '?')}/{labels.get('reason', '')}"
             totals[name] = totals.get(name, 0) + value
     return totals
+
+
+def redis_line(usage):
+    return ", ".join(f"{name} {calls} calls {seconds}s" for name, (calls, seconds) in (usage.get("redisCommandSeconds") or {}).items()) or "none"
 
 
 def warnings_line(usage):
@@ -565,7 +587,8 @@ def print_report(results, arguments):
             f"PG CPU {usage['postgresCpuSeconds']}s, Redis CPU {usage['redisCpuSeconds']}s; per push: worker "
             f"{micros_per_push(usage, fanout['accepted'])[0]} µs, PG {micros_per_push(usage, fanout['accepted'])[1]} µs, "
             f"worker switches {switches_per_push(usage, fanout['accepted'])}, fake FCM CPU {usage['fakeFcmCpuSeconds']}s\n"
-            f"accepted per second after due: {' '.join(str(n) for n in fanout.get('acceptedPerSecond', []))}\n")
+            f"accepted per second after due: {' '.join(str(n) for n in fanout.get('acceptedPerSecond', []))}\n"
+            f"Redis time by command: {redis_line(usage)}\n")
     giant = results.get("giantStream")
     if giant:
         usage = giant["usage"]
