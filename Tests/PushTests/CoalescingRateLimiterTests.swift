@@ -23,19 +23,26 @@ import TestSupport
         func open() { gate.open() }
     }
 
-    @Test func callersWaitingDuringAReservationShareTheNextOne() async throws {
-        let base = RecordingLimiter()
-        let limiter = CoalescingRateLimiter(base, maxPermits: 64)
+    /// One caller of one permit starts a reservation of `firstReservation` that `base` holds; `callers` more of one
+    /// permit each queue behind it; then it is let through and every caller finishes.
+    static func queue(_ callers: Int, behindFirstReservationOf limiter: CoalescingRateLimiter, base: RecordingLimiter,
+                      firstReservation: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             // A wait that times out must fail the test, not leave the group waiting for callers at a closed gate.
             defer { base.open() }
             group.addTask { try await limiter.acquire(1) }
-            try await waitUntil(timeout: .seconds(15), "the first reservation") { base.reservations.value == [1] }
-            for _ in 0..<100 { group.addTask { try await limiter.acquire(1) } }
-            try await waitUntil(timeout: .seconds(15), "100 callers queued behind the held reservation") { limiter.waiting == 100 }
+            try await waitUntil(timeout: .seconds(15), "the first reservation") { base.reservations.value == [firstReservation] }
+            for _ in 0..<callers { group.addTask { try await limiter.acquire(1) } }
+            try await waitUntil(timeout: .seconds(15), "\(callers) callers queued behind the held reservation") { limiter.waiting == callers }
             base.open()
             try await group.waitForAll()
         }
+    }
+
+    @Test func callersWaitingDuringAReservationShareTheNextOne() async throws {
+        let base = RecordingLimiter()
+        let limiter = CoalescingRateLimiter(base, maxPermits: 64)
+        try await Self.queue(100, behindFirstReservationOf: limiter, base: base, firstReservation: 1)
         let reservations = base.reservations.value
         #expect(reservations.reduce(0, +) == 101, "every permit reserved exactly once: \(reservations)")
         #expect(reservations.allSatisfy { $0 <= 64 })
@@ -85,15 +92,7 @@ import TestSupport
     @Test func callersQueuedDuringAReservationAreServedFromItsPermitsAhead() async throws {
         let base = RecordingLimiter()
         let limiter = CoalescingRateLimiter(base, prefetch: 20)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            defer { base.open() }
-            group.addTask { try await limiter.acquire(1) }
-            try await waitUntil(timeout: .seconds(15), "the first reservation") { base.reservations.value == [21] }
-            for _ in 0..<25 { group.addTask { try await limiter.acquire(1) } }
-            try await waitUntil(timeout: .seconds(15), "25 callers queued behind the held reservation") { limiter.waiting == 25 }
-            base.open()
-            try await group.waitForAll()
-        }
+        try await Self.queue(25, behindFirstReservationOf: limiter, base: base, firstReservation: 21)
         // Twenty of the queued callers took the permits reserved ahead; the other five shared one reservation.
         #expect(base.reservations.value == [21, 25], "\(base.reservations.value)")
         #expect(limiter.banked == 20)
