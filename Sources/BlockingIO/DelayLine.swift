@@ -6,7 +6,8 @@ import Foundation
 /// For many short waits at once, such as a fixed latency added to every request, this replaces one timer per wait
 /// (`Task.sleep`: a timer armed in the dispatch manager thread and a wake-up of its own for each). Waits end in
 /// the order of their deadlines, never before them by more than `slack`. `stop()` (or `deinit`) ends every wait at
-/// once.
+/// once. A wait does not end when its task is cancelled, and the thread sleeps until a wall-clock time, so a step
+/// of the system clock can make a pass late: it is meant for short waits, such as a latency a test server adds.
 public final class DelayLine: Sendable {
     private let line: Line
 

@@ -25,24 +25,22 @@ import TestSupport
         line.stop()
     }
 
+    /// Waits added one after another, the later ones shorter: each ends before the one added before it.
     @Test func waitsEndInTheOrderOfTheirDeadlines() async throws {
         let line = DelayLine()
         let order = Locked([Int]())
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await line.wait(for: .milliseconds(300))
-                order.withLock { $0.append(300) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, milliseconds) in [2000, 1000, 50].enumerated() {
+                group.addTask {
+                    await line.wait(for: .milliseconds(milliseconds))
+                    order.withLock { $0.append(milliseconds) }
+                }
+                // The next wait is added only once this one is held, so the deadlines are known to be in this order.
+                try await waitUntil("wait \(index + 1) held") { line.waiting + order.value.count == index + 1 }
             }
-            group.addTask {
-                await line.wait(for: .milliseconds(30))
-                order.withLock { $0.append(30) }
-            }
-            group.addTask {
-                await line.wait(for: .milliseconds(150))
-                order.withLock { $0.append(150) }
-            }
+            try await group.waitForAll()
         }
-        #expect(order.value == [30, 150, 300])
+        #expect(order.value == [50, 1000, 2000])
         line.stop()
     }
 

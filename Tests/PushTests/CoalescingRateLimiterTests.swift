@@ -49,18 +49,10 @@ import TestSupport
         #expect(reservations.count < 10, "100 callers shared a few reservations: \(reservations)")
     }
 
-    /// A clock the test moves.
-    final class ManualClock: Sendable {
-        private let offset = Locked(Duration.zero)
-        private let origin = ContinuousClock.now
-        var now: ContinuousClock.Instant { origin + offset.value }
-        func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-    }
-
     @Test func permitsReservedAheadServeLaterCallersWithoutAReservation() async throws {
         let base = RecordingLimiter()
         base.open()
-        let clock = ManualClock()
+        let clock = ManualInstantClock()
         let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
         try await limiter.acquire(1)
         #expect(base.reservations.value == [11])
@@ -75,7 +67,7 @@ import TestSupport
     @Test func permitsReservedAheadExpireAndAThrottleDropsThem() async throws {
         let base = RecordingLimiter()
         base.open()
-        let clock = ManualClock()
+        let clock = ManualInstantClock()
         let limiter = CoalescingRateLimiter(base, prefetch: 10, prefetchLifetime: .seconds(1), now: { clock.now })
         try await limiter.acquire(1)
         clock.advance(by: .milliseconds(1500))
@@ -91,11 +83,44 @@ import TestSupport
 
     @Test func callersQueuedDuringAReservationAreServedFromItsPermitsAhead() async throws {
         let base = RecordingLimiter()
-        let limiter = CoalescingRateLimiter(base, prefetch: 20)
+        let clock = ManualInstantClock()
+        let limiter = CoalescingRateLimiter(base, prefetch: 20, now: { clock.now })
         try await Self.queue(25, behindFirstReservationOf: limiter, base: base, firstReservation: 21)
         // Twenty of the queued callers took the permits reserved ahead; the other five shared one reservation.
         #expect(base.reservations.value == [21, 25], "\(base.reservations.value)")
         #expect(limiter.banked == 20)
+    }
+
+    @Test func aThrottleWhileAReservationIsInFlightLeavesNothingBanked() async throws {
+        let base = RecordingLimiter()
+        let clock = ManualInstantClock()
+        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        let first = Task { try await limiter.acquire(1) }
+        try await waitUntil(timeout: .seconds(15), "the reservation is held") { base.reservations.value == [11] }
+        await limiter.reportThrottled()
+        base.open()
+        try await first.value
+        #expect(limiter.banked == 0, "permits reserved at the old rate are not handed out after the throttle")
+        try await limiter.acquire(1)
+        #expect(base.reservations.value == [11, 11])
+        #expect(limiter.banked == 10)
+    }
+
+    @Test func aCancelledCallerGetsNoPermitReservedAhead() async throws {
+        let base = RecordingLimiter()
+        base.open()
+        let clock = ManualInstantClock()
+        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        try await limiter.acquire(1)
+        let gate = AsyncGate()
+        let cancelled = Task {
+            await gate.pass()
+            try await limiter.acquire(1)
+        }
+        cancelled.cancel()
+        gate.open()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(limiter.banked == 10)
     }
 
     @Test func aCallerCancelledWhileWaitingLeavesAtOnce() async throws {

@@ -159,11 +159,12 @@ class Bench:
 
     def snapshot(self):
         workers = self.deployment.workers
+        # The slower readings (HTTP, redis-cli) first, so the time and the CPU figures are read close together.
+        slow = {"logOffsets": {worker.log_path: os.path.getsize(worker.log_path) for worker in workers},
+                "pushes": push_outcomes(workers), "redisCommands": redis_commands(self.servers)}
         return {"at": time.time(), "pg": self.servers.postgres_cpu_seconds(), "redis": self.servers.redis_cpu_seconds(),
                 "fake": self.deployment.fake.cpu_seconds(), "workers": [worker.cpu_seconds() for worker in workers],
-                "switches": sum(worker.context_switches() for worker in workers),
-                "logOffsets": {worker.log_path: os.path.getsize(worker.log_path) for worker in workers},
-                "pushes": push_outcomes(workers), "redisCommands": redis_commands(self.servers)}
+                "switches": sum(worker.context_switches() for worker in workers), **slow}
 
     def usage(self, before, after):
         window = max(after["at"] - before["at"], 0.001)

@@ -486,10 +486,13 @@ class Worker:
         self._log.close()
 
     def metrics_address(self):
-        """host:port of the worker's health and metrics server, from its log (HTTP_ADDR may say port 0)."""
+        """host:port of the worker's health and metrics server, from its log (HTTP_ADDR may say port 0); read once."""
+        if getattr(self, "_metrics_address", None):
+            return self._metrics_address
         for entry in self.log_lines():
             if entry.get("msg") == "serving health and metrics":
-                return entry.get("address")
+                self._metrics_address = entry.get("address")
+                return self._metrics_address
         return None
 
     def metrics(self):
