@@ -49,11 +49,17 @@ import TestSupport
         #expect(reservations.count < 10, "100 callers shared a few reservations: \(reservations)")
     }
 
-    @Test func permitsReservedAheadServeLaterCallersWithoutAReservation() async throws {
+    /// A limiter that takes `prefetch` permits ahead (usable for a second of `clock`) over a recording base, whose
+    /// reservations go through at once when `opened`.
+    static func prefetching(_ prefetch: Int, opened: Bool) -> (RecordingLimiter, ManualInstantClock, CoalescingRateLimiter) {
         let base = RecordingLimiter()
-        base.open()
+        if opened { base.open() }
         let clock = ManualInstantClock()
-        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        return (base, clock, CoalescingRateLimiter(base, prefetch: prefetch, prefetchLifetime: .seconds(1), now: { clock.now }))
+    }
+
+    @Test func permitsReservedAheadServeLaterCallersWithoutAReservation() async throws {
+        let (base, _, limiter) = Self.prefetching(10, opened: true)
         try await limiter.acquire(1)
         #expect(base.reservations.value == [11])
         for _ in 0..<5 { try await limiter.acquire(2) }
@@ -65,10 +71,7 @@ import TestSupport
     }
 
     @Test func permitsReservedAheadExpireAndAThrottleDropsThem() async throws {
-        let base = RecordingLimiter()
-        base.open()
-        let clock = ManualInstantClock()
-        let limiter = CoalescingRateLimiter(base, prefetch: 10, prefetchLifetime: .seconds(1), now: { clock.now })
+        let (base, clock, limiter) = Self.prefetching(10, opened: true)
         try await limiter.acquire(1)
         clock.advance(by: .milliseconds(1500))
         #expect(limiter.banked == 0)
@@ -82,9 +85,7 @@ import TestSupport
     }
 
     @Test func callersQueuedDuringAReservationAreServedFromItsPermitsAhead() async throws {
-        let base = RecordingLimiter()
-        let clock = ManualInstantClock()
-        let limiter = CoalescingRateLimiter(base, prefetch: 20, now: { clock.now })
+        let (base, _, limiter) = Self.prefetching(20, opened: false)
         try await Self.queue(25, behindFirstReservationOf: limiter, base: base, firstReservation: 21)
         // Twenty of the queued callers took the permits reserved ahead; the other five shared one reservation.
         #expect(base.reservations.value == [21, 25], "\(base.reservations.value)")
@@ -92,9 +93,7 @@ import TestSupport
     }
 
     @Test func aThrottleWhileAReservationIsInFlightLeavesNothingBanked() async throws {
-        let base = RecordingLimiter()
-        let clock = ManualInstantClock()
-        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        let (base, _, limiter) = Self.prefetching(10, opened: false)
         let first = Task { try await limiter.acquire(1) }
         try await waitUntil(timeout: .seconds(15), "the reservation is held") { base.reservations.value == [11] }
         await limiter.reportThrottled()
@@ -107,10 +106,7 @@ import TestSupport
     }
 
     @Test func aCancelledCallerGetsNoPermitReservedAhead() async throws {
-        let base = RecordingLimiter()
-        base.open()
-        let clock = ManualInstantClock()
-        let limiter = CoalescingRateLimiter(base, prefetch: 10, now: { clock.now })
+        let (_, _, limiter) = Self.prefetching(10, opened: true)
         try await limiter.acquire(1)
         let gate = AsyncGate()
         let cancelled = Task {
