@@ -61,7 +61,8 @@ struct RequestDeadlineTests {
         let big = String(repeating: "h", count: 4000)
         let headers = try RawSocket(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\nConnection: close\r\n\r\n")
         #expect(headers.contains(#""status":"431""#))
-        let body = try RawSocket(port: port).exchange("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n")
+        let body = try RawSocket(port: port).exchange(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n" + String(repeating: "b", count: 5000))
         #expect(body.contains(#""status":"413""#))
         let fine = try RawSocket(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nX-Small: \(big.prefix(1000))\r\nConnection: close\r\n\r\n")
         #expect(fine == "got 0")
