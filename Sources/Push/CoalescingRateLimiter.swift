@@ -60,10 +60,10 @@ public final class CoalescingRateLimiter: RateLimiter {
     ///   progress is waited for), or the base limiter's error.
     public func acquire(_ permits: Int) async throws {
         try Task.checkCancellation()
-        let at = now()
+        let at = prefetch > 0 ? now() : nil
         let id = state.withLock { state -> UInt64? in
             // Permits reserved ahead go first, unless callers queued before this one still wait for theirs.
-            if state.waiting.isEmpty, Self.usable(&state, at: at) >= permits {
+            if let at, state.waiting.isEmpty, Self.usable(&state, at: at) >= permits {
                 state.banked -= permits
                 return nil
             }

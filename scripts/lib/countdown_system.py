@@ -427,6 +427,7 @@ class Worker:
 
     def __init__(self, binary, environment, log_path, root, clock_offset=None):
         self.log_path = log_path
+        self._metrics_address = None
         self._log = open(log_path, "ab")
         environment = dict(environment)
         if clock_offset:
@@ -487,7 +488,7 @@ class Worker:
 
     def metrics_address(self):
         """host:port of the worker's health and metrics server, from its log (HTTP_ADDR may say port 0); read once."""
-        if getattr(self, "_metrics_address", None):
+        if self._metrics_address:
             return self._metrics_address
         for entry in self.log_lines():
             if entry.get("msg") == "serving health and metrics":
