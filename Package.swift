@@ -108,8 +108,8 @@ let package = Package(
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownWorkerTests", dependencies: [
-            "BlockingIO", "Configuration", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry",
-            "TestSupport",
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Push",
+            "PushPayloads", "Redis", "Telemetry", "TestSupport",
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "TestSupport"]),

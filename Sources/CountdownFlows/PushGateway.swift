@@ -18,9 +18,28 @@ public enum OutgoingPush: Sendable {
 /// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests).
 public protocol PushGateway: Sendable {
     func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery
+
+    /// Sends the pushes concurrently and returns their results in order once all are in.
+    func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery]
 }
 
+/// How many pushes `sendEach` hands to the gateway together.
+public let pushBatchSize = 32
+
 extension PushGateway {
+    /// One `send` per push, concurrently.
+    public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
+        if pushes.count == 1 { return [await send(pushes[0], kind: kind)] }
+        return await withTaskGroup(of: (Int, Delivery).self) { group in
+            for (index, push) in pushes.enumerated() {
+                group.addTask { (index, await self.send(push, kind: kind)) }
+            }
+            var results = [Delivery?](repeating: nil, count: pushes.count)
+            for await (index, delivery) in group { results[index] = delivery }
+            return results.map { $0! }
+        }
+    }
+
     /// Sends every push concurrently (the gateway bounds how many are in flight) and returns results in order.
     public func sendAll(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         var results = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
@@ -28,14 +47,17 @@ extension PushGateway {
         return results
     }
 
-    /// Sends every push concurrently and hands each result (with the push's index) to `onResult` as it arrives,
-    /// one at a time.
+    /// Sends every push concurrently, in batches of `pushBatchSize` (each batch wakes this task once), and hands
+    /// each result (with the push's index) to `onResult` as its batch completes, one at a time.
     public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, _ onResult: (Int, Delivery) async -> Void) async {
-        await withTaskGroup(of: (Int, Delivery).self) { group in
-            for (index, push) in pushes.enumerated() {
-                group.addTask { (index, await self.send(push, kind: kind)) }
+        await withTaskGroup(of: (Int, [Delivery]).self) { group in
+            for start in stride(from: 0, to: pushes.count, by: pushBatchSize) {
+                let batch = Array(pushes[start..<min(start + pushBatchSize, pushes.count)])
+                group.addTask { (start, await self.sendBatch(batch, kind: kind)) }
             }
-            for await (index, delivery) in group { await onResult(index, delivery) }
+            for await (start, deliveries) in group {
+                for (offset, delivery) in deliveries.enumerated() { await onResult(start + offset, delivery) }
+            }
         }
     }
 }

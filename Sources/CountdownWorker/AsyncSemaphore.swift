@@ -2,45 +2,61 @@ import BlockingIO
 
 /// Bounds how many tasks do something at once (pushes in flight); waiters are served in order.
 final class AsyncSemaphore: Sendable {
+    private struct Waiter {
+        var permits: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Waiter] = []
     }
+
+    /// The most permits one `acquire` may ask for.
+    let capacity: Int
     private let state: Locked<State>
 
     init(_ permits: Int) {
         precondition(permits > 0, "a semaphore needs at least one permit")
+        capacity = permits
         state = Locked(State(available: permits))
     }
 
-    func acquire() async {
+    /// Waits for `permits` (at most `capacity`); a caller never overtakes one that waits before it.
+    func acquire(_ permits: Int = 1) async {
+        precondition(permits > 0 && permits <= capacity, "permits must be within the semaphore's capacity")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state -> Bool in
-                if state.available > 0 {
-                    state.available -= 1
+                if state.waiters.isEmpty && state.available >= permits {
+                    state.available -= permits
                     return true
                 }
-                state.waiters.append(continuation)
+                state.waiters.append(Waiter(permits: permits, continuation: continuation))
                 return false
             }
             if granted { continuation.resume() }
         }
     }
 
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiters.isEmpty {
-                state.available += 1
-                return nil
+    /// Callers waiting for permits.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    func release(_ permits: Int = 1) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.available += permits
+            var ready: [CheckedContinuation<Void, Never>] = []
+            while let first = state.waiters.first, first.permits <= state.available {
+                state.available -= first.permits
+                ready.append(state.waiters.removeFirst().continuation)
             }
-            return state.waiters.removeFirst()
+            return ready
         }
-        next?.resume()
+        for continuation in ready { continuation.resume() }
     }
 
-    func withPermit<T: Sendable>(_ body: () async -> T) async -> T {
-        await acquire()
-        defer { release() }
+    func withPermits<T: Sendable>(_ permits: Int = 1, _ body: () async -> T) async -> T {
+        await acquire(permits)
+        defer { release(permits) }
         return await body()
     }
 }

@@ -22,24 +22,43 @@ public final class TransportPushGateway: PushGateway {
     }
 
     public func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-        let message: PushMessage
+        await sendBatch([push], kind: kind)[0]
+    }
+
+    /// Sends the pushes through the transport as one batch per `PUSH_CONCURRENCY` permits; a batch holds its
+    /// permits until its last answer, and every push of it is counted with the batch's latency.
+    public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
+        var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(pushes.count)
+        for start in stride(from: 0, to: pushes.count, by: permits.capacity) {
+            let messages = pushes[start..<min(start + permits.capacity, pushes.count)].map { Self.message($0, kind: kind) }
+            let started = ContinuousClock.now
+            let results = await permits.withPermits(messages.count) { await transport.sendAll(messages) }
+            let latency = ContinuousClock.now - started
+            var configurationError: String?
+            for result in results {
+                metrics.pushLatency.observe(latency, labels: transportName)
+                let delivery = Self.delivery(result, kind: kind)
+                metrics.push(kind: kind, delivery: delivery)
+                if case .configurationError(let reason) = delivery { configurationError = reason }
+                deliveries.append(delivery)
+            }
+            if let configurationError {
+                logger.error("push service configuration error: check credentials and project", ["reason": .string(configurationError)])
+            }
+        }
+        return deliveries
+    }
+
+    static func message(_ push: OutgoingPush, kind: PushKind) -> PushMessage {
         switch push {
         case .liveActivity(let payload, let fcmToken, let activityToken):
-            message = .liveActivity(id: kind.rawValue, fcmToken: fcmToken, activityToken: activityToken,
-                                    apnsHeaders: payload.apnsHeaders, apsJSON: payload.apsJSON)
+            .liveActivity(id: kind.rawValue, fcmToken: fcmToken, activityToken: activityToken,
+                          apnsHeaders: payload.apnsHeaders, apsJSON: payload.apsJSON)
         case .notification(let notification, let fcmToken):
-            message = .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
-                                    data: notification.data)
+            .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
+                          data: notification.data)
         }
-        let started = ContinuousClock.now
-        let result = await permits.withPermit { await transport.send(message) }
-        metrics.pushLatency.observe(ContinuousClock.now - started, labels: transportName)
-        let delivery = Self.delivery(result, kind: kind)
-        metrics.push(kind: kind, delivery: delivery)
-        if case .configurationError(let reason) = delivery {
-            logger.error("push service configuration error: check credentials and project", ["reason": .string(reason)])
-        }
-        return delivery
     }
 
     /// The one place push results become flow decisions. A refused activity token is the push-to-start token

@@ -4,6 +4,29 @@ import Synchronization
 public protocol HTTPRequestSending: Sendable {
     /// The response, whatever its status; throws `HTTPClientError` when there is none.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Sends every request concurrently and returns their outcomes in order, once all are in.
+    func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>]
+}
+
+extension HTTPRequestSending {
+    /// One `send` per request, concurrently.
+    public func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>] {
+        await withTaskGroup(of: (Int, Result<HTTPResponse, HTTPClientError>).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask {
+                    do {
+                        return (index, .success(try await send(request)))
+                    } catch {
+                        return (index, .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url)))
+                    }
+                }
+            }
+            var outcomes = [Result<HTTPResponse, HTTPClientError>?](repeating: nil, count: requests.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes.map { $0! }
+        }
+    }
 }
 
 /// An asynchronous HTTP client over libcurl: one multi handle on a thread the client owns runs every request
@@ -29,11 +52,32 @@ public final class HTTPClient: HTTPRequestSending {
         let engine = self.engine
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.continuation = continuation
-                engine.submit(transfer)
+                transfer.waiter = .single(continuation)
+                engine.submit([transfer])
             }
         } onCancel: {
-            engine.cancel(transfer)
+            engine.cancel([transfer])
+        }
+    }
+
+    /// Sends every request concurrently and returns their outcomes in order. The calling task is resumed once,
+    /// when the last answer is in (a batch costs one wake-up, not one per request). Cancelling the calling task
+    /// aborts the transfers still in flight.
+    public func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>] {
+        if requests.isEmpty { return [] }
+        let batch = TransferBatch(count: requests.count)
+        let limit = configuration.maxResponseBytes
+        let transfers = requests.enumerated().map { index, request in
+            Transfer(request: request, maxResponseBytes: limit, waiter: .batch(batch, index: index))
+        }
+        let engine = self.engine
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                batch.wait(with: continuation)
+                engine.submit(transfers)
+            }
+        } onCancel: {
+            engine.cancel(transfers)
         }
     }
 

@@ -10,7 +10,7 @@ final class Transfer: @unchecked Sendable {
     let maxResponseBytes: Int
     let cancelRequested = Atomic<Bool>(false)
 
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var waiter: TransferWaiter?
     var easy: CurlEasy?
     var headerList: CurlHeaderList?
     var responseBody: [UInt8] = []
@@ -18,19 +18,23 @@ final class Transfer: @unchecked Sendable {
     var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
-    init(request: HTTPRequest, maxResponseBytes: Int) {
+    init(request: HTTPRequest, maxResponseBytes: Int, waiter: TransferWaiter? = nil) {
         self.request = request
         self.maxResponseBytes = maxResponseBytes
+        self.waiter = waiter
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit { errorBuffer.deallocate() }
 
-    /// Resumes the waiting task once; later calls do nothing.
+    /// Hands the result to its waiter once; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPClientError>) {
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(with: result.mapError { $0 as any Error })
+        guard let waiter else { return }
+        self.waiter = nil
+        switch waiter {
+        case .single(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
+        case .batch(let batch, let index): batch.finish(index, result)
+        }
     }
 
     /// libcurl's own words about the last failure, or `fallback`.

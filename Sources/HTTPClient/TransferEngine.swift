@@ -45,26 +45,28 @@ final class TransferEngine: @unchecked Sendable {
         thread.submit { [self] in run() }
     }
 
-    /// Hands `transfer` to the loop; fails it with `.shutdown` when the engine has stopped.
-    func submit(_ transfer: Transfer) {
-        inFlight.add(1, ordering: .relaxed)
+    /// Hands `transfers` to the loop (one lock, one wake-up); fails them with `.shutdown` when the engine has stopped.
+    func submit(_ transfers: [Transfer]) {
+        inFlight.add(transfers.count, ordering: .relaxed)
         let accepted = inbox.withLock { inbox -> Bool in
             if inbox.stopping || inbox.closed { return false }
-            inbox.submitted.append(transfer)
+            inbox.submitted.append(contentsOf: transfers)
             wakeLocked(&inbox)
             return true
         }
         if !accepted {
-            inFlight.subtract(1, ordering: .relaxed)
-            transfer.finish(.failure(HTTPClientError(.shutdown, "the HTTP client is shut down", url: transfer.request.url)))
+            inFlight.subtract(transfers.count, ordering: .relaxed)
+            for transfer in transfers {
+                transfer.finish(.failure(HTTPClientError(.shutdown, "the HTTP client is shut down", url: transfer.request.url)))
+            }
         }
     }
 
-    func cancel(_ transfer: Transfer) {
-        transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
+    func cancel(_ transfers: [Transfer]) {
+        for transfer in transfers { transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent) }
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
-            inbox.cancelled.append(transfer)
+            inbox.cancelled.append(contentsOf: transfers)
             wakeLocked(&inbox)
         }
     }

@@ -21,24 +21,45 @@ public struct APNsTransport: PushTransport {
     }
 
     public func send(_ message: PushMessage) async -> PushResult {
-        guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {
-            return .rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM")
+        await sendAll([message])[0]
+    }
+
+    /// Sends the batch through one `sendAll` of the HTTP client; messages APNs cannot take are answered without a
+    /// request.
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        var results = [PushResult?](repeating: nil, count: messages.count)
+        var requests: [(index: Int, activityToken: String, apnsHeaders: [String: String], apsJSON: [UInt8])] = []
+        for (index, message) in messages.enumerated() {
+            guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {
+                results[index] = .rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM")
+                continue
+            }
+            guard Self.isHex(activityToken) else {
+                results[index] = .tokenRefused(TokenRefusal(
+                    token: .activity, reason: "not hexadecimal", suspect: "the app's Live Activity token registration",
+                    misconfigurationShaped: false))
+                continue
+            }
+            guard FCMRequestBody.isJSONObject(apsJSON) else {
+                results[index] = .rejected(reason: "the aps payload is not a JSON object")
+                continue
+            }
+            requests.append((index, activityToken, apnsHeaders, apsJSON))
         }
-        guard Self.isHex(activityToken) else {
-            return .tokenRefused(TokenRefusal(token: .activity, reason: "not hexadecimal", suspect: "the app's Live Activity token registration",
-                                              misconfigurationShaped: false))
+        if !requests.isEmpty {
+            let (configuration, now) = (self.configuration, self.now)
+            let sent = await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).runAll(
+                count: requests.count,
+                request: { index, bearer in
+                    let slot = requests[index]
+                    return Self.request(
+                        activityToken: slot.activityToken, apnsHeaders: slot.apnsHeaders, apsJSON: slot.apsJSON,
+                        configuration: configuration, bearer: bearer)
+                },
+                classify: { PushOutcomeClassifier.apns(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
+            for (slot, result) in zip(requests, sent) { results[slot.index] = result }
         }
-        guard FCMRequestBody.isJSONObject(apsJSON) else {
-            return .rejected(reason: "the aps payload is not a JSON object")
-        }
-        let configuration = self.configuration
-        return await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).run(
-            request: { bearer in
-                Self.request(
-                    activityToken: activityToken, apnsHeaders: apnsHeaders, apsJSON: apsJSON, configuration: configuration,
-                    bearer: bearer)
-            },
-            classify: { PushOutcomeClassifier.apns(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
+        return results.map { $0! }
     }
 
     /// The APNs request for a Live Activity push.

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPClient
 
-/// Sends pushes through FCM HTTP v1: `POST {base}/v1/projects/{project}/messages:send`, one request per message.
+/// Sends pushes through FCM HTTP v1: `POST {base}/v1/projects/{project}/messages:send`, one request per message,
+/// a batch handed to the HTTP client at once.
 /// A 401 forces one token refresh and one retry; a second 401 is a configuration error.
 public struct FCMTransport: PushTransport {
     public let projectID: String
@@ -30,18 +31,35 @@ public struct FCMTransport: PushTransport {
     }
 
     public func send(_ message: PushMessage) async -> PushResult {
-        guard let body = FCMRequestBody.encode(message) else {
-            return .rejected(reason: "the aps payload is not a JSON object")
+        await sendAll([message])[0]
+    }
+
+    /// Sends the batch through one `sendAll` of the HTTP client (messages whose body cannot be built are rejected
+    /// without a request).
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        var results = [PushResult?](repeating: nil, count: messages.count)
+        var bodies: [(index: Int, body: [UInt8])] = []
+        bodies.reserveCapacity(messages.count)
+        for (index, message) in messages.enumerated() {
+            if let body = FCMRequestBody.encode(message) {
+                bodies.append((index, body))
+            } else {
+                results[index] = .rejected(reason: "the aps payload is not a JSON object")
+            }
         }
-        let endpoint = self.endpoint
-        let timeout = requestTimeout
-        return await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).run(
-            request: { bearer in
-                HTTPRequest(
-                    method: .post, url: endpoint,
-                    headers: ["Authorization": "Bearer \(bearer)", "Content-Type": "application/json; charset=UTF-8"],
-                    body: body, timeout: timeout)
-            },
-            classify: { PushOutcomeClassifier.fcm(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
+        if !bodies.isEmpty {
+            let (endpoint, timeout, now) = (self.endpoint, requestTimeout, self.now)
+            let sent = await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).runAll(
+                count: bodies.count,
+                request: { index, bearer in
+                    HTTPRequest(
+                        method: .post, url: endpoint,
+                        headers: ["Authorization": "Bearer \(bearer)", "Content-Type": "application/json; charset=UTF-8"],
+                        body: bodies[index].body, timeout: timeout)
+                },
+                classify: { PushOutcomeClassifier.fcm(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
+            for (slot, result) in zip(bodies, sent) { results[slot.index] = result }
+        }
+        return results.map { $0! }
     }
 }

@@ -1,9 +1,26 @@
 /// Sends pushes. Never throws: every outcome, including transport failures, is a classified `PushResult`.
 public protocol PushTransport: Sendable {
     func send(_ message: PushMessage) async -> PushResult
+
+    /// Sends every message concurrently and returns the results in order once all are in. Transports that can
+    /// (FCM, APNs) hand the whole batch to the HTTP client at once, which wakes the caller once per batch.
+    func sendAll(_ messages: [PushMessage]) async -> [PushResult]
 }
 
 extension PushTransport {
+    /// One `send` per message, concurrently.
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        if messages.count == 1 { return [await send(messages[0])] }
+        return await withTaskGroup(of: (Int, PushResult).self) { group in
+            for (index, message) in messages.enumerated() {
+                group.addTask { (index, await send(message)) }
+            }
+            var results = [PushResult?](repeating: nil, count: messages.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
     /// Sends `messages` with at most `concurrency` in flight (`PUSH_CONCURRENCY`); results come back in input order.
     public func send(_ messages: [PushMessage], concurrency: Int) async -> [PushResult] {
         precondition(concurrency > 0, "concurrency must be positive")

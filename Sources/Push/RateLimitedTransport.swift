@@ -18,4 +18,17 @@ public struct RateLimitedTransport: PushTransport {
         if result.isThrottled { await limiter.reportThrottled() }
         return result
     }
+
+    /// Reserves the whole batch's permits at once, then sends it.
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        if messages.isEmpty { return [] }
+        do {
+            try await limiter.acquire(messages.count)
+        } catch {
+            return Array(repeating: .retryable(after: nil, reason: "rate limiter: \(error)"), count: messages.count)
+        }
+        let results = await base.sendAll(messages)
+        if results.contains(where: \.isThrottled) { await limiter.reportThrottled() }
+        return results
+    }
 }

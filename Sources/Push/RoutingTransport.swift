@@ -15,4 +15,21 @@ public struct RoutingTransport: PushTransport {
         case .notification: await notifications.send(message)
         }
     }
+
+    /// Splits the batch by content; both parts are sent concurrently.
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        var activities: [Int] = []
+        var plain: [Int] = []
+        for (index, message) in messages.enumerated() {
+            if case .liveActivity = message.content { activities.append(index) } else { plain.append(index) }
+        }
+        if plain.isEmpty { return await liveActivities.sendAll(messages) }
+        if activities.isEmpty { return await notifications.sendAll(messages) }
+        async let first = liveActivities.sendAll(activities.map { messages[$0] })
+        let second = await notifications.sendAll(plain.map { messages[$0] })
+        var results = [PushResult?](repeating: nil, count: messages.count)
+        for (index, result) in zip(activities, await first) { results[index] = result }
+        for (index, result) in zip(plain, second) { results[index] = result }
+        return results.map { $0! }
+    }
 }

@@ -43,7 +43,19 @@ public final class TokenGuardedTransport: PushTransport {
     public var isTripped: Bool { state.withLock { $0.tripped } }
 
     public func send(_ message: PushMessage) async -> PushResult {
-        let result = await base.send(message)
+        await judge(base.send(message))
+    }
+
+    /// Sends the batch through `base` and counts each answer as `send` does.
+    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        var results: [PushResult] = []
+        results.reserveCapacity(messages.count)
+        for result in await base.sendAll(messages) { results.append(await judge(result)) }
+        return results
+    }
+
+    /// Counts one answer; a token refusal passes only while the guard is not tripped.
+    private func judge(_ result: PushResult) async -> PushResult {
         guard case .tokenRefused(let refusal) = result else {
             if let batch = takeBatch(force: false) { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
             return result

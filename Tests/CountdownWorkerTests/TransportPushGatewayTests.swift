@@ -1,0 +1,68 @@
+import BlockingIO
+import CountdownDomain
+import CountdownFlows
+@testable import CountdownWorker
+import Push
+import PushPayloads
+import Telemetry
+import Testing
+import TestSupport
+
+/// The worker's gateway: batches within `PUSH_CONCURRENCY`, results in order, every push counted.
+@Suite struct TransportPushGatewayTests {
+    /// Answers each message by its FCM token and records the batch sizes it is handed.
+    final class BatchTransport: PushTransport {
+        let batches = Locked<[Int]>([])
+        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
+        func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+            batches.withLock { $0.append(messages.count) }
+            return messages.map { message in
+                guard case .notification(_, let title, _, _) = message.content else { return .rejected(reason: "unexpected") }
+                if title == "config" { return .configurationError(reason: "SENDER_ID_MISMATCH") }
+                return .accepted(messageName: message.id + ":" + title)
+            }
+        }
+    }
+
+    static func pushes(_ titles: [String]) -> [OutgoingPush] {
+        titles.map { .notification(ReminderNotification(title: $0, body: "b", data: [:]), fcmToken: "fcm-" + $0) }
+    }
+
+    @Test func aBatchIsSplitAtTheConcurrencyLimitAndComesBackInOrder() async {
+        let transport = BatchTransport()
+        let metrics = WorkerMetrics()
+        let sink = CapturingLogSink()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 4, metrics: metrics,
+                                           logger: Logger(level: .info, sink: sink))
+        let titles = (0..<10).map { $0 == 5 || $0 == 6 ? "config" : "m\($0)" }
+        let deliveries = await gateway.sendBatch(Self.pushes(titles), kind: .reminder)
+        #expect(transport.batches.value == [4, 4, 2])
+        for (index, title) in titles.enumerated() {
+            #expect(deliveries[index] == (title == "config" ? .configurationError(reason: "SENDER_ID_MISMATCH") : .accepted(name: "reminder:" + title)))
+        }
+        let rendered = metrics.registry.render()
+        #expect(rendered.contains(#"countdown_pushes_total{kind="reminder",result="accepted",reason=""} 8"#), "\(rendered)")
+        #expect(rendered.contains(#"countdown_push_latency_seconds_count{transport="fcm"} 10"#))
+        #expect(sink.lines.filter { $0.contains("push service configuration error") }.count == 1, "one log line per batch of the transport")
+        #expect(await gateway.send(Self.pushes(["one"])[0], kind: .reminder) == .accepted(name: "reminder:one"))
+    }
+
+    @Test func theSemaphoreServesWaitersInOrderWhateverTheyAskFor() async throws {
+        let semaphore = AsyncSemaphore(4)
+        await semaphore.acquire(3)
+        let order = Locked<[String]>([])
+        let big = Task { await semaphore.acquire(4); order.withLock { $0.append("four") } }
+        try await waitUntil("the four-permit caller waits") { semaphore.waiting == 1 }
+        let small = Task { await semaphore.acquire(1); order.withLock { $0.append("one") } }
+        try await waitUntil("both callers wait") { semaphore.waiting == 2 }
+        #expect(order.value.isEmpty, "one permit is free, but the caller before asks for four")
+        semaphore.release(3)
+        await big.value
+        #expect(order.value == ["four"])
+        semaphore.release(4)
+        await small.value
+        #expect(order.value == ["four", "one"])
+        semaphore.release(1)
+        #expect(await semaphore.withPermits(4) { 42 } == 42)
+    }
+}

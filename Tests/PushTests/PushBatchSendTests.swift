@@ -1,0 +1,124 @@
+import BlockingIO
+import Foundation
+import Push
+import Testing
+import Telemetry
+
+/// `PushTransport.sendAll` through every layer: one HTTP batch, one rate-limit reservation, the same token
+/// refresh, guard and routing rules as single sends, results in input order.
+@Suite struct PushBatchSendTests {
+    final class CountingLimiter: RateLimiter {
+        let acquired = Locked<[Int]>([])
+        let throttled = Locked(0)
+        let failing: Bool
+        init(failing: Bool = false) { self.failing = failing }
+        func acquire(_ permits: Int) async throws {
+            if failing { throw CancellationError() }
+            acquired.withLock { $0.append(permits) }
+        }
+        func reportThrottled() async { throttled.withLock { $0 += 1 } }
+    }
+
+    /// Answers each message by its id and records the batches it was handed.
+    final class BatchRecorder: PushTransport {
+        let batches = Locked<[[String]]>([])
+        let answer: @Sendable (PushMessage) -> PushResult
+        init(_ answer: @escaping @Sendable (PushMessage) -> PushResult = { .accepted(messageName: $0.id) }) { self.answer = answer }
+        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
+        func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+            batches.withLock { $0.append(messages.map(\.id)) }
+            return messages.map(answer)
+        }
+    }
+
+    static func notification(_ id: String) -> PushMessage {
+        .notification(id: id, fcmToken: "fcm-\(id)", title: "t", body: "b", data: [:])
+    }
+
+    @Test func anFCMBatchIsAnsweredInOrderWithOneRequestPerMessage() async throws {
+        let harness = try await FCMHarness.make(latencyMilliseconds: 20)
+        var messages = (0..<12).map { FCMHarness.liveActivity(token: "ok-\($0)") }
+        messages[5] = .liveActivity(id: "bad", fcmToken: "ok-bad", activityToken: "pts", apnsHeaders: [:], apsJSON: Array("[1]".utf8))
+        let results = await harness.transport.sendAll(messages)
+        #expect(results.count == 12)
+        for (index, result) in results.enumerated() {
+            #expect(result.label == (index == 5 ? "rejected" : "accepted"), "message \(index): \(result)")
+        }
+        let state = try await harness.server.state()
+        #expect(state.sends == 11, "the message without a valid body is not sent")
+        #expect(state.token_requests == 1)
+    }
+
+    @Test func anExpiredTokenInABatchIsRefreshedOnceAndOnlyItsMessagesAreSentAgain() async throws {
+        let harness = try await FCMHarness.make()
+        #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-warm")).label == "accepted")
+        try await harness.server.revokeTokens()
+        let results = await harness.transport.sendAll((0..<6).map { FCMHarness.liveActivity(token: "ok-\($0)") })
+        #expect(results.allSatisfy { $0.label == "accepted" })
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(state.sends == 1 + 6 + 6)
+    }
+
+    @Test func aBatchRefusedAfterTheRefreshIsAConfigurationErrorWithoutSpinning() async throws {
+        let harness = try await FCMHarness.make()
+        try await harness.server.configure(["reject_auth": 1])
+        let results = await harness.transport.sendAll((0..<4).map { FCMHarness.liveActivity(token: "ok-\($0)") })
+        #expect(results.allSatisfy { $0.label == "configuration_error" }, "\(results)")
+        let state = try await harness.server.state()
+        #expect(state.token_requests == 2)
+        #expect(state.sends == 8)
+    }
+
+    @Test func aRateLimitedBatchReservesItsPermitsAtOnceAndReportsThrottlingOnce() async {
+        let limiter = CountingLimiter()
+        let base = BatchRecorder { $0.id.hasPrefix("q") ? .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED") : .accepted(messageName: $0.id) }
+        let transport = RateLimitedTransport(base, limiter: limiter)
+        let results = await transport.sendAll(["a", "q1", "b", "q2"].map(Self.notification))
+        #expect(results == [.accepted(messageName: "a"), .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED"),
+                            .accepted(messageName: "b"), .retryable(after: .seconds(7), reason: "QUOTA_EXCEEDED")])
+        #expect(limiter.acquired.value == [4])
+        #expect(limiter.throttled.value == 1)
+        #expect(base.batches.value == [["a", "q1", "b", "q2"]])
+        #expect(await transport.sendAll([]).isEmpty)
+        #expect(limiter.acquired.value == [4])
+    }
+
+    @Test func aBatchTheLimiterCannotReserveIsRetriedWithoutSending() async {
+        let base = BatchRecorder()
+        let results = await RateLimitedTransport(base, limiter: CountingLimiter(failing: true)).sendAll(["a", "b"].map(Self.notification))
+        #expect(results.count == 2 && results.allSatisfy { $0.label == "retryable" })
+        #expect(base.batches.value.isEmpty)
+    }
+
+    @Test func routingSplitsABatchByContentAndKeepsItsOrder() async {
+        let activities = BatchRecorder { .accepted(messageName: "apns:" + $0.id) }
+        let notifications = BatchRecorder { .accepted(messageName: "fcm:" + $0.id) }
+        let transport = RoutingTransport(liveActivities: activities, notifications: notifications)
+        let live = { (id: String) in PushMessage.liveActivity(id: id, fcmToken: "f", activityToken: "a", apnsHeaders: [:], apsJSON: Array("{}".utf8)) }
+        let results = await transport.sendAll([live("s1"), Self.notification("r1"), live("s2"), Self.notification("r2")])
+        #expect(results == [.accepted(messageName: "apns:s1"), .accepted(messageName: "fcm:r1"),
+                            .accepted(messageName: "apns:s2"), .accepted(messageName: "fcm:r2")])
+        #expect(activities.batches.value == [["s1", "s2"]])
+        #expect(notifications.batches.value == [["r1", "r2"]])
+        _ = await transport.sendAll([Self.notification("r3")])
+        #expect(activities.batches.value.count == 1, "a batch of one kind goes to its transport alone")
+    }
+
+    @Test func theTokenGuardCountsABatchAsItCountsSingleSends() async {
+        let transport = TokenGuardedTransport(
+            BatchRecorder { _ in .tokenRefused(TokenGuardedTransportTests.mismatch) }, rule: TokenGuard(minRefusals: 20, ratio: 0.2),
+            window: TokenGuardedTransportTests.MemoryWindow(), logger: Telemetry.Logger(level: .info, sink: CapturingLogSink()))
+        let results = await transport.sendAll((0..<100).map { Self.notification("t\($0)") })
+        #expect(results.prefix(19).allSatisfy { if case .tokenRefused = $0 { true } else { false } })
+        #expect(results.dropFirst(19).allSatisfy { $0 == .retryable(after: .seconds(60), reason: "token_guard") })
+        #expect(transport.isTripped)
+    }
+
+    @Test func theDefaultBatchSendsEachMessageConcurrently() async {
+        let transport = RecordingTransport { .accepted(messageName: $0.id) }
+        let results = await transport.sendAll((0..<40).map { Self.notification("m\($0)") })
+        #expect(results == (0..<40).map { .accepted(messageName: "m\($0)") })
+        #expect(transport.inFlight.value.peak >= 2)
+    }
+}
