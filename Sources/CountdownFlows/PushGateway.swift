@@ -43,21 +43,26 @@ extension PushGateway {
     /// Sends every push concurrently (the gateway bounds how many are in flight) and returns results in order.
     public func sendAll(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         var results = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
-        await sendEach(pushes, kind: kind) { index, delivery in results[index] = delivery }
+        await sendEach(pushes, kind: kind) { start, deliveries in
+            results.replaceSubrange(start..<start + deliveries.count, with: deliveries)
+        }
         return results
     }
 
     /// Sends every push concurrently, in batches of `pushBatchSize` (each batch wakes this task once), and hands
-    /// each result (with the push's index) to `onResult` as its batch completes, one at a time.
-    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, _ onResult: (Int, Delivery) async -> Void) async {
+    /// each batch's results to `onBatch` as the batch completes, one batch at a time, with the index of its first
+    /// push.
+    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, _ onBatch: (_ start: Int, [Delivery]) async -> Void) async {
         await withTaskGroup(of: (Int, [Delivery]).self) { group in
             for start in stride(from: 0, to: pushes.count, by: pushBatchSize) {
                 let batch = Array(pushes[start..<min(start + pushBatchSize, pushes.count)])
-                group.addTask { (start, await self.sendBatch(batch, kind: kind)) }
+                group.addTask {
+                    let deliveries = await self.sendBatch(batch, kind: kind)
+                    precondition(deliveries.count == batch.count, "the gateway answered \(deliveries.count) of \(batch.count) pushes")
+                    return (start, deliveries)
+                }
             }
-            for await (start, deliveries) in group {
-                for (offset, delivery) in deliveries.enumerated() { await onResult(start + offset, delivery) }
-            }
+            for await (start, deliveries) in group { await onBatch(start, deliveries) }
         }
     }
 }

@@ -87,7 +87,7 @@ extension StartFanout {
         return claimed
     }
 
-    /// Sends one page's pushes concurrently; each outcome goes to the settler as soon as it is known.
+    /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
     private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout [String: LiveActivityPayload],
                       tally: inout Tally) async {
         var pushes: [OutgoingPush] = []
@@ -118,9 +118,13 @@ extension StartFanout {
         }
         let settler = context.settler
         await settler.add(immediate, to: ticket)
-        await context.push.sendEach(pushes, kind: .start) { index, delivery in
-            let result = Self.result(of: delivery, for: sent[index], tally: &tally)
-            await settler.add([result], to: ticket)
+        await context.push.sendEach(pushes, kind: .start) { start, deliveries in
+            var results: [StartSettler.Result] = []
+            results.reserveCapacity(deliveries.count)
+            for (offset, delivery) in deliveries.enumerated() {
+                results.append(Self.result(of: delivery, for: sent[start + offset], tally: &tally))
+            }
+            await settler.add(results, to: ticket)
         }
     }
 

@@ -38,6 +38,9 @@ final class AsyncSemaphore: Sendable {
         }
     }
 
+    /// Permits free now.
+    var available: Int { state.withLock { $0.available } }
+
     /// Callers waiting for permits.
     var waiting: Int { state.withLock { $0.waiters.count } }
 

@@ -21,30 +21,40 @@ public final class TransportPushGateway: PushGateway {
         self.logger = logger.with(["component": "push"])
     }
 
+    /// `PUSH_CONCURRENCY` permits free now.
+    var permitsAvailable: Int { permits.available }
+
     public func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
         await sendBatch([push], kind: kind)[0]
     }
 
-    /// Sends the pushes through the transport as one batch per `PUSH_CONCURRENCY` permits; a batch holds its
-    /// permits until its last answer, and every push of it is counted with the batch's latency.
+    /// Sends the pushes through the transport in batches of at most a quarter of `PUSH_CONCURRENCY` (so a small
+    /// setting still keeps several batches in flight). A batch waits for one permit per push; each push gives its
+    /// permit back as its answer arrives, so a slow answer holds one permit, not its batch's. Every push of a
+    /// batch is counted with the batch's latency.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         var deliveries: [Delivery] = []
         deliveries.reserveCapacity(pushes.count)
-        for start in stride(from: 0, to: pushes.count, by: permits.capacity) {
-            let messages = pushes[start..<min(start + permits.capacity, pushes.count)].map { Self.message($0, kind: kind) }
+        let size = max(1, permits.capacity / 4)
+        for start in stride(from: 0, to: pushes.count, by: size) {
+            let messages = pushes[start..<min(start + size, pushes.count)].map { Self.message($0, kind: kind) }
             let started = ContinuousClock.now
-            let results = await permits.withPermits(messages.count) { await transport.sendAll(messages) }
+            await permits.acquire(messages.count)
+            let held = HeldPermits(messages.count, of: permits)
+            let results = await transport.sendAll(messages, onAnswer: { held.giveBackOne() })
+            held.giveBackRest()
+            precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
             let latency = ContinuousClock.now - started
-            var configurationError: String?
+            var configurationErrors: [String: Int] = [:]
             for result in results {
                 metrics.pushLatency.observe(latency, labels: transportName)
                 let delivery = Self.delivery(result, kind: kind)
                 metrics.push(kind: kind, delivery: delivery)
-                if case .configurationError(let reason) = delivery { configurationError = reason }
+                if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
                 deliveries.append(delivery)
             }
-            if let configurationError {
-                logger.error("push service configuration error: check credentials and project", ["reason": .string(configurationError)])
+            for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
+                logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
             }
         }
         return deliveries

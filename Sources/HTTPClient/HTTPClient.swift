@@ -5,16 +5,25 @@ public protocol HTTPRequestSending: Sendable {
     /// The response, whatever its status; throws `HTTPClientError` when there is none.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 
-    /// Sends every request concurrently and returns their outcomes in order, once all are in.
-    func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>]
+    /// Sends every request concurrently and returns their outcomes in order, once all are in. `onAnswer` is called
+    /// as each request's outcome arrives, before the last one is in (so a caller can free what each held).
+    func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>]
 }
 
+/// Told once for each request of a batch as its outcome arrives, possibly on the client's own thread: keep it quick.
+public typealias AnswerHook = @Sendable () -> Void
+
 extension HTTPRequestSending {
-    /// One `send` per request, concurrently.
     public func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>] {
+        await sendAll(requests, onAnswer: nil)
+    }
+
+    /// One `send` per request, concurrently.
+    public func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
         await withTaskGroup(of: (Int, Result<HTTPResponse, HTTPClientError>).self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask {
+                    defer { onAnswer?() }
                     do {
                         return (index, .success(try await send(request)))
                     } catch {
@@ -62,13 +71,13 @@ public final class HTTPClient: HTTPRequestSending {
 
     /// Sends every request concurrently and returns their outcomes in order. The calling task is resumed once,
     /// when the last answer is in (a batch costs one wake-up, not one per request). Cancelling the calling task
-    /// aborts the transfers still in flight.
-    public func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>] {
+    /// aborts the transfers still in flight. `onAnswer` is called on the client's thread as each outcome arrives.
+    public func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
         if requests.isEmpty { return [] }
         let batch = TransferBatch(count: requests.count)
         let limit = configuration.maxResponseBytes
         let transfers = requests.enumerated().map { index, request in
-            Transfer(request: request, maxResponseBytes: limit, waiter: .batch(batch, index: index))
+            Transfer(request: request, maxResponseBytes: limit, waiter: .batch(batch, index: index), onAnswer: onAnswer)
         }
         let engine = self.engine
         return await withTaskCancellationHandler {

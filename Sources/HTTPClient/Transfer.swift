@@ -18,19 +18,23 @@ final class Transfer: @unchecked Sendable {
     var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
-    init(request: HTTPRequest, maxResponseBytes: Int, waiter: TransferWaiter? = nil) {
+    private let onAnswer: AnswerHook?
+
+    init(request: HTTPRequest, maxResponseBytes: Int, waiter: TransferWaiter? = nil, onAnswer: AnswerHook? = nil) {
         self.request = request
         self.maxResponseBytes = maxResponseBytes
         self.waiter = waiter
+        self.onAnswer = onAnswer
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit { errorBuffer.deallocate() }
 
-    /// Hands the result to its waiter once; later calls do nothing.
+    /// Tells the answer hook and hands the result to its waiter, once; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPClientError>) {
         guard let waiter else { return }
         self.waiter = nil
+        onAnswer?()
         switch waiter {
         case .single(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
         case .batch(let batch, let index): batch.finish(index, result)

@@ -98,7 +98,13 @@ final class TransferEngine: @unchecked Sendable {
                 }
                 return (inbox.submitted, inbox.cancelled, inbox.stopping)
             }
-            if stopping { break }
+            if stopping {
+                // Taken from the inbox in the same turn as the stop: failed here, or nobody would answer them.
+                for transfer in submitted {
+                    complete(transfer, .failure(HTTPClientError(.shutdown, "the HTTP client is shut down", url: transfer.request.url)))
+                }
+                break
+            }
             for transfer in submitted { start(transfer) }
             for transfer in cancelled { abort(transfer) }
             actOnTimerIfDue()

@@ -26,7 +26,7 @@ public struct APNsTransport: PushTransport {
 
     /// Sends the batch through one `sendAll` of the HTTP client; messages APNs cannot take are answered without a
     /// request.
-    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         var results = [PushResult?](repeating: nil, count: messages.count)
         var requests: [(index: Int, activityToken: String, apnsHeaders: [String: String], apsJSON: [UInt8])] = []
         for (index, message) in messages.enumerated() {
@@ -49,7 +49,7 @@ public struct APNsTransport: PushTransport {
         if !requests.isEmpty {
             let (configuration, now) = (self.configuration, self.now)
             let sent = await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).runAll(
-                count: requests.count,
+                count: requests.count, onAnswer: onAnswer,
                 request: { index, bearer in
                     let slot = requests[index]
                     return Self.request(

@@ -16,7 +16,7 @@ struct AuthenticatedSend {
     /// `count` requests sent together (one `sendAll` per round); those answered with an expired token are sent
     /// again, once, with a refreshed one. Results come back in request order.
     func runAll(
-        count: Int, request: (_ index: Int, _ bearer: String) -> HTTPRequest,
+        count: Int, onAnswer: PushAnswerHook? = nil, request: (_ index: Int, _ bearer: String) -> HTTPRequest,
         classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> [PushResult] {
         var results = [PushResult?](repeating: nil, count: count)
@@ -39,7 +39,8 @@ struct AuthenticatedSend {
                     break
                 }
             } else {
-                outcomes = await http.sendAll(pending.map { request($0, bearer) })
+                outcomes = await http.sendAll(pending.map { request($0, bearer) }, onAnswer: onAnswer)
+                precondition(outcomes.count == pending.count, "the HTTP client answered \(outcomes.count) of \(pending.count) requests")
             }
             var again: [Int] = []
             for (index, outcome) in zip(pending, outcomes) {

@@ -36,7 +36,7 @@ public struct FCMTransport: PushTransport {
 
     /// Sends the batch through one `sendAll` of the HTTP client (messages whose body cannot be built are rejected
     /// without a request).
-    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         var results = [PushResult?](repeating: nil, count: messages.count)
         var bodies: [(index: Int, body: [UInt8])] = []
         bodies.reserveCapacity(messages.count)
@@ -50,7 +50,7 @@ public struct FCMTransport: PushTransport {
         if !bodies.isEmpty {
             let (endpoint, timeout, now) = (self.endpoint, requestTimeout, self.now)
             let sent = await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).runAll(
-                count: bodies.count,
+                count: bodies.count, onAnswer: onAnswer,
                 request: { index, bearer in
                     HTTPRequest(
                         method: .post, url: endpoint,

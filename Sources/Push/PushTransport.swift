@@ -1,19 +1,31 @@
+/// Told once for a message of a batch as its answer arrives, possibly on the HTTP client's thread: keep it quick.
+public typealias PushAnswerHook = @Sendable () -> Void
+
 /// Sends pushes. Never throws: every outcome, including transport failures, is a classified `PushResult`.
 public protocol PushTransport: Sendable {
     func send(_ message: PushMessage) async -> PushResult
 
     /// Sends every message concurrently and returns the results in order once all are in. Transports that can
     /// (FCM, APNs) hand the whole batch to the HTTP client at once, which wakes the caller once per batch.
-    func sendAll(_ messages: [PushMessage]) async -> [PushResult]
+    /// `onAnswer` is called at most once per message as its answer arrives (possibly never, for a message refused
+    /// before it is sent), so the caller can free what each message held before the slowest one is answered.
+    func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult]
 }
 
 extension PushTransport {
-    /// One `send` per message, concurrently.
     public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        await sendAll(messages, onAnswer: nil)
+    }
+
+    /// One `send` per message, concurrently.
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         if messages.count == 1 { return [await send(messages[0])] }
         return await withTaskGroup(of: (Int, PushResult).self) { group in
             for (index, message) in messages.enumerated() {
-                group.addTask { (index, await send(message)) }
+                group.addTask {
+                    defer { onAnswer?() }
+                    return (index, await send(message))
+                }
             }
             var results = [PushResult?](repeating: nil, count: messages.count)
             for await (index, result) in group { results[index] = result }

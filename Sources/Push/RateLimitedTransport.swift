@@ -20,14 +20,14 @@ public struct RateLimitedTransport: PushTransport {
     }
 
     /// Reserves the whole batch's permits at once, then sends it.
-    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         if messages.isEmpty { return [] }
         do {
             try await limiter.acquire(messages.count)
         } catch {
             return Array(repeating: .retryable(after: nil, reason: "rate limiter: \(error)"), count: messages.count)
         }
-        let results = await base.sendAll(messages)
+        let results = await base.sendAll(messages, onAnswer: onAnswer)
         if results.contains(where: \.isThrottled) { await limiter.reportThrottled() }
         return results
     }

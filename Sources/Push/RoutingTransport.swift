@@ -17,16 +17,16 @@ public struct RoutingTransport: PushTransport {
     }
 
     /// Splits the batch by content; both parts are sent concurrently.
-    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         var activities: [Int] = []
         var plain: [Int] = []
         for (index, message) in messages.enumerated() {
             if case .liveActivity = message.content { activities.append(index) } else { plain.append(index) }
         }
-        if plain.isEmpty { return await liveActivities.sendAll(messages) }
-        if activities.isEmpty { return await notifications.sendAll(messages) }
-        async let first = liveActivities.sendAll(activities.map { messages[$0] })
-        let second = await notifications.sendAll(plain.map { messages[$0] })
+        if plain.isEmpty { return await liveActivities.sendAll(messages, onAnswer: onAnswer) }
+        if activities.isEmpty { return await notifications.sendAll(messages, onAnswer: onAnswer) }
+        async let first = liveActivities.sendAll(activities.map { messages[$0] }, onAnswer: onAnswer)
+        let second = await notifications.sendAll(plain.map { messages[$0] }, onAnswer: onAnswer)
         var results = [PushResult?](repeating: nil, count: messages.count)
         for (index, result) in zip(activities, await first) { results[index] = result }
         for (index, result) in zip(plain, second) { results[index] = result }

@@ -7,6 +7,7 @@ import Telemetry
 /// the setting that is likely wrong. Other answers are counted in batches (every `flushEvery` sends or second),
 /// so a healthy fleet pays one Redis round trip per batch, and the guard resets once the refusals fall below
 /// the threshold. When the window cannot be read, refusals are retried too: a token is never cleared unchecked.
+/// A batch (`sendAll`) is counted as a whole before any of its refusals is let through.
 public final class TokenGuardedTransport: PushTransport {
     private struct State {
         var pendingSends = 0
@@ -46,21 +47,38 @@ public final class TokenGuardedTransport: PushTransport {
         await judge(base.send(message))
     }
 
-    /// Sends the batch through `base` and counts each answer as `send` does.
-    public func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
-        var results: [PushResult] = []
-        results.reserveCapacity(messages.count)
-        for result in await base.sendAll(messages) { results.append(await judge(result)) }
-        return results
+    /// Sends the batch through `base` and counts its answers together: a batch with token refusals is recorded in
+    /// the window at once (one Redis round trip), and its refusals pass only if the guard is not tripped after it.
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
+        let results = await base.sendAll(messages, onAnswer: onAnswer)
+        let refusals = results.compactMap { result -> TokenRefusal? in
+            if case .tokenRefused(let refusal) = result { return refusal }
+            return nil
+        }
+        guard let first = refusals.first else {
+            if let batch = takeBatch(adding: results.count, force: false) { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
+            return results
+        }
+        let pending = takeBatch(adding: 0, force: true) ?? 0
+        let held: PushResult
+        switch await evaluate(sends: pending + results.count, refusals: refusals.count, refusal: first) {
+        case false?: return results
+        case true?: held = .retryable(after: rule.retryAfter, reason: "token_guard")
+        case nil: held = .retryable(after: rule.retryAfter, reason: "token_guard_unavailable")
+        }
+        return results.map { result in
+            if case .tokenRefused = result { return held }
+            return result
+        }
     }
 
     /// Counts one answer; a token refusal passes only while the guard is not tripped.
     private func judge(_ result: PushResult) async -> PushResult {
         guard case .tokenRefused(let refusal) = result else {
-            if let batch = takeBatch(force: false) { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
+            if let batch = takeBatch(adding: 1, force: false) { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
             return result
         }
-        let batch = takeBatch(force: true) ?? 0
+        let batch = takeBatch(adding: 0, force: true) ?? 0
         guard let tripped = await evaluate(sends: batch + 1, refusals: 1, refusal: refusal) else {
             return .retryable(after: rule.retryAfter, reason: "token_guard_unavailable")
         }
@@ -70,14 +88,14 @@ public final class TokenGuardedTransport: PushTransport {
     /// Adds the pending answers to the window and decides again (a periodic tick keeps the state, and the
     /// metric, current while nothing is sent).
     public func flush() async {
-        _ = await evaluate(sends: takeBatch(force: true) ?? 0, refusals: 0, refusal: nil)
+        _ = await evaluate(sends: takeBatch(adding: 0, force: true) ?? 0, refusals: 0, refusal: nil)
     }
 
-    /// Counts one answer locally; returns the batch to record when it is due (or everything, when `force`).
-    private func takeBatch(force: Bool) -> Int? {
+    /// Counts `answers` locally; returns the batch to record when it is due (or everything, when `force`).
+    private func takeBatch(adding answers: Int, force: Bool) -> Int? {
         let now = ContinuousClock.now
         return state.withLock { state -> Int? in
-            if !force { state.pendingSends += 1 }
+            state.pendingSends += answers
             guard force || state.pendingSends >= flushEvery || now - state.lastFlush >= .seconds(1) else { return nil }
             let batch = state.pendingSends
             state.pendingSends = 0

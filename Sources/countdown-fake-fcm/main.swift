@@ -8,6 +8,15 @@ import Glibc
 
 // countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.usage).
 
+// SIGINT / SIGTERM are taken by sigwait below. Block them first, before anything starts a thread (the fake's
+// latency line, the record flusher, the server's threads), so every thread inherits the block: a thread without
+// it could take a SIGTERM and end the process before it says "stopping" and writes its records.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
 BuildInfo.answerVersionFlag(program: "countdown-fake-fcm")
 
 func fail(_ message: String, code: Int32) -> Never {
@@ -34,13 +43,6 @@ do throws(UsageError) {
 } catch {
     fail(error.description, code: 2)
 }
-
-// SIGINT / SIGTERM are taken by sigwait below; block them before the server's threads start so they inherit it.
-var stopSignals = sigset_t()
-sigemptyset(&stopSignals)
-sigaddset(&stopSignals, SIGINT)
-sigaddset(&stopSignals, SIGTERM)
-pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 let server = HTTPServer(
     configuration: .init(

@@ -5,7 +5,7 @@ import PushPayloads
 import Testing
 
 /// `sendEach` and `sendAll` hand the gateway batches of at most `pushBatchSize` pushes, concurrently, and give
-/// every result back under its own index.
+/// every result back under its own index, a batch at a time.
 @Suite struct PushGatewayBatchingTests {
     /// Answers each push by its FCM token and records the batches it is handed.
     final class BatchGateway: PushGateway {
@@ -41,10 +41,15 @@ import Testing
     @Test func everyResultComesBackUnderItsOwnIndex() async {
         let gateway = BatchGateway()
         var seen: [Int: Delivery] = [:]
-        await gateway.sendEach(Self.pushes(100), kind: .reminder) { index, delivery in
-            #expect(seen[index] == nil, "index \(index) twice")
-            seen[index] = delivery
+        var starts: [Int] = []
+        await gateway.sendEach(Self.pushes(100), kind: .reminder) { start, deliveries in
+            starts.append(start)
+            for (offset, delivery) in deliveries.enumerated() {
+                #expect(seen[start + offset] == nil, "index \(start + offset) twice")
+                seen[start + offset] = delivery
+            }
         }
+        #expect(starts.sorted() == [0, 32, 64, 96])
         #expect(seen.count == 100)
         for index in 0..<100 {
             let token = "fcm-\(index)"

@@ -14,7 +14,7 @@ import TestSupport
     final class BatchTransport: PushTransport {
         let batches = Locked<[Int]>([])
         func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
-        func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.count) }
             return messages.map { message in
                 guard case .notification(_, let title, _, _) = message.content else { return .rejected(reason: "unexpected") }
@@ -28,11 +28,11 @@ import TestSupport
         titles.map { .notification(ReminderNotification(title: $0, body: "b", data: [:]), fcmToken: "fcm-" + $0) }
     }
 
-    @Test func aBatchIsSplitAtTheConcurrencyLimitAndComesBackInOrder() async {
+    @Test func aBatchIsSplitAtAQuarterOfTheConcurrencyAndComesBackInOrder() async {
         let transport = BatchTransport()
         let metrics = WorkerMetrics()
         let sink = CapturingLogSink()
-        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 4, metrics: metrics,
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: metrics,
                                            logger: Logger(level: .info, sink: sink))
         let titles = (0..<10).map { $0 == 5 || $0 == 6 ? "config" : "m\($0)" }
         let deliveries = await gateway.sendBatch(Self.pushes(titles), kind: .reminder)
@@ -43,8 +43,50 @@ import TestSupport
         let rendered = metrics.registry.render()
         #expect(rendered.contains(#"countdown_pushes_total{kind="reminder",result="accepted",reason=""} 8"#), "\(rendered)")
         #expect(rendered.contains(#"countdown_push_latency_seconds_count{transport="fcm"} 10"#))
-        #expect(sink.lines.filter { $0.contains("push service configuration error") }.count == 1, "one log line per batch of the transport")
+        let logged = sink.lines.filter { $0.contains("push service configuration error") }
+        #expect(logged.count == 1, "one log line per batch and reason")
+        #expect(logged.first?.contains(#""pushes":2"#) == true)
         #expect(await gateway.send(Self.pushes(["one"])[0], kind: .reminder) == .accepted(name: "reminder:one"))
+    }
+
+    /// Answers the first push of a batch at once and the others when the gate opens.
+    final class SlowTail: PushTransport {
+        let gate = AsyncGate()
+        let firstAnswered = Locked(false)
+        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
+        func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
+            onAnswer?()
+            firstAnswered.withLock { $0 = true }
+            await gate.pass()
+            for _ in messages.dropFirst() { onAnswer?() }
+            onAnswer?()  // one answer too many (a resend after a token refresh): never more permits than taken
+            return messages.map { .accepted(messageName: $0.id) }
+        }
+    }
+
+    @Test func eachPushGivesItsPermitBackAsItsAnswerArrives() async throws {
+        let transport = SlowTail()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 8, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let task = Task { await gateway.sendBatch(Self.pushes(["fast", "slow"]), kind: .reminder) }
+        try await waitUntil("the first push is answered") { transport.firstAnswered.value }
+        #expect(gateway.permitsAvailable == 7, "the answered push gave its permit back; the slow one holds one")
+        transport.gate.open()
+        #expect(await task.value.count == 2)
+        #expect(gateway.permitsAvailable == 8)
+    }
+
+    @Test func heldPermitsNeverGiveBackMoreThanTheyTook() async {
+        let semaphore = AsyncSemaphore(4)
+        await semaphore.acquire(3)
+        let held = HeldPermits(3, of: semaphore)
+        held.giveBackOne()
+        #expect(held.count == 2 && semaphore.available == 2)
+        held.giveBackRest()
+        held.giveBackOne()
+        held.giveBackRest()
+        #expect(held.count == 0)
+        #expect(semaphore.available == 4)
     }
 
     @Test func theSemaphoreServesWaitersInOrderWhateverTheyAskFor() async throws {

@@ -15,7 +15,10 @@ import TestSupport
 
     @Test func aWrongProjectClearsAtMostTheMinimumAndRestoreBringsThemBack() async throws {
         let devices = 300
-        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60"])
+        // The guard counts each batch of pushes before it lets any of its refusals through; with PUSH_CONCURRENCY=8
+        // batches are 2 pushes, so the first refusals clear their tokens before the guard trips (with the default
+        // batches of 32, a first batch all refused trips it and clears none), and the restore below has work.
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60", "PUSH_CONCURRENCY": "8"])
         try await system.burst(devices, startsIn: 63)
         // Every send is refused as a token of another Firebase project, as when FCM_PROJECT_ID is wrong.
         try await system.fault(["status": 403, "errorCode": "SENDER_ID_MISMATCH", "forSeconds": 600])
@@ -31,7 +34,7 @@ import TestSupport
             .map { try $0.decode("device_id", as: String.self) }
         let cleared = clearedDevices.count
         #expect(cleared <= 20, "the guard lets at most TOKEN_GUARD_MIN_REFUSALS refusals clear a token, cleared \(cleared)")
-        #expect(cleared > 0, "below the minimum a refusal still clears its token")
+        #expect(cleared > 0, "below the minimum a refusal (of a batch that does not trip the guard) still clears its token")
         #expect(try await Self.count(system, "SELECT 1 FROM devices WHERE push_to_start_token IS NULL") == 0,
                 "SENDER_ID_MISMATCH names the FCM token only")
         #expect(try await Self.count(system, "SELECT 1 FROM countdown_token_invalidations WHERE reason = 'SENDER_ID_MISMATCH'") == cleared)

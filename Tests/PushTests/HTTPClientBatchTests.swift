@@ -1,3 +1,4 @@
+import BlockingIO
 import Foundation
 import HTTPClient
 import Testing
@@ -53,6 +54,35 @@ import TestSupport
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(outcomes.count == 5 && outcomes.allSatisfy { $0.failure?.code == .cancelled })
         #expect(client.inFlight == 0)
+    }
+
+    @Test func eachAnswerIsToldBeforeTheSlowestArrives() async throws {
+        let server = try await StubServer.start()
+        let client = try HTTPClientTests.client()
+        let answers = Locked(0)
+        let task = Task {
+            await client.sendAll([HTTPRequest(url: server.baseURL + "/sleep/20000")] + (0..<3).map { _ in HTTPRequest(url: server.baseURL + "/sleep/1") },
+                                 onAnswer: { answers.withLock { $0 += 1 } })
+        }
+        try await waitUntil("the three fast answers are told") { answers.value == 3 }
+        #expect(client.inFlight == 1)
+        task.cancel()
+        let outcomes = await task.value
+        #expect(answers.value == 4)
+        #expect(outcomes[0].failure?.code == .cancelled)
+        #expect(outcomes[1...].allSatisfy { (try? $0.get().status) == 200 })
+    }
+
+    @Test func aBatchFromACancelledTaskIsCancelledWithoutBeingSent() async throws {
+        let server = try await StubServer.start()
+        let client = try HTTPClientTests.client()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await client.sendAll((0..<3).map { _ in HTTPRequest(method: .post, url: server.baseURL + "/ok") })
+        }
+        let outcomes = await task.value
+        #expect(outcomes.count == 3 && outcomes.allSatisfy { $0.failure?.code == .cancelled })
+        #expect(try await server.state().connections <= 1, "only the control connection")
     }
 
     @Test func aBatchAfterShutdownFailsAtOnce() async throws {

@@ -1,5 +1,7 @@
 import BlockingIO
 import Foundation
+import HTTPClient
+import HTTPTypes
 import Push
 import Testing
 import Telemetry
@@ -25,8 +27,9 @@ import Telemetry
         let answer: @Sendable (PushMessage) -> PushResult
         init(_ answer: @escaping @Sendable (PushMessage) -> PushResult = { .accepted(messageName: $0.id) }) { self.answer = answer }
         func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
-        func sendAll(_ messages: [PushMessage]) async -> [PushResult] {
+        func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.map(\.id)) }
+            for _ in messages { onAnswer?() }
             return messages.map(answer)
         }
     }
@@ -105,14 +108,67 @@ import Telemetry
         #expect(activities.batches.value.count == 1, "a batch of one kind goes to its transport alone")
     }
 
-    @Test func theTokenGuardCountsABatchAsItCountsSingleSends() async {
+    @Test func theTokenGuardCountsABatchBeforeLettingAnyOfItsRefusalsThrough() async {
+        let window = TokenGuardedTransportTests.MemoryWindow()
         let transport = TokenGuardedTransport(
-            BatchRecorder { _ in .tokenRefused(TokenGuardedTransportTests.mismatch) }, rule: TokenGuard(minRefusals: 20, ratio: 0.2),
-            window: TokenGuardedTransportTests.MemoryWindow(), logger: Telemetry.Logger(level: .info, sink: CapturingLogSink()))
-        let results = await transport.sendAll((0..<100).map { Self.notification("t\($0)") })
-        #expect(results.prefix(19).allSatisfy { if case .tokenRefused = $0 { true } else { false } })
-        #expect(results.dropFirst(19).allSatisfy { $0 == .retryable(after: .seconds(60), reason: "token_guard") })
+            BatchRecorder { $0.id.hasPrefix("dead") ? .tokenRefused(TokenGuardedTransportTests.mismatch) : .accepted(messageName: $0.id) },
+            rule: TokenGuard(minRefusals: 20, ratio: 0.2), window: window, logger: Telemetry.Logger(level: .info, sink: CapturingLogSink()))
+        // A healthy batch with two dead tokens: counted (one window call), refusals passed on.
+        let healthy = await transport.sendAll((0..<30).map { Self.notification($0 < 2 ? "dead\($0)" : "ok\($0)") })
+        #expect(healthy.prefix(2).allSatisfy { if case .tokenRefused = $0 { true } else { false } })
+        #expect(healthy.dropFirst(2).allSatisfy { $0.label == "accepted" })
+        #expect(window.counts.value == TokenGuard.Counts(sends: 30, refusals: 2))
+        #expect(!transport.isTripped)
+        // A batch of refusals that trips the guard: none of them is passed on (not even the first 17).
+        let storm = await transport.sendAll((0..<32).map { Self.notification("dead\($0)") })
+        #expect(storm.allSatisfy { $0 == .retryable(after: .seconds(60), reason: "token_guard") }, "\(storm)")
         #expect(transport.isTripped)
+        #expect(window.counts.value == TokenGuard.Counts(sends: 62, refusals: 34))
+    }
+
+    @Test func aBatchWhoseRefusalsCannotBeCountedKeepsItsTokens() async {
+        let transport = TokenGuardedTransport(
+            BatchRecorder { $0.id.hasPrefix("dead") ? .tokenRefused(TokenGuardedTransportTests.mismatch) : .accepted(messageName: $0.id) },
+            rule: TokenGuard(minRefusals: 20, ratio: 0.2), window: TokenGuardedTransportTests.MemoryWindow(failing: true),
+            logger: Telemetry.Logger(level: .info, sink: CapturingLogSink()))
+        let results = await transport.sendAll(["ok1", "dead1", "ok2"].map(Self.notification))
+        #expect(results == [.accepted(messageName: "ok1"), .retryable(after: .seconds(60), reason: "token_guard_unavailable"),
+                            .accepted(messageName: "ok2")])
+    }
+
+    /// Answers every request 200 with an FCM message name and records how requests arrive.
+    final class BatchCountingHTTP: HTTPRequestSending {
+        let rounds = Locked<[Int]>([])
+        let singles = Locked(0)
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            singles.withLock { $0 += 1 }
+            return ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#)
+        }
+        func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
+            rounds.withLock { $0.append(requests.count) }
+            return requests.map { _ in
+                onAnswer?()
+                return .success(ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#))
+            }
+        }
+    }
+
+    struct FixedToken: AccessTokenProviding {
+        func accessToken() async throws -> String { "token" }
+        func invalidate(_ token: String) async {}
+    }
+
+    @Test func anFCMBatchIsOneRoundOfTheHTTPClientAndTellsEachAnswer() async {
+        let http = BatchCountingHTTP()
+        let transport = FCMTransport(projectID: "p", tokens: FixedToken(), http: http)
+        let answers = Locked(0)
+        let results = await transport.sendAll((0..<20).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { answers.withLock { $0 += 1 } })
+        #expect(results.allSatisfy { $0 == .accepted(messageName: "projects/p/messages/1") })
+        #expect(http.rounds.value == [20])
+        #expect(http.singles.value == 0)
+        #expect(answers.value == 20)
+        _ = await transport.send(FCMHarness.liveActivity(token: "ok-one"))
+        #expect(http.singles.value == 1, "a single push is a single request")
     }
 
     @Test func theDefaultBatchSendsEachMessageConcurrently() async {

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// The `PUSH_CONCURRENCY` permits a batch of pushes holds: each push gives one back as its answer arrives, and the
+/// batch gives back the rest when it returns (pushes refused before sending, or sent again after a token refresh,
+/// never give back more than the batch took).
+final class HeldPermits: Sendable {
+    private let semaphore: AsyncSemaphore
+    private let held: Mutex<Int>
+
+    init(_ count: Int, of semaphore: AsyncSemaphore) {
+        self.semaphore = semaphore
+        held = Mutex(count)
+    }
+
+    /// Permits not yet given back.
+    var count: Int { held.withLock { $0 } }
+
+    func giveBackOne() {
+        let gave = held.withLock { held -> Bool in
+            guard held > 0 else { return false }
+            held -= 1
+            return true
+        }
+        if gave { semaphore.release(1) }
+    }
+
+    func giveBackRest() {
+        let rest = held.withLock { held -> Int in
+            defer { held = 0 }
+            return held
+        }
+        if rest > 0 { semaphore.release(rest) }
+    }
+}
