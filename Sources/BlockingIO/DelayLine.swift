@@ -1,7 +1,8 @@
 import Foundation
 
 /// Holds waiting tasks back for a while on one thread of its own: a wait costs a locked insert, and the thread
-/// resumes every wait that has come due (within `slack`) in one pass.
+/// resumes every wait that has come due (within `slack`) in one pass; `schedule` runs an action on that thread
+/// instead of resuming a task.
 ///
 /// For many short waits at once, such as a fixed latency added to every request, this replaces one timer per wait
 /// (`Task.sleep`: a timer armed in the dispatch manager thread and a wake-up of its own for each). Waits end in
@@ -28,8 +29,15 @@ public final class DelayLine: Sendable {
         guard duration > .zero else { return }
         let due = ContinuousClock.now + duration
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            line.add(due: due, continuation)
+            line.add(due: due, .resume(continuation))
         }
+    }
+
+    /// Runs `action` on the line's thread after `duration` (at once, on the caller's thread, once stopped or for a
+    /// duration of zero or less). Keep it short: every action and wait due after it waits for it.
+    public func schedule(after duration: Duration, _ action: @escaping @Sendable () -> Void) {
+        guard duration > .zero else { return action() }
+        line.add(due: ContinuousClock.now + duration, .action(action))
     }
 
     /// Ends every wait now and every later one at once; the thread exits.
@@ -40,9 +48,21 @@ public final class DelayLine: Sendable {
 
     /// What the thread works on; the thread holds only this, so the owner's `deinit` can stop it.
     private final class Line: @unchecked Sendable {
+        enum Ending {
+            case resume(CheckedContinuation<Void, Never>)
+            case action(@Sendable () -> Void)
+
+            func run() {
+                switch self {
+                case .resume(let continuation): continuation.resume()
+                case .action(let action): action()
+                }
+            }
+        }
+
         private struct Wait {
             let due: ContinuousClock.Instant
-            let continuation: CheckedContinuation<Void, Never>
+            let ending: Ending
         }
 
         private let condition = NSCondition()
@@ -58,17 +78,17 @@ public final class DelayLine: Sendable {
             return waits.count
         }
 
-        func add(due: ContinuousClock.Instant, _ continuation: CheckedContinuation<Void, Never>) {
+        func add(due: ContinuousClock.Instant, _ ending: Ending) {
             condition.lock()
             if stopped {
                 condition.unlock()
-                continuation.resume()
+                ending.run()
                 return
             }
             // Deadlines mostly arrive in order (one latency for all): the place is found from the end.
             var index = waits.count
             while index > 0 && waits[index - 1].due > due { index -= 1 }
-            waits.insert(Wait(due: due, continuation: continuation), at: index)
+            waits.insert(Wait(due: due, ending: ending), at: index)
             if index == 0 { condition.signal() }
             condition.unlock()
         }
@@ -87,7 +107,7 @@ public final class DelayLine: Sendable {
                     let left = waits
                     waits.removeAll()
                     condition.unlock()
-                    for wait in left { wait.continuation.resume() }
+                    for wait in left { wait.ending.run() }
                     return
                 }
                 guard let first = waits.first else {
@@ -103,7 +123,7 @@ public final class DelayLine: Sendable {
                 let due = Array(waits[..<dueCount])
                 waits.removeFirst(dueCount)
                 condition.unlock()
-                for wait in due { wait.continuation.resume() }
+                for wait in due { wait.ending.run() }
                 condition.lock()
             }
         }

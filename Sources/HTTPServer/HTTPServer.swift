@@ -7,13 +7,17 @@ import Synchronization
 /// Each pool thread runs an event loop (epoll on Linux) over its share of connections, reads the whole
 /// request body (up to `maxBodyBytes`) and calls the handler. A synchronous handler runs on that thread and
 /// should be quick; an async handler runs as a task while its connection is suspended, so waiting in it
-/// never blocks the pool. The server owns the daemon: `stop()` (or `deinit`) shuts it down and closes the
+/// never blocks the pool; a deferring handler is handed a responder it may call later, from any thread. The server owns the daemon: `stop()` (or `deinit`) shuts it down and closes the
 /// listening socket.
 public final class HTTPServer: Sendable {
     /// Answers a request on a server thread; keep it short.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Answers a request asynchronously; may await.
     public typealias AsyncHandler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Called on a server thread with a responder to answer the request with, now or later from any thread
+    /// (the connection is suspended meanwhile); no task is started, so answering costs no thread hand-over of
+    /// its own. It must answer every request exactly once.
+    public typealias DeferringHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
 
     private struct Running: @unchecked Sendable {
         let daemon: OpaquePointer
@@ -38,6 +42,12 @@ public final class HTTPServer: Sendable {
     public init(configuration: HTTPServerConfiguration, asyncHandler: @escaping AsyncHandler) {
         self.configuration = configuration
         dispatcher = RequestDispatcher(handler: .suspending(asyncHandler), configuration: configuration)
+    }
+
+    /// A server whose handler answers through a responder, now or later (the connection is suspended meanwhile).
+    public init(configuration: HTTPServerConfiguration, deferringHandler: @escaping DeferringHandler) {
+        self.configuration = configuration
+        dispatcher = RequestDispatcher(handler: .deferring(deferringHandler), configuration: configuration)
     }
 
     deinit { stop() }

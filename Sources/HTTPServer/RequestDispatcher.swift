@@ -4,13 +4,15 @@ import Foundation
 /// What the daemon's callbacks reach: the handler, the body limit, and the connections suspended while
 /// an async handler runs.
 ///
-/// Async handlers use suspend/resume: the daemon thread suspends the connection and returns at once, the
-/// handler runs as a task, and its reply resumes the connection, whose thread then sends it. No daemon thread
+/// Async and deferring handlers use suspend/resume: the daemon thread suspends the connection and returns at
+/// once, the handler runs as a task (or answers later through its responder), and its reply resumes the
+/// connection, whose thread then sends it. No daemon thread
 /// waits for a handler, so slow handlers (added latency, awaited I/O) never hold up other connections.
 final class RequestDispatcher: @unchecked Sendable {
     enum Handler: Sendable {
         case immediate(@Sendable (HTTPRequest) -> HTTPResponse)
         case suspending(@Sendable (HTTPRequest) async -> HTTPResponse)
+        case deferring(@Sendable (HTTPRequest, HTTPResponder) -> Void)
     }
 
     let handler: Handler
@@ -88,7 +90,13 @@ final class RequestDispatcher: @unchecked Sendable {
         case .immediate(let respond):
             return Self.queue(respond(context.makeRequest()), on: connection)
         case .suspending(let respond):
-            return suspend(context, running: respond)
+            let request = context.makeRequest()
+            if park(context) { Task { [self] in finish(context, with: await respond(request)) } }
+            return .YES
+        case .deferring(let respond):
+            let request = context.makeRequest()
+            if park(context) { respond(request, HTTPResponder { [self] reply in finish(context, with: reply) }) }
+            return .YES
         }
     }
 
@@ -119,20 +127,16 @@ final class RequestDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func suspend(_ context: RequestContext, running respond: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) -> MHD_Result {
-        let request = context.makeRequest()
+    /// Suspends the request's connection until `finish`; false (and the request answered 503) while stopping.
+    private func park(_ context: RequestContext) -> Bool {
         MHD_suspend_connection(context.connection)
         condition.lock()
         let refused = stopping
         context.phase = .suspended
         parked[ObjectIdentifier(context)] = context
         condition.unlock()
-        if refused {
-            finish(context, with: errorResponse(503, "the server is stopping"))
-            return .YES
-        }
-        Task { [self] in finish(context, with: await respond(request)) }
-        return .YES
+        if refused { finish(context, with: errorResponse(503, "the server is stopping")) }
+        return !refused
     }
 
     /// Hands a reply to a suspended request and resumes it, unless a drain already answered it.

@@ -47,7 +47,7 @@ do throws(UsageError) {
 let server = HTTPServer(
     configuration: .init(
         address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192),
-    asyncHandler: { [fake] request in await fake.respond(to: request) })
+    deferringHandler: { [fake] request, answer in fake.respond(to: request, with: answer) })
 do {
     try server.start()
 } catch {

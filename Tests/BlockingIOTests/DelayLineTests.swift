@@ -57,6 +57,25 @@ import TestSupport
         #expect(line.waiting == 0)
     }
 
+    @Test func scheduledActionsRunOnTheLineInDeadlineOrderAfterTheirDelay() async throws {
+        let line = DelayLine()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let ran = Locked<[(String, Duration)]>([])
+        line.schedule(after: .milliseconds(120)) { ran.withLock { $0.append(("late", clock.now - started)) } }
+        line.schedule(after: .milliseconds(40)) { ran.withLock { $0.append(("early", clock.now - started)) } }
+        line.schedule(after: .zero) { ran.withLock { $0.append(("now", clock.now - started)) } }
+        #expect(ran.value.map(\.0) == ["now"], "a zero delay runs on the caller's thread at once")
+        try await waitUntil("both delayed actions ran") { ran.value.count == 3 }
+        #expect(ran.value.map(\.0) == ["now", "early", "late"])
+        #expect(ran.value[1].1 >= .milliseconds(39) && ran.value[2].1 >= .milliseconds(119))
+        line.schedule(after: .seconds(600)) { ran.withLock { $0.append(("stopped", .zero)) } }
+        line.stop()
+        try await waitUntil("stop runs what waits") { ran.value.count == 4 }
+        line.schedule(after: .seconds(600)) { ran.withLock { $0.append(("after stop", .zero)) } }
+        #expect(ran.value.map(\.0).last == "after stop")
+    }
+
     @Test func aWaitOfZeroReturnsAtOnce() async {
         let line = DelayLine()
         await line.wait(for: .zero)

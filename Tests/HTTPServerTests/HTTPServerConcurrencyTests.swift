@@ -41,6 +41,47 @@ import TestSupport
         #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
+    @Test func deferringHandlersAnswerLaterFromAnotherThreadWithoutHoldingServerThreads() async throws {
+        // One server thread; each request is answered 300 ms later by a thread of its own, or at once for /now.
+        let server = HTTPServer(configuration: .init(address: "127.0.0.1:0", threads: 1), deferringHandler: { request, answer in
+            if request.path == "/now" { return answer(.text("now")) }
+            Thread.detachNewThread {
+                usleep(300_000)
+                answer(.text("late \(request.path)"))
+                answer(.text("twice"))  // a second answer is ignored
+            }
+        })
+        try server.start()
+        let port = try #require(server.boundPort)
+        let session = parallelSession(20)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let texts = try await withThrowingTaskGroup(of: String.self) { group in
+            for n in 0..<20 { group.addTask { try await fetch(port: port, "/\(n)", session: session).text } }
+            group.addTask { try await fetch(port: port, "/now", session: session).text }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(texts == Set((0..<20).map { "late /\($0)" } + ["now"]))
+        #expect(clock.now - started < .seconds(4), "20 × 300 ms one after another would take 6 s")
+        let socket = try RawSocket(port: port)
+        #expect(try socket.exchange("GET /3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "late /3")
+        server.stop()
+    }
+
+    @Test func stopAnswersADeferredRequestThatIsNeverAnswered() async throws {
+        let server = HTTPServer(configuration: .init(address: "127.0.0.1:0", threads: 1), deferringHandler: { _, _ in })
+        try server.start()
+        let socket = try RawSocket(port: try #require(server.boundPort), receiveTimeout: 10)
+        try socket.send("GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(200))  // let the request reach the handler; the test holds either way
+        let clock = ContinuousClock()
+        let started = clock.now
+        server.stop()
+        #expect(clock.now - started < .seconds(6))
+        let status = socket.readStatus()
+        #expect(status == 503 || status == nil)
+    }
+
     /// `stop()`, and `shutdown()` that async callers use (it drains off the cooperative pool).
     @Test(arguments: [false, true])
     func stopAnswersSuspendedRequestsAndReturns(async: Bool) async throws {
