@@ -28,17 +28,21 @@ import TestSupport
             return .text("late \(request.path)")
         })
         try server.start()
-        let port = try #require(server.boundPort)
-        let session = parallelSession(20)
+        let (texts, elapsed) = try await Self.fetchAtOnce(port: try #require(server.boundPort), (0..<20).map { "/\($0)" })
+        #expect(texts == Set((0..<20).map { "late /\($0)" }))
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
+    }
+
+    /// Fetches every path at once; the texts answered and how long it took.
+    static func fetchAtOnce(port: Int, _ paths: [String]) async throws -> (Set<String>, Duration) {
+        let session = parallelSession(paths.count)
         let clock = ContinuousClock()
         let started = clock.now
         let texts = try await withThrowingTaskGroup(of: String.self) { group in
-            for n in 0..<20 { group.addTask { try await fetch(port: port, "/\(n)", session: session).text } }
+            for path in paths { group.addTask { try await fetch(port: port, path, session: session).text } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
-        let elapsed = clock.now - started
-        #expect(texts == Set((0..<20).map { "late /\($0)" }))
-        #expect(elapsed < .seconds(5), "took \(elapsed)")
+        return (texts, clock.now - started)
     }
 
     @Test func deferringHandlersAnswerLaterFromAnotherThreadWithoutHoldingServerThreads() async throws {
@@ -53,16 +57,9 @@ import TestSupport
         })
         try server.start()
         let port = try #require(server.boundPort)
-        let session = parallelSession(20)
-        let clock = ContinuousClock()
-        let started = clock.now
-        let texts = try await withThrowingTaskGroup(of: String.self) { group in
-            for n in 0..<20 { group.addTask { try await fetch(port: port, "/\(n)", session: session).text } }
-            group.addTask { try await fetch(port: port, "/now", session: session).text }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
-        }
+        let (texts, elapsed) = try await Self.fetchAtOnce(port: port, (0..<20).map { "/\($0)" } + ["/now"])
         #expect(texts == Set((0..<20).map { "late /\($0)" } + ["now"]))
-        #expect(clock.now - started < .seconds(4), "20 × 300 ms one after another would take 6 s")
+        #expect(elapsed < .seconds(4), "20 × 300 ms one after another would take 6 s")
         let socket = try RawSocket(port: port)
         #expect(try socket.exchange("GET /3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "late /3")
         server.stop()
