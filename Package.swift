@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
 
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
-        .target(name: "CountdownFlows", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
+        .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
 
         // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
         .target(name: "CountdownWorker", dependencies: [

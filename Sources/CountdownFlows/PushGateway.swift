@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import PushPayloads
 
@@ -29,15 +30,7 @@ public let pushBatchSize = 32
 extension PushGateway {
     /// One `send` per push, concurrently.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
-        if pushes.count == 1 { return [await send(pushes[0], kind: kind)] }
-        return await withTaskGroup(of: (Int, Delivery).self) { group in
-            for (index, push) in pushes.enumerated() {
-                group.addTask { (index, await self.send(push, kind: kind)) }
-            }
-            var results = [Delivery?](repeating: nil, count: pushes.count)
-            for await (index, delivery) in group { results[index] = delivery }
-            return results.map { $0! }
-        }
+        await pushes.concurrentMap { await self.send($0, kind: kind) }
     }
 
     /// Sends every push concurrently (the gateway bounds how many are in flight) and returns results in order.

@@ -1,3 +1,4 @@
+import BlockingIO
 import Synchronization
 
 /// Sends HTTP requests; the seam push transports depend on (a fake stands in for it in tests).
@@ -20,20 +21,13 @@ extension HTTPRequestSending {
 
     /// One `send` per request, concurrently.
     public func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
-        await withTaskGroup(of: (Int, Result<HTTPResponse, HTTPClientError>).self) { group in
-            for (index, request) in requests.enumerated() {
-                group.addTask {
-                    defer { onAnswer?() }
-                    do {
-                        return (index, .success(try await send(request)))
-                    } catch {
-                        return (index, .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url)))
-                    }
-                }
+        await requests.concurrentMap { request in
+            defer { onAnswer?() }
+            do {
+                return .success(try await send(request))
+            } catch {
+                return .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url))
             }
-            var outcomes = [Result<HTTPResponse, HTTPClientError>?](repeating: nil, count: requests.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
-            return outcomes.map { $0! }
         }
     }
 }

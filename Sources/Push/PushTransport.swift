@@ -1,3 +1,5 @@
+import BlockingIO
+
 /// Told once for a message of a batch as its answer arrives, possibly on the HTTP client's thread: keep it quick.
 public typealias PushAnswerHook = @Sendable () -> Void
 
@@ -19,17 +21,9 @@ extension PushTransport {
 
     /// One `send` per message, concurrently.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-        if messages.count == 1 { return [await send(messages[0])] }
-        return await withTaskGroup(of: (Int, PushResult).self) { group in
-            for (index, message) in messages.enumerated() {
-                group.addTask {
-                    defer { onAnswer?() }
-                    return (index, await send(message))
-                }
-            }
-            var results = [PushResult?](repeating: nil, count: messages.count)
-            for await (index, result) in group { results[index] = result }
-            return results.map { $0! }
+        await messages.concurrentMap { message in
+            defer { onAnswer?() }
+            return await send(message)
         }
     }
 
