@@ -1,4 +1,6 @@
+import BlockingIO
 import CountdownDomain
+import CountdownStore
 import Postgres
 import PushPayloads
 import Telemetry
@@ -44,5 +46,19 @@ public struct FlowContext: Sendable {
         guard !owners.isEmpty else { return ([], [me]) }
         let sorted = await liveness.classify(owners)
         return (sorted.dead, sorted.alive + [me])
+    }
+
+    /// Runs `body` in a transaction that claims ledger rows and records them in `claimed`. When the transaction
+    /// fails, its commit may still have gone through: the rows are handed to the settler to give back, so none stays
+    /// claimed by a worker that will not push it.
+    func releasingClaims<T: Sendable>(_ claimed: Locked<[ClaimStore.Row]>,
+                                      _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        do {
+            return try await database.transaction(body)
+        } catch {
+            let rows = claimed.value
+            if !rows.isEmpty { await settler.release(rows) }
+            throw error
+        }
     }
 }

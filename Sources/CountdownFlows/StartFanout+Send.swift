@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import Foundation
@@ -37,7 +38,7 @@ extension StartFanout {
             throw error
         }
         try await settler.settle(ticket)
-        let finished = try await recordProgress(plans, scope: scope)
+        let finished = try await recordProgress(plans, scope: scope, retrying: Set(tally.retryAfter.keys))
         var outcomes: [String: HandlerOutcome] = [:]
         for (streamID, plan) in plans {
             if let after = tally.retryAfter[streamID] {
@@ -78,8 +79,11 @@ extension StartFanout {
     private func claimPage(_ streams: [String], scope: FanoutScope, owners: (dead: [String], alive: [String])) async throws
         -> [String: [(user: String, device: String)]] {
         let (seconds, me, limit) = (context.claimSeconds, context.liveness.workerID, context.startPageSize)
-        let rows = try await context.database.transaction { connection in
-            try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, on: connection)
+        let claimedHere = Locked([ClaimStore.Row]())
+        let rows = try await context.releasingClaims(claimedHere) { connection in
+            let rows = try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, on: connection)
+            claimedHere.withLock { $0 = rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) } }
+            return rows
         }
         await context.settler.hold(rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) })
         var claimed: [String: [(user: String, device: String)]] = [:]
@@ -153,12 +157,14 @@ extension StartFanout {
     }
 
     /// For whole-stream fan-outs, records the streams with nothing left open as done for their planned start.
-    /// Returns the streams that have nothing left open.
-    private func recordProgress(_ plans: [String: Plan], scope: FanoutScope) async throws -> Set<String> {
+    /// Returns the streams that have nothing left open. A stream whose every row this fan-out claimed at once and
+    /// none of which is to be retried has nothing open once its outcomes are written, without asking.
+    private func recordProgress(_ plans: [String: Plan], scope: FanoutScope, retrying: Set<String>) async throws -> Set<String> {
         let planned = plans.mapValues(\.stream.snapshot.plannedStartAt)
         guard scope == .stream else { return Set(planned.keys) }
+        let unknown = plans.filter { !$0.value.claimedEveryRow || retrying.contains($0.key) }.map(\.key)
         return try await context.database.transaction { connection -> Set<String> in
-            let stillOpen = try StartLedgerStore.streamsWithOpenRows(Array(planned.keys), on: connection)
+            let stillOpen = unknown.isEmpty ? [] : try StartLedgerStore.streamsWithOpenRows(unknown, on: connection)
             let done = planned.filter { !stillOpen.contains($0.key) }
             try ProgressStore.markStartsDone(done, on: connection)
             return Set(done.keys)

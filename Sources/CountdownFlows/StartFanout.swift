@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import Foundation
@@ -27,6 +28,9 @@ struct StartFanout: Sendable {
         var targets: [String: Target] = [:]  // by "user\u{0}device"
         var claimed: [(user: String, device: String)] = []
         var openByOthers = 0
+        /// Every row of the stream was written by this fan-out and claimed in its first page: once their outcomes
+        /// are written, only a retry outcome can leave one open.
+        var claimedEveryRow = false
 
         static func key(_ user: String, _ device: String) -> String { user + "\u{0}" + device }
     }
@@ -39,13 +43,38 @@ struct StartFanout: Sendable {
     func run(streams requested: [String], scope: FanoutScope) async throws -> [String: HandlerOutcome] {
         var seen = Set<String>()
         let streamIDs = requested.filter { seen.insert($0).inserted }
+        let me = context.liveness.workerID
+        let owners = try await context.claimOwners { try StartLedgerStore.claimOwners(streamIDs, except: me, on: $0) }
+        let (decided, plans): ([String: HandlerOutcome], [String: Plan])
+        do {
+            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: false)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            // Another fan-out of one of these streams recorded a row between our read and our insert.
+            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: true)
+        }
+        await context.settler.hold(plans.flatMap { streamID, plan in
+            plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) }
+        })
+        for plan in plans.values {
+            for target in plan.targets.values {
+                if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
+            }
+        }
+        guard !plans.isEmpty else { return decided }
+        return try await send(plans, scope: scope, owners: owners).merging(decided) { sent, _ in sent }
+    }
+
+    /// In one transaction: reads the streams, decides which are due, records their targets in the ledger and claims
+    /// the first page. `racing` writes the ledger rows with `ON CONFLICT` (after another fan-out raced this one).
+    private func plan(_ streamIDs: [String], scope: FanoutScope, owners: (dead: [String], alive: [String]),
+                      racing: Bool) async throws -> ([String: HandlerOutcome], [String: Plan]) {
         let settings = context.settings
         let transport = context.transport
         let claimSeconds = context.claimSeconds
         let me = context.liveness.workerID
         let pageSize = context.startPageSize
-        let owners = try await context.claimOwners { try StartLedgerStore.claimOwners(streamIDs, except: me, on: $0) }
-        let (decided, plans) = try await context.database.transaction { connection -> ([String: HandlerOutcome], [String: Plan]) in
+        let claimedHere = Locked([ClaimStore.Row]())
+        return try await context.releasingClaims(claimedHere) { connection -> ([String: HandlerOutcome], [String: Plan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: Plan] = [:]
             let loaded = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
@@ -77,16 +106,28 @@ struct StartFanout: Sendable {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] =
                     Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
             }
-            let claimedOnInsert = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
+            let recorded = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
                 plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip) }
-            }, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), on: connection)
-            for row in claimedOnInsert { plans[row.stream]?.claimed.append((row.user, row.device)) }
+            }, scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing, on: connection)
+            for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
+            // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,
+            // nothing held by others.
+            claimedHere.withLock { $0 = recorded.claimed.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) } }
+            if !recorded.foundEarlierRows && scope == .stream {
+                if recorded.claimed.count < pageSize {
+                    for id in plans.keys { plans[id]?.claimedEveryRow = true }
+                }
+                return (decided, plans)
+            }
             // Rows recorded earlier and still pending, or held by a dead worker, fill the rest of the page.
-            if claimedOnInsert.count < pageSize {
+            if recorded.claimed.count < pageSize {
                 for row in try StartLedgerStore.claim(active, scope: scope, seconds: claimSeconds, owner: me, owners: owners,
-                                                      limit: pageSize - claimedOnInsert.count, on: connection) {
+                                                      limit: pageSize - recorded.claimed.count, on: connection) {
                     plans[row.stream]?.claimed.append((row.user, row.device))
                 }
+            }
+            claimedHere.withLock { claimed in
+                claimed = plans.flatMap { streamID, plan in plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) } }
             }
             for (streamID, open) in try StartLedgerStore.openClaims(active, owners: owners, on: connection) {
                 guard var plan = plans[streamID] else { continue }
@@ -95,15 +136,5 @@ struct StartFanout: Sendable {
             }
             return (decided, plans)
         }
-        await context.settler.hold(plans.flatMap { streamID, plan in
-            plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) }
-        })
-        for plan in plans.values {
-            for target in plan.targets.values {
-                if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
-            }
-        }
-        guard !plans.isEmpty else { return decided }
-        return try await send(plans, scope: scope, owners: owners).merging(decided) { sent, _ in sent }
     }
 }

@@ -36,6 +36,7 @@ public actor StartSettler {
     private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
     private var writing = false
     private var held = Set<ClaimStore.Row>()
+    private var releasing = Set<ClaimStore.Row>()
 
     /// Under a burst, pushes are answered a few thousand a second: a batch every few milliseconds cost PostgreSQL
     /// a transaction per few dozen outcomes, while a fan-out waits for its last outcomes only once.
@@ -61,6 +62,20 @@ public actor StartSettler {
     /// Records rows a fan-out just claimed: they are held until their outcome is written.
     public func hold(_ rows: [ClaimStore.Row]) {
         held.formUnion(rows)
+    }
+
+    /// Records rows a fan-out may have claimed but will not push (the transaction that claimed them failed, and
+    /// may have committed first): `ClaimKeeper` gives them back to `pending` once their claim expires. Held rows
+    /// are never given back (a later fan-out claimed them anew).
+    public func release(_ rows: [ClaimStore.Row]) {
+        releasing.formUnion(rows)
+    }
+
+    /// The rows to give back, except any held again since (claimed anew by a later fan-out); they are handed
+    /// over, so what the keeper could not give back yet must come back through `release`.
+    public func takeReleasing() -> [ClaimStore.Row] {
+        defer { releasing = [] }
+        return Array(releasing.subtracting(held))
     }
 
     public func openTicket() -> Ticket { pending.openTicket() }

@@ -30,15 +30,7 @@ public enum StartLedgerStore {
             WHERE p.stream_id = ANY($1::text[])
             """
         var parameters: [any PostgresEncodable] = [PostgresTextArray(streams)]
-        switch scope {
-        case .stream: break
-        case .device(let device):
-            sql += " AND d.device_id = $2"
-            parameters.append(device)
-        case .user(let user):
-            sql += " AND p.user_id = $2"
-            parameters.append(user)
-        }
+        narrow(&sql, &parameters, to: scope, device: "d.device_id", user: "p.user_id")
         return try connection.query(sql, parameters).map { row in
             (try row.decode("stream_id"), DeviceCandidate(
                 userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
@@ -65,49 +57,194 @@ public enum StartLedgerStore {
     /// failed stay as they are, except a skipped row, or one failed on a dead token that the device has since
     /// replaced (a different token hash), which reopen when the device is eligible again.
     ///
-    /// The first `claim.limit` eligible rows (in key order) are written already claimed (`sending`, as `claim`
-    /// would leave them), so a fan-out writes each row twice (recorded and claimed, then settled), not three
+    /// The first `claim.limit` eligible rows written (in key order) are written already claimed (`sending`, as
+    /// `claim` would leave them), so a fan-out writes each row twice (recorded and claimed, then settled), not three
     /// times; returns the rows this call claimed. `claim` then takes what is left of the page.
-    public static func recordTargets(_ targets: [Target], claim: InsertClaim,
-                                     on connection: PostgresConnection) throws -> [(stream: String, user: String, device: String)] {
+    ///
+    /// The scope's rows are read first, so new rows go in with a plain `INSERT` (about a third of the cost of an
+    /// `INSERT … ON CONFLICT`, whose speculative insertion probes and confirms every row) and only rows that
+    /// reopen are updated. A fan-out of the same stream that inserts a row in between makes the `INSERT` fail
+    /// with a unique violation: the caller then runs its transaction again with `racing`, which resolves every
+    /// row with `ON CONFLICT`.
+    public static func recordTargets(_ targets: [Target], scope: FanoutScope = .stream, claim: InsertClaim, racing: Bool = false,
+                                     on connection: PostgresConnection) throws -> RecordedTargets {
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
-        let rows = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
-        guard !rows.isEmpty else { return [] }
-        var claimable = max(0, claim.limit)
-        let statuses = rows.map { row -> String in
-            if row.skip != nil { return "skipped" }
-            guard claimable > 0 else { return "pending" }
-            claimable -= 1
-            return "sending"
+        let sorted = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
+        guard !sorted.isEmpty else { return RecordedTargets(claimed: [], foundEarlierRows: false) }
+        let hashed = sorted.map { Written(target: $0, tokenHash: TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken)) }
+        if racing { return RecordedTargets(claimed: try upsert(claiming(hashed, limit: claim.limit), claim: claim, on: connection), foundEarlierRows: true) }
+        let recorded = try recordedRows(Array(Set(sorted.map(\.stream))), scope: scope, on: connection)
+        let writable = hashed.filter { row in
+            guard let existing = recorded[Key(row.target)] else { return true }
+            return existing.reopens(to: row)
         }
-        return try connection.query("""
-            INSERT INTO countdown_start_ledger AS l
-                (stream_id, user_id, device_id, status, reason, token_hash, claimed_by, claimed_until, attempts)
-            SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, t.token_hash,
-                   CASE WHEN t.status = 'sending' THEN $7 END,
-                   CASE WHEN t.status = 'sending' THEN now() + make_interval(secs => $8) END,
-                   CASE WHEN t.status = 'sending' THEN 1 ELSE 0 END
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-                AS t(stream_id, user_id, device_id, status, reason, token_hash)
+        let rows = claiming(writable, limit: claim.limit)
+        let fresh = rows.filter { recorded[Key($0.target)] == nil }
+        let reopened = rows.filter { recorded[Key($0.target)] != nil }
+        var claimed: [(stream: String, user: String, device: String)] = []
+        if !fresh.isEmpty {
+            try connection.execute(insertRows, writeParameters(fresh, claim: claim))
+            claimed = fresh.filter { $0.status == "sending" }.map { ($0.target.stream, $0.target.candidate.userID, $0.target.candidate.deviceID) }
+        }
+        if !reopened.isEmpty {
+            claimed += try connection.query("""
+                UPDATE countdown_start_ledger AS l
+                SET status = t.status, reason = t.reason, token_hash = t.token_hash, updated_at = now(),
+                    claimed_by = CASE WHEN t.status = 'sending' THEN $7 END,
+                    claimed_until = CASE WHEN t.status = 'sending' THEN now() + make_interval(secs => $8) END,
+                    attempts = l.attempts + CASE WHEN t.status = 'sending' THEN 1 ELSE 0 END
+                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                    AS t(stream_id, user_id, device_id, status, reason, token_hash)
+                WHERE l.stream_id = t.stream_id AND l.user_id = t.user_id AND l.device_id = t.device_id
+                  AND (\(reopenCondition(new: "t")))
+                RETURNING l.stream_id, l.user_id, l.device_id, l.status
+                """, writeParameters(reopened, claim: claim)).compactMap(claimedRow)
+        }
+        return RecordedTargets(claimed: claimed, foundEarlierRows: !recorded.isEmpty)
+    }
+
+    /// What `recordTargets` did.
+    public struct RecordedTargets: Sendable {
+        /// The rows it wrote already claimed, in key order.
+        public var claimed: [(stream: String, user: String, device: String)]
+        /// Whether the scope had ledger rows before (always true after a race): when not, every open row of the
+        /// scope is one this call wrote.
+        public var foundEarlierRows: Bool
+    }
+
+    /// A target as it is written: its status (`sending` when claimed on insert) and token hash.
+    private struct Written {
+        var target: Target
+        var tokenHash: String?
+        var status = "pending"
+    }
+
+    private struct Key: Hashable {
+        var stream: String
+        var user: String
+        var device: String
+
+        init(stream: String, user: String, device: String) {
+            (self.stream, self.user, self.device) = (stream, user, device)
+        }
+
+        init(_ target: Target) {
+            self.init(stream: target.stream, user: target.candidate.userID, device: target.candidate.deviceID)
+        }
+    }
+
+    /// A row already in the ledger, as far as reopening it is concerned.
+    private struct Recorded {
+        var status: String
+        var reason: String?
+        var tokenHash: String?
+
+        /// Whether writing `row` over this one changes it, by the rule `reopenCondition` states in SQL (which the
+        /// update checks again on the row it locks).
+        func reopens(to row: Written) -> Bool {
+            switch status {
+            case "skipped":
+                return !(row.target.skip != nil && reason == row.target.skip?.rawValue && tokenHash == row.tokenHash)
+            case "failed":
+                return (reason ?? "").hasPrefix("dead_token:") && row.target.skip == nil && tokenHash != row.tokenHash
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Which rows a write may change: skipped rows (unless nothing would change), and dead-token failures that an
+    /// eligible device with other tokens reopens. `new` names the written values.
+    private static func reopenCondition(new t: String) -> String {
+        """
+        (l.status = 'skipped' AND (\(t).status, \(t).reason, \(t).token_hash) IS DISTINCT FROM (l.status, l.reason, l.token_hash))
+                       OR (l.status = 'failed' AND l.reason LIKE 'dead_token:%'
+                           AND \(t).status <> 'skipped' AND l.token_hash IS DISTINCT FROM \(t).token_hash)
+        """
+    }
+
+    /// The scope's rows of `streams` already in the ledger, by key.
+    private static func recordedRows(_ streams: [String], scope: FanoutScope, on connection: PostgresConnection) throws -> [Key: Recorded] {
+        var sql = "SELECT stream_id, user_id, device_id, status, reason, token_hash FROM countdown_start_ledger WHERE stream_id = ANY($1::text[])"
+        var parameters: [any PostgresEncodable] = [PostgresTextArray(streams)]
+        narrow(&sql, &parameters, to: scope, device: "device_id", user: "user_id")
+        var recorded: [Key: Recorded] = [:]
+        for row in try connection.query(sql, parameters) {
+            recorded[Key(stream: try row.decode("stream_id"), user: try row.decode("user_id"), device: try row.decode("device_id"))] =
+                Recorded(status: try row.decode("status"), reason: try row.decode("reason"), tokenHash: try row.decode("token_hash"))
+        }
+        return recorded
+    }
+
+    /// Adds the scope's condition (one device or one user, as parameter 2) to a query of whole streams.
+    private static func narrow(_ sql: inout String, _ parameters: inout [any PostgresEncodable], to scope: FanoutScope,
+                               device: String, user: String) {
+        switch scope {
+        case .stream: break
+        case .device(let id):
+            sql += " AND \(device) = $2"
+            parameters.append(id)
+        case .user(let id):
+            sql += " AND \(user) = $2"
+            parameters.append(id)
+        }
+    }
+
+    /// Gives the first `limit` eligible rows (in key order) the status `sending`, the other eligible rows `pending`.
+    private static func claiming(_ rows: [Written], limit: Int) -> [Written] {
+        var claimable = max(0, limit)
+        return rows.map { row in
+            var row = row
+            if row.target.skip != nil {
+                row.status = "skipped"
+            } else if claimable > 0 {
+                claimable -= 1
+                row.status = "sending"
+            }
+            return row
+        }
+    }
+
+    private static func writeParameters(_ rows: [Written], claim: InsertClaim) -> [(any PostgresEncodable)?] {
+        [
+            PostgresTextArray(rows.map(\.target.stream)),
+            PostgresTextArray(rows.map(\.target.candidate.userID)),
+            PostgresTextArray(rows.map(\.target.candidate.deviceID)),
+            PostgresTextArray(rows.map(\.status)),
+            PostgresTextArray(rows.map { $0.target.skip?.rawValue }),
+            PostgresTextArray(rows.map(\.tokenHash)),
+            claim.owner, claim.seconds,
+        ]
+    }
+
+    private static func claimedRow(_ row: PostgresRow) throws -> (stream: String, user: String, device: String)? {
+        guard try row.decode("status", as: String.self) == "sending" else { return nil }
+        return (try row.decode("stream_id", as: String.self), try row.decode("user_id", as: String.self), try row.decode("device_id", as: String.self))
+    }
+
+    /// Inserts the rows of `writeParameters` (the ledger aliased `l`), claimed where their status is `sending`.
+    private static let insertRows = """
+        INSERT INTO countdown_start_ledger AS l
+            (stream_id, user_id, device_id, status, reason, token_hash, claimed_by, claimed_until, attempts)
+        SELECT t.stream_id, t.user_id, t.device_id, t.status, t.reason, t.token_hash,
+               CASE WHEN t.status = 'sending' THEN $7 END,
+               CASE WHEN t.status = 'sending' THEN now() + make_interval(secs => $8) END,
+               CASE WHEN t.status = 'sending' THEN 1 ELSE 0 END
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+            AS t(stream_id, user_id, device_id, status, reason, token_hash)
+        """
+
+    /// Writes every row with `INSERT … ON CONFLICT`, reopening conflicting rows by `reopenCondition`.
+    private static func upsert(_ rows: [Written], claim: InsertClaim, on connection: PostgresConnection) throws
+        -> [(stream: String, user: String, device: String)] {
+        try connection.query(insertRows + """
+
             ON CONFLICT (stream_id, user_id, device_id) DO UPDATE
                 SET status = EXCLUDED.status, reason = EXCLUDED.reason, token_hash = EXCLUDED.token_hash, updated_at = now(),
                     claimed_by = EXCLUDED.claimed_by, claimed_until = EXCLUDED.claimed_until, attempts = l.attempts + EXCLUDED.attempts
-                WHERE l.status = 'skipped'
-                   OR (l.status = 'failed' AND l.reason LIKE 'dead_token:%'
-                       AND EXCLUDED.status <> 'skipped' AND l.token_hash IS DISTINCT FROM EXCLUDED.token_hash)
+                WHERE \(reopenCondition(new: "EXCLUDED"))
             RETURNING l.stream_id, l.user_id, l.device_id, l.status
-            """, [
-                PostgresTextArray(rows.map(\.stream)),
-                PostgresTextArray(rows.map(\.candidate.userID)),
-                PostgresTextArray(rows.map(\.candidate.deviceID)),
-                PostgresTextArray(statuses),
-                PostgresTextArray(rows.map { $0.skip?.rawValue }),
-                PostgresTextArray(rows.map { TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken) }),
-                claim.owner, claim.seconds,
-            ]).compactMap { row in
-            guard try row.decode("status", as: String.self) == "sending" else { return nil }
-            return (try row.decode("stream_id", as: String.self), try row.decode("user_id", as: String.self), try row.decode("device_id", as: String.self))
-        }
+            """, writeParameters(rows, claim: claim)).compactMap(claimedRow)
     }
 
     /// Takes up to `limit` of the scope's pending rows for `owner`, in key order, and rows being sent whose owner

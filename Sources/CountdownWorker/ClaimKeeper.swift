@@ -32,11 +32,16 @@ public final class ClaimKeeper: Service {
             metrics.unsettledStarts.set(Double(await settler.unsettled))
             let (owner, seconds) = (self.owner, self.seconds)
             let held = await settler.heldRows
+            let releasing = await settler.takeReleasing()
             do {
-                let kept = try await database.transaction { try ClaimStore.keepAlive(owner: owner, held: held, seconds: seconds, on: $0) }
+                let kept = try await database.transaction {
+                    try ClaimStore.keepAlive(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0)
+                }
+                await settler.release(kept.waiting)
                 metrics.claimsExtended.increment(labels: "ok")
                 if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }
             } catch {
+                await settler.release(releasing)
                 metrics.claimsExtended.increment(labels: "error")
                 logger.warn("could not extend this worker's claims", ["error": .error(error)])
             }

@@ -157,22 +157,27 @@ import TestSupport
             let done = try await client.query("SELECT 1 FROM countdown_stream_progress WHERE stream_id = 's' AND start_done_for IS NOT NULL")
             #expect(done.count == 1)
 
-            // d1 is held (being sent), d2 claimed by this worker but no longer held, d3 held by another worker.
+            // d1 is held (being sent); d2 and d5 were claimed by this worker in a transaction that failed, d5's claim
+            // not yet expired; d3 is another worker's; d4 is this worker's but not named for release.
             try await client.execute("""
-                UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now() - interval '1 second',
+                UPDATE countdown_start_ledger SET status = 'sending',
+                    claimed_until = now() + CASE WHEN device_id = 'd5' THEN interval '30 seconds' ELSE interval '-1 second' END,
                     claimed_by = CASE WHEN device_id = 'd3' THEN 'other' ELSE 'pager' END
-                WHERE device_id IN ('d1', 'd2', 'd3')
+                WHERE device_id IN ('d1', 'd2', 'd3', 'd4', 'd5')
                 """)
+            let row = { (device: String) in ClaimStore.Row(stream: "s", user: "u", device: device) }
+            let (held, releasing) = ([row("d1")], [row("d2"), row("d3"), row("d5")])
             let kept = try await client.transaction {
-                try ClaimStore.keepAlive(owner: "pager", held: [ClaimStore.Row(stream: "s", user: "u", device: "d1")], seconds: 60, on: $0)
+                try ClaimStore.keepAlive(owner: "pager", held: held, releasing: releasing, seconds: 60, on: $0)
             }
-            #expect(kept == (1, 1))
+            #expect(kept.extended == 1 && kept.released == 1)
+            #expect(kept.waiting == [row("d5")], "released once its claim expires")
             let rows: [String] = try await client.query("""
                 SELECT device_id || '=' || status || coalesce(':' || claimed_by, '') || CASE WHEN claimed_until > now() + interval '50 seconds'
                        THEN ' extended' ELSE '' END AS row
-                FROM countdown_start_ledger WHERE device_id IN ('d1', 'd2', 'd3') ORDER BY 1
+                FROM countdown_start_ledger WHERE device_id IN ('d1', 'd2', 'd3', 'd4', 'd5') ORDER BY 1
                 """).map { try $0.decode("row") }
-            #expect(rows == ["d1=sending:pager extended", "d2=pending", "d3=sending:other"])
+            #expect(rows == ["d1=sending:pager extended", "d2=pending", "d3=sending:other", "d4=sending:pager", "d5=sending:pager"])
         }
     }
 }
