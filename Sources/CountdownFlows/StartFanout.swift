@@ -50,6 +50,8 @@ struct StartFanout: Sendable {
             (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: false)
         } catch let error as PostgresError where error.isUniqueViolation {
             // Another fan-out of one of these streams recorded a row between our read and our insert.
+            context.logger.info("start ledger insert raced another fan-out; recording again with ON CONFLICT",
+                                ["streams": .int(streamIDs.count), "first_stream": .string(streamIDs.first ?? "")])
             (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: true)
         }
         await context.settler.hold(plans.flatMap { streamID, plan in
@@ -112,7 +114,13 @@ struct StartFanout: Sendable {
             for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
             // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,
             // nothing held by others.
-            claimedHere.withLock { $0 = recorded.claimed.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) } }
+            // Kept up to date as rows are claimed: if this transaction fails, they are given back.
+            func noteClaims() {
+                claimedHere.withLock { claimed in
+                    claimed = plans.flatMap { streamID, plan in plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) } }
+                }
+            }
+            noteClaims()
             if !recorded.foundEarlierRows && scope == .stream {
                 if recorded.claimed.count < pageSize {
                     for id in plans.keys { plans[id]?.claimedEveryRow = true }
@@ -126,9 +134,7 @@ struct StartFanout: Sendable {
                     plans[row.stream]?.claimed.append((row.user, row.device))
                 }
             }
-            claimedHere.withLock { claimed in
-                claimed = plans.flatMap { streamID, plan in plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) } }
-            }
+            noteClaims()
             for (streamID, open) in try StartLedgerStore.openClaims(active, owners: owners, on: connection) {
                 guard var plan = plans[streamID] else { continue }
                 plan.openByOthers = open - plan.claimed.count

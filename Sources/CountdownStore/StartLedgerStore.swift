@@ -74,13 +74,15 @@ public enum StartLedgerStore {
         let hashed = sorted.map { Written(target: $0, tokenHash: TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken)) }
         if racing { return RecordedTargets(claimed: try upsert(claiming(hashed, limit: claim.limit), claim: claim, on: connection), foundEarlierRows: true) }
         let recorded = try recordedRows(Array(Set(sorted.map(\.stream))), scope: scope, on: connection)
-        let writable = hashed.filter { row in
-            guard let existing = recorded[Key(row.target)] else { return true }
-            return existing.reopens(to: row)
+        let writable = hashed.compactMap { row -> Written? in
+            guard let existing = recorded[Key(row.target)] else { return row }
+            var row = row
+            row.reopens = true
+            return existing.reopens(to: row) ? row : nil
         }
         let rows = claiming(writable, limit: claim.limit)
-        let fresh = rows.filter { recorded[Key($0.target)] == nil }
-        let reopened = rows.filter { recorded[Key($0.target)] != nil }
+        let fresh = rows.filter { !$0.reopens }
+        let reopened = rows.filter(\.reopens)
         var claimed: [(stream: String, user: String, device: String)] = []
         if !fresh.isEmpty {
             try connection.execute(insertRows, writeParameters(fresh, claim: claim))
@@ -117,6 +119,8 @@ public enum StartLedgerStore {
         var target: Target
         var tokenHash: String?
         var status = "pending"
+        /// The row is in the ledger already and is written over.
+        var reopens = false
     }
 
     private struct Key: Hashable {
