@@ -52,7 +52,7 @@ let package = Package(
 
         // The domain, pure: jobs and their ids, the planner, eligibility, window decisions, handler outcomes.
         // Imports no I/O module.
-        .target(name: "CountdownDomain", dependencies: ["PushPayloads"]),
+        .target(name: "CountdownDomain", dependencies: ["JSON", "PushPayloads"]),
 
         // All of the flows' SQL: the schema and its migrations, and one store per concern (ledger, stream
         // snapshots, sessions, reminders, outbox, progress, device tokens).
@@ -67,7 +67,7 @@ let package = Package(
         // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
         .target(name: "CountdownWorker", dependencies: [
             "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
-            "HTTPServer", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+            "HTTPServer", "JSON", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
         ]),
 
         // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A unit of work on the queue. The id is deterministic (one job per stream and kind, never two), the
 /// payload only names rows: every handler re-reads PostgreSQL, so a late, duplicated or stale job is harmless.
@@ -97,12 +98,28 @@ public enum CountdownJob: Hashable, Sendable {
         return Array((try? encoder.encode(fields)) ?? Data("{}".utf8))
     }
 
+    /// A payload's members when it is a JSON object of strings. Every claimed job passes here, so the project's
+    /// strict parser reads it; what that parser refuses (a repeated key, another encoding) goes to Foundation's
+    /// decoder as before, so the answer is the same for every payload.
+    static func stringFields(_ payload: [UInt8]) -> [String: String]? {
+        if let members = JSONValue.parse(payload)?.object {
+            var fields: [String: String] = [:]
+            fields.reserveCapacity(members.count)
+            for (name, value) in members {
+                guard let text = value.string else { return nil }
+                fields[name] = text
+            }
+            return fields
+        }
+        return try? JSONDecoder().decode([String: String].self, from: Data(payload))
+    }
+
     /// Decodes a claimed job; a bad kind or payload comes back as a `JobDecodingError` value, never a crash.
     public static func decode(kind rawKind: String, payload: [UInt8]) -> Result<CountdownJob, JobDecodingError> {
         guard let kind = Kind(rawValue: rawKind) else {
             return .failure(JobDecodingError(reason: "unknown job kind \"\(rawKind.prefix(40))\""))
         }
-        guard let fields = try? JSONDecoder().decode([String: String].self, from: Data(payload)) else {
+        guard let fields = stringFields(payload) else {
             return .failure(JobDecodingError(reason: "payload of a \(kind.rawValue) job is not a JSON object of strings"))
         }
         func field(_ name: String) -> Result<String, JobDecodingError> {

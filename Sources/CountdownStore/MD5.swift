@@ -30,24 +30,29 @@ enum MD5 {
         return out
     }
 
+    /// One 64-byte block: the four rounds as their own loops (no per-step switch), the message words read once.
     private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
-        func word(_ index: Int) -> UInt32 { UInt32(littleEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)) }
-        var (a, b, c, d) = state
-        for round in 0..<64 {
-            let f: UInt32
-            let g: Int
-            switch round {
-            case 0..<16: (f, g) = ((b & c) | (~b & d), round)
-            case 16..<32: (f, g) = ((d & b) | (~d & c), (5 &* round &+ 1) % 16)
-            case 32..<48: (f, g) = (b ^ c ^ d, (3 &* round &+ 5) % 16)
-            default: (f, g) = (c ^ (b | ~d), (7 &* round) % 16)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { words in
+            for index in 0..<16 {
+                words[index] = UInt32(littleEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
             }
-            let sum = f &+ a &+ constants[round] &+ word(g)
-            let shift = shifts[round]
-            (a, d, c) = (d, c, b)
-            b = b &+ ((sum << shift) | (sum >> (32 - shift)))
+            constants.withUnsafeBufferPointer { k in
+                shifts.withUnsafeBufferPointer { s in
+                    var (a, b, c, d) = state
+                    func step(_ f: UInt32, _ round: Int, _ g: Int) {
+                        let sum = f &+ a &+ k[round] &+ words[g]
+                        let shift = s[round]
+                        (a, d, c) = (d, c, b)
+                        b = b &+ ((sum << shift) | (sum >> (32 - shift)))
+                    }
+                    for round in 0..<16 { step((b & c) | (~b & d), round, round) }
+                    for round in 16..<32 { step((d & b) | (~d & c), round, (5 &* round &+ 1) & 15) }
+                    for round in 32..<48 { step(b ^ c ^ d, round, (3 &* round &+ 5) & 15) }
+                    for round in 48..<64 { step(c ^ (b | ~d), round, (7 &* round) & 15) }
+                    state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
+                }
+            }
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }
 
     private static let shifts: [UInt32] = [

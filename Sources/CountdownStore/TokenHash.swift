@@ -11,13 +11,16 @@ public enum TokenHash {
 
     /// Lowercase hex of `message`'s MD5.
     static func md5Hex(_ message: UnsafeRawBufferPointer) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)
         for byte in MD5.digest(message) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
+            hex.append(hexDigit(byte >> 4))
+            hex.append(hexDigit(byte & 0x0F))
         }
         return String(decoding: hex, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

@@ -10,13 +10,14 @@ enum Curl {
         if globalInit != CURLE_OK { throw error(globalInit, message: "curl_global_init failed") }
     }
 
-    static func check(_ code: CURLcode, _ what: String) throws {
-        if code != CURLE_OK { throw error(code, message: "\(what): \(String(cString: curl_easy_strerror(code)))") }
+    /// `what` is built only on failure: every request sets a dozen options through here.
+    static func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws {
+        if code != CURLE_OK { throw error(code, message: "\(what()): \(String(cString: curl_easy_strerror(code)))") }
     }
 
-    static func check(_ code: CURLMcode, _ what: String) throws {
+    static func check(_ code: CURLMcode, _ what: @autoclosure () -> String) throws {
         if code != CURLM_OK {
-            throw HTTPClientError(.other, "\(what): \(String(cString: curl_multi_strerror(code)))")
+            throw HTTPClientError(.other, "\(what()): \(String(cString: curl_multi_strerror(code)))")
         }
     }
 

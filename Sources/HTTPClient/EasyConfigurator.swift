@@ -5,7 +5,7 @@ import HTTPTypes
 struct EasyConfigurator {
     let configuration: HTTPClientConfiguration
 
-    func configure(_ easy: CurlEasy, for transfer: Transfer) throws {
+    func configure(_ easy: CurlEasy, for transfer: Transfer, headers: CurlHeaderList) throws {
         let request = transfer.request
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
             throw HTTPClientError(.invalidRequest, "only absolute http:// and https:// URLs are supported")
@@ -20,8 +20,8 @@ struct EasyConfigurator {
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
         try configureProtocol(easy, url: request.url)
         try configureMethod(easy, request)
-        transfer.headerList = try headerList(for: request)
-        try easy.set(CURLOPT_HTTPHEADER, pointer: transfer.headerList?.head)
+        transfer.headerList = headers
+        try easy.set(CURLOPT_HTTPHEADER, pointer: headers.head)
         try configureCallbacks(easy, transfer)
     }
 
@@ -56,10 +56,11 @@ struct EasyConfigurator {
         }
     }
 
-    private func headerList(for request: HTTPRequest) throws -> CurlHeaderList {
+    /// The request's header lines (checked for forbidden characters), with an empty `Expect` when it has a body.
+    static func headerList(for request: HTTPRequest) throws -> CurlHeaderList {
         let list = CurlHeaderList()
         for field in request.headers {
-            try Self.validate(field)
+            try validate(field)
             // "Name;" sends an empty value (plain "Name:" would remove a header libcurl adds).
             try list.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }

@@ -90,6 +90,9 @@ public final class HTTPClient: HTTPRequestSending {
     /// Connections opened so far (a steady value under load means connections are reused).
     public var connectionsOpened: Int { engine.connectionsOpened.load(ordering: .relaxed) }
 
+    /// How often the transfer thread has polled its sockets (each poll is at most one wake-up).
+    public var polls: Int { engine.polls.load(ordering: .relaxed) }
+
     /// Stops the transfer thread; requests in flight and later ones fail with `.shutdown`.
     public func shutdown() { engine.stop() }
 }

@@ -1,5 +1,6 @@
 import BlockingIO
 import CCurl
+import Glibc
 import Synchronization
 
 /// Drives one libcurl multi handle on a thread it owns, through libcurl's socket interface: libcurl names the
@@ -22,10 +23,12 @@ final class TransferEngine: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     let connectionsOpened = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
+    let polls = Atomic<Int>(0)
 
     // Touched only on `thread` (libcurl calls the socket and timer callbacks from within its calls there).
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [CurlEasy] = []
+    private var headerLists = HeaderListCache()
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`; nil when it has no timeout.
     private var timerDeadline: ContinuousClock.Instant?
     /// Transfers whose socket could not be watched (epoll_ctl failed): failed after the current action.
@@ -89,6 +92,7 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     private func run() {
+        var lastPoll = ContinuousClock.now
         while true {
             let (submitted, cancelled, stopping) = inbox.withLock { inbox in
                 defer {
@@ -109,6 +113,9 @@ final class TransferEngine: @unchecked Sendable {
             for transfer in cancelled { abort(transfer) }
             actOnTimerIfDue()
             collectFinished()
+            lingerBeforePolling(since: lastPoll)
+            lastPoll = .now
+            polls.add(1, ordering: .relaxed)
             poller.wait(timeoutMilliseconds: waitMilliseconds()) { ready in
                 var mask: Int32 = 0
                 if ready.readable { mask |= CURL_CSELECT_IN }
@@ -131,6 +138,20 @@ final class TransferEngine: @unchecked Sendable {
         // curl_multi_cleanup (when the engine is freed) closes the cached connections: no callback may reach it then.
         _ = countdown_curl_multi_setopt_socket(multi.handle, nil, nil)
         _ = countdown_curl_multi_setopt_timer(multi.handle, nil, nil)
+    }
+
+    /// With transfers in flight, waits out the rest of the coalescing window since the last poll (never past
+    /// libcurl's next timeout), so the next poll collects every answer that arrived meanwhile in one wake-up.
+    private func lingerBeforePolling(since lastPoll: ContinuousClock.Instant) {
+        let window = configuration.coalescingWindow
+        guard window > .zero, !active.isEmpty else { return }
+        var until = lastPoll + window
+        if let deadline = timerDeadline { until = min(until, deadline) }
+        let now = ContinuousClock.now
+        guard until > now else { return }
+        let (seconds, attoseconds) = now.duration(to: until).components
+        var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        _ = nanosleep(&pause, nil)
     }
 
     // MARK: libcurl's socket interface
@@ -211,7 +232,8 @@ final class TransferEngine: @unchecked Sendable {
             let easy = try idleHandles.popLast() ?? CurlEasy()
             transfer.easy = easy
             do {
-                try EasyConfigurator(configuration: configuration).configure(easy, for: transfer)
+                let headers = try headerLists.list(for: transfer.request)
+                try EasyConfigurator(configuration: configuration).configure(easy, for: transfer, headers: headers)
                 try Curl.check(curl_multi_add_handle(multi.handle, easy.handle), "curl_multi_add_handle")
             } catch {
                 recycle(transfer)

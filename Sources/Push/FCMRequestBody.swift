@@ -1,3 +1,5 @@
+import JSON
+
 /// The JSON body of an FCM HTTP v1 `messages:send` request (SPEC 6).
 public enum FCMRequestBody {
     /// Builds the body; nil when a live activity's `apsJSON` is not a JSON object (nothing should be sent).

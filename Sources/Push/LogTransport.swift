@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// `PUSH_TRANSPORT=log`: prints each push as one JSON line (tokens shortened to their last 8 characters) and
 /// reports it accepted. Sends nothing.

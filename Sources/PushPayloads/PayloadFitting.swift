@@ -9,21 +9,21 @@ struct VariableTexts: Sendable, Equatable {
 
 /// Encodes a payload within a byte limit by shortening its title and names when needed.
 enum PayloadFitting {
-    /// `build(texts)` encoded, at most `limit` bytes. When the full texts do not fit, the bytes left after the
+    /// `build(texts)`, at most `limit` bytes. When the full texts do not fit, the bytes left after the
     /// fixed parts are split between title and names (each text's every occurrence counted, measured by
     /// probing `build`): a text that needs less than half keeps all it needs and the other gets the rest.
     /// Names are dropped whole from the end (an "…" item standing for them); the title is cut on a grapheme
     /// boundary.
     static func encode(
-        title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> JSONValue
+        title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> [UInt8] {
         let texts = VariableTexts(title: title, names: names.joined(separator: separator))
-        let full = build(texts).encoded()
+        let full = build(texts)
         if full.count <= limit { return full }
 
-        let overhead = build(VariableTexts(title: "", names: "")).encoded().count
-        let titleUses = build(VariableTexts(title: "x", names: "")).encoded().count - overhead
-        let nameUses = build(VariableTexts(title: "", names: "x")).encoded().count - overhead
+        let overhead = build(VariableTexts(title: "", names: "")).count
+        let titleUses = build(VariableTexts(title: "x", names: "")).count - overhead
+        let nameUses = build(VariableTexts(title: "", names: "x")).count - overhead
         let room = limit - overhead
         guard room >= 0 else {
             throw PushPayloadError(.payloadTooLarge, "fixed parts take \(overhead) of \(limit) bytes", streamId: streamId)
@@ -45,7 +45,7 @@ enum PayloadFitting {
         let fitted = VariableTexts(
             title: shorten(texts.title, room: titleRoom, uses: titleUses),
             names: nameUses > 0 ? fitNames(names, maxBytes: namesRoom / nameUses) : texts.names)
-        let bytes = build(fitted).encoded()
+        let bytes = build(fitted)
         guard bytes.count <= limit else {
             throw PushPayloadError(.payloadTooLarge, "\(bytes.count) bytes after shortening (limit \(limit))", streamId: streamId)
         }

@@ -13,27 +13,41 @@ extension PushPayloadBuilder {
         let scheduledStartAt = Self.epochSeconds(stream.plannedStartAt)
         let minutesLeft = Self.minutesLeft(until: stream.plannedStartAt, now: now)
         let bytes = try fittedAPS(stream, streamId, texts) { fitted in
-            let attributes: JSONValue = [
-                "streamId": .string(streamId),
-                "creatorName": .string(fitted.names),
-                "streamTitle": .string(fitted.title),
-                "title": .string(fitted.title),
-                "role": .string(role.rawValue),
-                "deepLink": .string(streamLink(streamId)),
-            ]
-            return ["aps": [
-                "timestamp": .int(Self.epochSeconds(now)),
-                "event": .string(LiveActivityEvent.start.rawValue),
-                "attributes-type": .string(settings.attributesType),
-                "attributes": attributes,
-                "content-state": contentState(stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil),
-                "stale-date": .int(scheduledStartAt + settings.expireAfterSeconds),
-                "input-push-token": 1,
-                "alert": [
-                    "title": .string(texts.startAlertTitle),
-                    "body": .string(texts.countdownSentence(title: fitted.title, minutesLeft: minutesLeft)),
-                ],
-            ]]
+            aps { json in
+                json.key("alert")
+                json.object { alert in
+                    alert.key("body")
+                    alert.string(texts.countdownSentence(title: fitted.title, minutesLeft: minutesLeft))
+                    alert.key("title")
+                    alert.string(texts.startAlertTitle)
+                }
+                json.key("attributes")
+                json.object { attributes in
+                    attributes.key("creatorName")
+                    attributes.string(fitted.names)
+                    attributes.key("deepLink")
+                    attributes.string(streamLink(streamId))
+                    attributes.key("role")
+                    attributes.string(role.rawValue)
+                    attributes.key("streamId")
+                    attributes.string(streamId)
+                    attributes.key("streamTitle")
+                    attributes.string(fitted.title)
+                    attributes.key("title")
+                    attributes.string(fitted.title)
+                }
+                json.key("attributes-type")
+                json.string(settings.attributesType)
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil)
+                json.key("event")
+                json.string(LiveActivityEvent.start.rawValue)
+                json.key("input-push-token")
+                json.int(1)
+                json.key("stale-date")
+                json.int(scheduledStartAt + settings.expireAfterSeconds)
+                json.key("timestamp")
+                json.int(Self.epochSeconds(now))
+            }
         }
         return LiveActivityPayload(event: .start, apnsHeaders: [
             "apns-priority": "10",
@@ -51,12 +65,15 @@ extension PushPayloadBuilder {
         let texts = LocalizedTexts.of(language)
         let scheduledStartAt = Self.epochSeconds(stream.plannedStartAt)
         let bytes = try fittedAPS(stream, streamId, texts) { fitted in
-            ["aps": [
-                "timestamp": .int(Self.epochSeconds(now)),
-                "event": .string(LiveActivityEvent.update.rawValue),
-                "content-state": contentState(stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil),
-                "stale-date": .int(scheduledStartAt + settings.expireAfterSeconds),
-            ]]
+            aps { json in
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil)
+                json.key("event")
+                json.string(LiveActivityEvent.update.rawValue)
+                json.key("stale-date")
+                json.int(scheduledStartAt + settings.expireAfterSeconds)
+                json.key("timestamp")
+                json.int(Self.epochSeconds(now))
+            }
         }
         return LiveActivityPayload(event: .update, apnsHeaders: ["apns-priority": "10"], apsJSON: bytes)
     }
@@ -73,55 +90,79 @@ extension PushPayloadBuilder {
         let streamId = try checkedStreamId(stream)
         let texts = LocalizedTexts.of(language)
         let bytes = try fittedAPS(stream, streamId, texts) { fitted in
-            ["aps": [
-                "timestamp": .int(Self.epochSeconds(now)),
-                "event": .string(LiveActivityEvent.end.rawValue),
-                "content-state": contentState(stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: reason),
-                "dismissal-date": .int(Self.epochSeconds(now) + (dismissNow ? 0 : settings.endDismissAfterSeconds)),
-            ]]
+            aps { json in
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: reason)
+                json.key("dismissal-date")
+                json.int(Self.epochSeconds(now) + (dismissNow ? 0 : settings.endDismissAfterSeconds))
+                json.key("event")
+                json.string(LiveActivityEvent.end.rawValue)
+                json.key("timestamp")
+                json.int(Self.epochSeconds(now))
+            }
         }
         return LiveActivityPayload(event: .end, apnsHeaders: ["apns-priority": "10"], apsJSON: bytes)
     }
 
     /// The `{"aps":…}` bytes built from the stream's title and names, shortened to fit when needed.
     private func fittedAPS(
-        _ stream: StreamSnapshot, _ streamId: String, _ texts: LocalizedTexts, build: (VariableTexts) -> JSONValue
+        _ stream: StreamSnapshot, _ streamId: String, _ texts: LocalizedTexts, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> [UInt8] {
         try PayloadFitting.encode(title: displayTitle(stream, texts), names: participantNames(stream),
                                   limit: LiveActivityPayload.maxAPSBytes, streamId: streamId, build: build)
     }
 
-    /// The content-state: counting down when `ended` is nil (deepLinkUrl home, as the mobile contract's
+    /// `{"aps":{…}}` with the members `body` writes. Every object's members are written with their keys sorted
+    /// by UTF-8 bytes (the canonical form of `JSONValue.encoded()`, checked by the tests), without building a tree.
+    private func aps(_ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var json = JSONWriter(capacity: 1024)
+        json.object { root in
+            root.key("aps")
+            root.object(body)
+        }
+        return json.bytes
+    }
+
+    /// The `content-state` member: counting down when `ended` is nil (deepLinkUrl home, as the mobile contract's
     /// example has it), else ended for that reason.
     private func contentState(
-        _ stream: StreamSnapshot, _ fitted: VariableTexts, _ texts: LocalizedTexts, role: ParticipantRole?, now: Date,
-        viewerCount: Int, ended reason: EndReason?
-    ) -> JSONValue {
-        var state: [String: JSONValue] = [
-            "streamId": .string(stream.id),
-            "creatorName": .string(fitted.names),
-            "streamTitle": .string(fitted.title),
-            "title": .string(fitted.title),
-            "viewerCount": .int(max(0, viewerCount)),
-            "updatedAt": .int(Self.epochSeconds(now)),
-            "scheduledStartAt": .int(Self.epochSeconds(stream.plannedStartAt)),
-        ]
-        if let role { state["role"] = .string(role.rawValue) }
-        if let reason {
-            let link = reason.opensStream ? streamLink(stream.id) : homeLink
-            state["displayState"] = "ended"
-            state["endedReason"] = .string(reason.rawValue)
-            state["statusText"] = .string(texts.endStatus(reason))
-            state["subtitle"] = .string(texts.endSubtitle(reason))
-            state["deepLink"] = .string(link)
-            state["deepLinkUrl"] = .string(link)
-        } else {
-            state["displayState"] = "countdown"
-            state["statusText"] = .string(texts.countdownStatus)
-            state["subtitle"] = .string(texts.countdownSubtitle)
-            state["deepLink"] = .string(streamLink(stream.id))
-            state["deepLinkUrl"] = .string(homeLink)
+        _ json: inout JSONWriter, _ stream: StreamSnapshot, _ fitted: VariableTexts, _ texts: LocalizedTexts,
+        role: ParticipantRole?, now: Date, viewerCount: Int, ended reason: EndReason?
+    ) {
+        let link = reason.map { $0.opensStream ? streamLink(stream.id) : homeLink } ?? streamLink(stream.id)
+        json.key("content-state")
+        json.object { state in
+            state.key("creatorName")
+            state.string(fitted.names)
+            state.key("deepLink")
+            state.string(link)
+            state.key("deepLinkUrl")
+            state.string(reason == nil ? homeLink : link)
+            state.key("displayState")
+            state.string(reason == nil ? "countdown" : "ended")
+            if let reason {
+                state.key("endedReason")
+                state.string(reason.rawValue)
+            }
+            if let role {
+                state.key("role")
+                state.string(role.rawValue)
+            }
+            state.key("scheduledStartAt")
+            state.int(Self.epochSeconds(stream.plannedStartAt))
+            state.key("statusText")
+            state.string(reason.map(texts.endStatus) ?? texts.countdownStatus)
+            state.key("streamId")
+            state.string(stream.id)
+            state.key("streamTitle")
+            state.string(fitted.title)
+            state.key("subtitle")
+            state.string(reason.map(texts.endSubtitle) ?? texts.countdownSubtitle)
+            state.key("title")
+            state.string(fitted.title)
+            state.key("updatedAt")
+            state.int(Self.epochSeconds(now))
+            state.key("viewerCount")
+            state.int(max(0, viewerCount))
         }
-        return .object(state)
     }
 }

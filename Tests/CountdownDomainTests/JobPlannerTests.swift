@@ -126,6 +126,19 @@ import Testing
         #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: [0xff, 0x00]).get() }
         #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"{"device":"d"}"#.utf8)).get() }
         #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"{"stream":""}"#.utf8)).get() }
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"{"stream":1}"#.utf8)).get() }
+        #expect(throws: JobDecodingError.self) { try CountdownJob.decode(kind: "start", payload: Array(#"["stream","s"]"#.utf8)).get() }
+    }
+
+    /// Payloads written by an earlier release (Foundation's encoder escapes "/") and ones the strict parser refuses
+    /// but Foundation reads read as before.
+    @Test func payloadsReadTheSameWithEitherParser() throws {
+        let escaped = Array(#"{"device":"d\/1","stream":"a\/b \u015f"}"#.utf8)
+        #expect(try CountdownJob.decode(kind: "session_end", payload: escaped).get() == .sessionEnd(stream: "a/b ş", device: "d/1"))
+        let spaced = Array(" {\n \"stream\" : \"s1\" } ".utf8)
+        #expect(try CountdownJob.decode(kind: "start", payload: spaced).get() == .start(stream: "s1"))
+        let repeated = Array(#"{"stream":"s1","stream":"s1"}"#.utf8)
+        #expect(CountdownJob.stringFields(repeated) == (try? JSONDecoder().decode([String: String].self, from: Data(repeated))))
     }
 }
 
