@@ -16,8 +16,9 @@ struct PostgresParameters {
                 texts.append(nil)
                 continue
             }
-            let text = parameter.postgresText
-            guard !text.utf8.contains(0) else {
+            var text = parameter.postgresText
+            let hasNUL = text.withUTF8 { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+            guard !hasNUL else {
                 throw PostgresError(
                     code: .invalidParameter, what: what(),
                     message: "parameter $\(index + 1) contains a NUL character, which PostgreSQL text cannot hold"

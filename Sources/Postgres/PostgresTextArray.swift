@@ -18,13 +18,24 @@ public struct PostgresTextArray: PostgresEncodable, Equatable {
                 continue
             }
             bytes.append(UInt8(ascii: "\""))
-            for byte in element.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(byte)
-            }
+            Self.appendEscaped(element, to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
         bytes.append(UInt8(ascii: "}"))
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `element` with `"` and `\` escaped by a backslash, copied a run at a time (tokens are one run).
+    private static func appendEscaped(_ element: String, to bytes: inout [UInt8]) {
+        var element = element
+        element.withUTF8 { utf8 in
+            var run = 0
+            for index in utf8.indices where utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                bytes.append(UInt8(ascii: "\\"))
+                run = index
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+        }
     }
 }
