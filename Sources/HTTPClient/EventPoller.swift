@@ -66,8 +66,23 @@ final class EventPoller {
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, $0.count) }
     }
 
+    /// Sleeps up to `duration` (rounded up to whole milliseconds), or until `wake()` is called (the wake-up stays
+    /// pending for the next `wait`). Ready sockets do not end it.
+    func pause(upTo duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || attoseconds > 0 else { return }
+        let milliseconds = min(Int64(Int32.max), seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(milliseconds))
+    }
+
+    /// The most ready descriptors one `wait` returns.
+    var capacity: Int { fds.count }
+
     /// Waits up to `timeoutMilliseconds` (-1: no limit), or until `wake()`, and calls `body` for each ready socket.
-    func wait(timeoutMilliseconds: Int32, _ body: (Ready) -> Void) {
+    /// Returns how many descriptors were ready (the wake-up's included).
+    @discardableResult
+    func wait(timeoutMilliseconds: Int32, _ body: (Ready) -> Void) -> Int {
         let count = fds.withUnsafeMutableBufferPointer { fds in
             events.withUnsafeMutableBufferPointer { events in
                 countdown_epoll_wait(epoll, fds.baseAddress, events.baseAddress, Int32(fds.count), timeoutMilliseconds)
@@ -84,6 +99,7 @@ final class EventPoller {
             body(Ready(fd: fd, readable: mask & EPOLLIN.rawValue != 0, writable: mask & EPOLLOUT.rawValue != 0,
                        failed: mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0))
         }
+        return max(0, Int(count))
     }
 
     private static func error(_ what: String) -> HTTPClientError {

@@ -24,9 +24,14 @@ public struct HTTPClientConfiguration: Sendable {
     /// PEM bundle of trusted CAs; the system store when nil.
     public var caFile: String?
     /// While requests are in flight, the transfer thread polls its sockets at most once per window, so one wake-up
-    /// handles every answer that arrived within it: fewer context switches under load, at most this much added
-    /// latency per request. Zero polls again as soon as a socket is ready.
+    /// handles every answer that arrived within it: fewer context switches under load. Each step of a request that
+    /// waits for its socket (connecting, a TLS flight, its answer) may wait up to one window more; a new request,
+    /// a cancellation and shutdown are not held back. Zero polls again as soon as a socket is ready; values above
+    /// `maxCoalescingWindow` count as that, and a pause is rounded up to whole milliseconds.
     public var coalescingWindow: Duration
+
+    /// The longest coalescing window used.
+    public static let maxCoalescingWindow: Duration = .milliseconds(100)
 
     public init(
         name: String = "http-client", connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(30),

@@ -1,6 +1,5 @@
 import BlockingIO
 import CCurl
-import Glibc
 import Synchronization
 
 /// Drives one libcurl multi handle on a thread it owns, through libcurl's socket interface: libcurl names the
@@ -93,6 +92,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func run() {
         var lastPoll = ContinuousClock.now
+        var lastPollFilled = false
         while true {
             let (submitted, cancelled, stopping) = inbox.withLock { inbox in
                 defer {
@@ -113,16 +113,18 @@ final class TransferEngine: @unchecked Sendable {
             for transfer in cancelled { abort(transfer) }
             actOnTimerIfDue()
             collectFinished()
-            lingerBeforePolling(since: lastPoll)
+            // More sockets were ready than one poll takes: the rest are taken at once.
+            if !lastPollFilled { lingerBeforePolling(since: lastPoll) }
             lastPoll = .now
             polls.add(1, ordering: .relaxed)
-            poller.wait(timeoutMilliseconds: waitMilliseconds()) { ready in
+            let ready = poller.wait(timeoutMilliseconds: waitMilliseconds()) { ready in
                 var mask: Int32 = 0
                 if ready.readable { mask |= CURL_CSELECT_IN }
                 if ready.writable { mask |= CURL_CSELECT_OUT }
                 if ready.failed { mask |= CURL_CSELECT_ERR }
                 act(on: ready.fd, mask)
             }
+            lastPollFilled = ready >= poller.capacity
             actOnTimerIfDue()
             collectFinished()
         }
@@ -140,18 +142,17 @@ final class TransferEngine: @unchecked Sendable {
         _ = countdown_curl_multi_setopt_timer(multi.handle, nil, nil)
     }
 
-    /// With transfers in flight, waits out the rest of the coalescing window since the last poll (never past
-    /// libcurl's next timeout), so the next poll collects every answer that arrived meanwhile in one wake-up.
+    /// With transfers in flight, waits out the rest of the coalescing window since the last poll, so the next poll
+    /// collects every answer that arrived meanwhile in one wake-up. Never past libcurl's next timeout, and a new
+    /// request, a cancellation or `stop()` ends the pause at once (they wake the poller).
     private func lingerBeforePolling(since lastPoll: ContinuousClock.Instant) {
-        let window = configuration.coalescingWindow
+        let window = min(configuration.coalescingWindow, HTTPClientConfiguration.maxCoalescingWindow)
         guard window > .zero, !active.isEmpty else { return }
         var until = lastPoll + window
         if let deadline = timerDeadline { until = min(until, deadline) }
         let now = ContinuousClock.now
         guard until > now else { return }
-        let (seconds, attoseconds) = now.duration(to: until).components
-        var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        _ = nanosleep(&pause, nil)
+        poller.pause(upTo: now.duration(to: until))
     }
 
     // MARK: libcurl's socket interface

@@ -3,7 +3,8 @@
 ///
 /// Members go in the order they are written. A caller that wants the canonical form of `JSONValue.encoded()`
 /// (keys sorted by their UTF-8 bytes) writes them sorted; tests can check that by parsing the bytes and encoding
-/// them again.
+/// them again. Two styles, not to be mixed within one object: `raw` and `member` write exactly what they are
+/// given (the caller places the commas); inside `object(_:)`, `key(_:)` places them.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Whether the innermost object opened with `object(_:)` has no member yet.
