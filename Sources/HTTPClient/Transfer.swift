@@ -16,6 +16,8 @@ final class Transfer: @unchecked Sendable {
     var responseBody: [UInt8] = []
     var responseHeaders = HTTPHeaders()
     var exceededLimit = false
+    /// When the engine's watchdog ends the transfer if libcurl has not: its timeout plus a grace period.
+    var watchdogDeadline: ContinuousClock.Instant?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     private let onAnswer: AnswerHook?

@@ -30,6 +30,8 @@ final class TransferEngine: @unchecked Sendable {
     private var headerLists = HeaderListCache()
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`; nil when it has no timeout.
     private var timerDeadline: ContinuousClock.Instant?
+    /// When the watchdog next looks for overdue transfers.
+    private var nextWatchdogCheck = ContinuousClock.now
     /// Transfers whose socket could not be watched (epoll_ctl failed): failed after the current action.
     private var unwatchable: [(easy: UnsafeMutableRawPointer, error: HTTPClientError)] = []
 
@@ -113,6 +115,7 @@ final class TransferEngine: @unchecked Sendable {
             for transfer in cancelled { abort(transfer) }
             actOnTimerIfDue()
             collectFinished()
+            failOverdue()
             // More sockets were ready than one poll takes: the rest are taken at once.
             if !lastPollFilled { lingerBeforePolling(since: lastPoll) }
             lastPoll = .now
@@ -240,6 +243,7 @@ final class TransferEngine: @unchecked Sendable {
                 recycle(transfer)
                 throw error
             }
+            transfer.watchdogDeadline = .now + (transfer.request.timeout ?? configuration.requestTimeout) + Self.watchdogGrace
             active[easy.handle] = transfer
         } catch {
             let failure = error as? HTTPClientError ?? HTTPClientError(.other, "\(error)")
@@ -252,6 +256,31 @@ final class TransferEngine: @unchecked Sendable {
         curl_multi_remove_handle(multi.handle, easy.handle)
         recycle(transfer)
         complete(transfer, .failure(HTTPClientError(.cancelled, "the request was cancelled", url: transfer.request.url)))
+    }
+
+    /// How long past its timeout a transfer may stay before the watchdog ends it (libcurl's own timeout, with its
+    /// exact error, normally comes first).
+    static let watchdogGrace: Duration = .seconds(1)
+
+    /// Ends transfers libcurl has let run past their timeout. libcurl before 8.8 times out only transfers that have
+    /// a connection: one queued for a free connection (all `maxConnections` busy) waited for as long as the
+    /// connection it waits for stayed busy. Looked at a few times a second (the loop wakes at least once a second).
+    private func failOverdue() {
+        let now = ContinuousClock.now
+        guard now >= nextWatchdogCheck else { return }
+        nextWatchdogCheck = now + .milliseconds(250)
+        let overdue = active.filter { _, transfer in transfer.watchdogDeadline.map { $0 <= now } ?? false }
+        for (handle, transfer) in overdue {
+            guard let easy = transfer.easy else { continue }
+            active.removeValue(forKey: handle)
+            curl_multi_remove_handle(multi.handle, handle)
+            // No request bytes out means it never left the queue: safe to send again, like a connect timeout.
+            let error = Curl.error(
+                CURLE_OPERATION_TIMEDOUT, message: "no answer within the request's timeout (still waiting for a connection or an answer)",
+                url: transfer.request.url, connected: easy.long(CURLINFO_REQUEST_SIZE) > 0)
+            recycle(transfer)
+            complete(transfer, .failure(error))
+        }
     }
 
     private func collectFinished() {

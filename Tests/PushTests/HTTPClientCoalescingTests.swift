@@ -81,3 +81,23 @@ import TestSupport
         #expect(!HeaderListCache.sameBytes(composed, ["X-Name": "\u{E9}", "X-Other": ""]))
     }
 }
+
+/// A request waiting for a free connection still ends at its timeout (libcurl before 8.8 times out only requests
+/// that have a connection; the engine's watchdog ends the others).
+@Suite struct HTTPClientQueuedTimeoutTests {
+    @Test func aRequestQueuedForAConnectionTimesOut() async throws {
+        let server = try await StubServer.start()
+        let client = try HTTPClientTests.client { $0.maxConnections = 1 }
+        defer { client.shutdown() }
+        let holder = Task { try await client.send(HTTPRequest(url: server.baseURL + "/sleep/20000", timeout: .seconds(60))) }
+        try await waitUntil("the first request is in flight") { client.inFlight == 1 }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/ok", timeout: .milliseconds(300)))
+        }
+        #expect(error?.code == .connectTimeout)
+        #expect(error?.requestWasNotSent == true, "it never left the queue")
+        #expect(ContinuousClock.now - started < .seconds(8), "ended after \(ContinuousClock.now - started)")
+        holder.cancel()
+    }
+}
