@@ -219,9 +219,7 @@ final class TransferEngine: @unchecked Sendable {
         unwatchable.removeAll()
         for (handle, error) in failed {
             guard let transfer = active.removeValue(forKey: handle) else { continue }
-            curl_multi_remove_handle(multi.handle, handle)
-            recycle(transfer)
-            complete(transfer, .failure(HTTPClientError(.io, "cannot watch the connection's socket: \(error.message)", url: transfer.request.url)))
+            retire(handle, transfer, .failure(HTTPClientError(.io, "cannot watch the connection's socket: \(error.message)", url: transfer.request.url)))
         }
     }
 
@@ -253,9 +251,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func abort(_ transfer: Transfer) {
         guard let easy = transfer.easy, active.removeValue(forKey: easy.handle) != nil else { return }
-        curl_multi_remove_handle(multi.handle, easy.handle)
-        recycle(transfer)
-        complete(transfer, .failure(HTTPClientError(.cancelled, "the request was cancelled", url: transfer.request.url)))
+        retire(easy.handle, transfer, .failure(HTTPClientError(.cancelled, "the request was cancelled", url: transfer.request.url)))
     }
 
     /// How long past its timeout a transfer may stay before the watchdog ends it (libcurl's own timeout, with its
@@ -273,13 +269,10 @@ final class TransferEngine: @unchecked Sendable {
         for (handle, transfer) in overdue {
             guard let easy = transfer.easy else { continue }
             active.removeValue(forKey: handle)
-            curl_multi_remove_handle(multi.handle, handle)
             // No request bytes out means it never left the queue: safe to send again, like a connect timeout.
-            let error = Curl.error(
+            retire(handle, transfer, .failure(Curl.error(
                 CURLE_OPERATION_TIMEDOUT, message: "no answer within the request's timeout (still waiting for a connection or an answer)",
-                url: transfer.request.url, connected: easy.long(CURLINFO_REQUEST_SIZE) > 0)
-            recycle(transfer)
-            complete(transfer, .failure(error))
+                url: transfer.request.url, connected: easy.long(CURLINFO_REQUEST_SIZE) > 0)))
         }
     }
 
@@ -289,11 +282,7 @@ final class TransferEngine: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                   let transfer = active.removeValue(forKey: handle), let easy = transfer.easy
             else { continue }
-            let code = message.pointee.data.result
-            curl_multi_remove_handle(multi.handle, handle)
-            let result = outcome(of: transfer, easy: easy, code: code)
-            recycle(transfer)
-            complete(transfer, result)
+            retire(handle, transfer, outcome(of: transfer, easy: easy, code: message.pointee.data.result))
         }
     }
 
@@ -316,6 +305,13 @@ final class TransferEngine: @unchecked Sendable {
             connected: easy.long(CURLINFO_REQUEST_SIZE) > 0))
     }
 
+    /// Takes a transfer already out of `active` off libcurl, puts its handle back for reuse and ends it with `result`.
+    private func retire(_ handle: UnsafeMutableRawPointer, _ transfer: Transfer, _ result: Result<HTTPResponse, HTTPClientError>) {
+        curl_multi_remove_handle(multi.handle, handle)
+        recycle(transfer)
+        complete(transfer, result)
+    }
+
     private func recycle(_ transfer: Transfer) {
         guard let easy = transfer.easy else { return }
         transfer.easy = nil
@@ -331,9 +327,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func failAll(_ error: HTTPClientError) {
         for (handle, transfer) in active {
-            curl_multi_remove_handle(multi.handle, handle)
-            recycle(transfer)
-            complete(transfer, .failure(HTTPClientError(error.code, error.message, url: transfer.request.url)))
+            retire(handle, transfer, .failure(HTTPClientError(error.code, error.message, url: transfer.request.url)))
         }
         active.removeAll()
     }

@@ -26,13 +26,7 @@ import TestSupport
     @Test func aFanoutWhoseCommitFailsHandsItsClaimsToTheSettler() async throws {
         try await MigratedDatabase.with(prefix: "release") { client in
             try await client.transaction { c in
-                try c.execute("INSERT INTO users (id, display_name) VALUES ('u', 'U')")
-                try c.execute("""
-                    INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
-                      ('d1', 'u', 'ios', 'fcm-d1', 'pts-d1'), ('d2', 'u', 'ios', 'fcm-d2', 'pts-d2')
-                    """)
-                try c.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes')")
-                try c.execute("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ('s', 'u', 'creator')")
+                try MigratedDatabase.seedStream("s", [("u", "creator", ["d1", "d2"])], on: c)
                 // Fails the commit of any transaction that wrote a ledger row.
                 try c.execute("""
                     CREATE FUNCTION fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -19,13 +19,7 @@ import TestSupport
                                       transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
             let handler = JobHandler(context: context)
             try await db.transaction { c in
-                try c.execute("INSERT INTO users (id, display_name) VALUES ('a', 'A'), ('b', 'B')")
-                try c.execute("""
-                    INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
-                      ('a1', 'a', 'ios', 'fcm-a1', 'pts-a1'), ('b1', 'b', 'ios', 'fcm-b1', 'pts-b1')
-                    """)
-                try c.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes')")
-                try c.execute("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ('s', 'a', 'creator'), ('s', 'b', 'guest')")
+                try MigratedDatabase.seedStream("s", [("a", "creator", ["a1"]), ("b", "guest", ["b1"])], on: c)
             }
             // The other fan-out: b1's row, sent, in a transaction still open while this one reads and inserts.
             let other = PostgresClient(configuration: database.configuration, maxConnections: 1)
