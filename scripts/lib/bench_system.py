@@ -108,6 +108,7 @@ class CpuSampler:
 class Bench:
     def __init__(self, arguments):
         self.arguments = arguments
+        self.ledger_writes_before = None
         self.servers = Servers()
         if arguments.profile:
             self.servers.enable_statement_statistics()
@@ -209,9 +210,27 @@ class Bench:
             postgres.stop()
         return workers.stop()
 
+    LEDGER_WRITES = """
+        SELECT n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'countdown_start_ledger'
+    """
+
     def reset_statement_statistics(self):
         if self.arguments.profile:
             self.deployment.sql("SELECT pg_stat_statements_reset()", single_transaction=False)
+            self.ledger_writes_before = self.deployment.sql(self.LEDGER_WRITES, single_transaction=False)
+
+    def ledger_writes(self):
+        """Rows the start ledger gained and updated during the phase, and how many updates were HOT (no new index
+        entry). Backends report their counts within a second or so of a transaction, so this waits two."""
+        if not self.arguments.profile:
+            return None
+        time.sleep(2)
+        after = self.deployment.sql(self.LEDGER_WRITES, single_transaction=False)
+        before = self.ledger_writes_before or [[0, 0, 0]]
+        if not after:
+            return None
+        inserted, updated, hot = (int(a) - int(b) for a, b in zip(after[0], before[0]))
+        return {"inserted": inserted, "updated": updated, "hotUpdated": hot}
 
     def top_statements(self, limit=8):
         if not self.arguments.profile:
@@ -264,7 +283,7 @@ class Bench:
             "latenessP50": round(percentile(lateness, 0.50), 2) if lateness else None,
             "latenessP99": round(percentile(lateness, 0.99), 2) if lateness else None,
             "usage": self.usage(before, after),
-            "statements": self.top_statements(), "workerSamples": samples,
+            "statements": self.top_statements(), "ledgerWrites": self.ledger_writes(), "workerSamples": samples,
         }
         self.results["bursts"].append(result)
         log(f"burst {prefix}: {counts['accepted']} accepted, last {result['dueToLastSeconds']}s after due, "
@@ -602,6 +621,10 @@ def print_report(results, arguments):
             out.write(f"\nstatements by total time ({title}):\n")
             for s in b["statements"] or []:
                 out.write(f"  {s['totalMs']:>7.0f} ms exec {s['planMs']:>6.0f} ms plan {s['calls']:>6} calls {s['meanMs']:>5.2f} ms  {s['query']}\n")
+            writes = b.get("ledgerWrites")
+            if writes:
+                share = f"{100 * writes['hotUpdated'] / writes['updated']:.0f} %" if writes["updated"] else "-"
+                out.write(f"  start ledger: {writes['inserted']} rows inserted, {writes['updated']} updated, {share} of the updates HOT\n")
     if arguments.perf:
         for b in results["bursts"][:1] + ([fanout] if fanout else []):
             title = "reminder fan-out" if b is fanout else f"burst w{b['workers']}r{b['run']}"
