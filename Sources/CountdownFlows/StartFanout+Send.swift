@@ -11,6 +11,36 @@ extension StartFanout {
         var device: String
         var pts: String
         var fcm: String
+        var tokenHash: String
+    }
+
+    /// The start payloads of one fan-out: one per stream, role and language, shared by its devices, built from the
+    /// stream's texts prepared once.
+    struct BuiltPayloads {
+        private struct Key: Hashable {
+            var stream: String
+            var role: ParticipantRole
+            var language: PayloadLanguage
+        }
+
+        private var payloads: [Key: LiveActivityPayload] = [:]
+        private var prepared: [String: PreparedStream] = [:]
+
+        mutating func start(for stream: StreamSnapshotRow, role: ParticipantRole, language: PayloadLanguage,
+                            with builder: PushPayloadBuilder) throws(PushPayloadError) -> LiveActivityPayload {
+            let key = Key(stream: stream.snapshot.id, role: role, language: language)
+            if let payload = payloads[key] { return payload }
+            let texts: PreparedStream
+            if let known = prepared[key.stream] {
+                texts = known
+            } else {
+                texts = try builder.prepare(stream.snapshot)
+                prepared[key.stream] = texts
+            }
+            let payload = try builder.start(texts, role: role, language: language, now: stream.now, viewerCount: stream.viewerCount)
+            payloads[key] = payload
+            return payload
+        }
     }
 
     /// What one fan-out learned across its pages.
@@ -58,7 +88,7 @@ extension StartFanout {
     private func sendPages(_ plans: [String: Plan], scope: FanoutScope, owners: (dead: [String], alive: [String]),
                            ticket: StartSettler.Ticket, tally: inout Tally) async throws {
         var page = plans
-        var built: [String: LiveActivityPayload] = [:]  // one payload per stream, role and language, shared by its devices
+        var built = BuiltPayloads()
         while true {
             let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
             await send(page: page, ticket: ticket, built: &built, tally: &tally)
@@ -92,7 +122,7 @@ extension StartFanout {
     }
 
     /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
-    private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout [String: LiveActivityPayload],
+    private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout BuiltPayloads,
                       tally: inout Tally) async {
         var pushes: [OutgoingPush] = []
         var sent: [Sent] = []
@@ -107,13 +137,10 @@ extension StartFanout {
                 let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
-                    let key = streamID + "\u{0}" + role.rawValue + "\u{0}" + language.rawValue
-                    let payload = try built[key] ?? context.payloads.start(plan.stream.snapshot, role: role, language: language, now: plan.stream.now,
-                                                                             viewerCount: plan.stream.viewerCount)
-                    built[key] = payload
+                    let payload = try built.start(for: plan.stream, role: role, language: language, with: context.payloads)
                     let fcm = target.candidate.fcmToken ?? ""
                     pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
-                    sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm))
+                    sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm, tokenHash: target.tokenHash))
                 } catch {
                     immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "failed", reason: "payload_error")))
                     context.logger.error("start payload could not be built", ["stream": .string(streamID), "error": .error(error)])
@@ -134,9 +161,9 @@ extension StartFanout {
 
     /// The ledger outcome of one push.
     private static func result(of delivery: Delivery, for key: Sent, tally: inout Tally) -> StartSettler.Result {
-        let tokens = (fcm: key.fcm, pts: key.pts)
-        func settle(_ status: String, _ reason: String?, name: String? = nil, tokens: (fcm: String, pts: String)? = tokens) -> LedgerSettlement {
-            LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason, name: name, tokens: tokens)
+        func settle(_ status: String, _ reason: String?, name: String? = nil, tokenHash: String? = key.tokenHash) -> LedgerSettlement {
+            LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason, name: name,
+                             tokenHash: tokenHash)
         }
         switch delivery {
         case .accepted(let name):
@@ -146,7 +173,7 @@ extension StartFanout {
             return .init(settle("failed", "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
                 device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts, reason: reason, stream: key.stream))
         case .rejected(let reason):
-            return .init(settle("failed", "rejected:" + reason, tokens: nil))
+            return .init(settle("failed", "rejected:" + reason, tokenHash: nil))
         case .retry(let after, let reason):
             tally.retry(key.stream, after: after)
             return .init(settle("pending", "retry:" + reason))

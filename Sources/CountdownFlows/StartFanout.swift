@@ -20,19 +20,27 @@ struct StartFanout: Sendable {
     struct Target: Sendable {
         var candidate: DeviceCandidate
         var skip: StartSkipReason?
+        /// `TokenHash.of` the candidate's tokens: recorded with the row and again with its push's outcome.
+        var tokenHash: String
+    }
+
+    /// A target's user and device within its stream.
+    struct TargetKey: Hashable, Sendable {
+        var user: String
+        var device: String
     }
 
     /// One stream's part of a fan-out.
     struct Plan: Sendable {
         var stream: StreamSnapshotRow
-        var targets: [String: Target] = [:]  // by "user\u{0}device"
+        var targets: [TargetKey: Target] = [:]
         var claimed: [(user: String, device: String)] = []
         var openByOthers = 0
         /// Every row of the stream was written by this fan-out and claimed in its first page: once their outcomes
         /// are written, only a retry outcome can leave one open.
         var claimedEveryRow = false
 
-        static func key(_ user: String, _ device: String) -> String { user + "\u{0}" + device }
+        static func key(_ user: String, _ device: String) -> TargetKey { TargetKey(user: user, device: device) }
     }
 
     func run(stream streamID: String, scope: FanoutScope) async throws -> HandlerOutcome {
@@ -106,10 +114,11 @@ struct StartFanout: Sendable {
             let active = streamIDs.filter { plans[$0] != nil }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] =
-                    Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
+                    Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport),
+                           tokenHash: TokenHash.of(fcm: candidate.fcmToken, pts: candidate.pushToStartToken))
             }
             let recorded = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
-                plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip) }
+                plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip, tokenHash: $0.tokenHash) }
             }, scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing, on: connection)
             for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
             // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,

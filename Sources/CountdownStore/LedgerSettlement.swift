@@ -6,17 +6,17 @@ public struct LedgerSettlement: Sendable {
     public var status: String
     public var reason: String?
     public var name: String?
-    /// The (FCM, push-to-start) tokens the push went to, when one was sent.
-    public var tokens: (fcm: String, pts: String)?
+    /// `TokenHash.of` the (FCM, push-to-start) tokens the push went to, when one was sent.
+    public var tokenHash: String?
 
     public init(stream: String, user: String, device: String, status: String, reason: String?, name: String? = nil,
-         tokens: (fcm: String, pts: String)? = nil) {
+         tokenHash: String? = nil) {
         self.stream = stream
         self.user = user
         self.device = device
         self.status = status
         self.reason = reason
         self.name = name
-        self.tokens = tokens
+        self.tokenHash = tokenHash
     }
 }

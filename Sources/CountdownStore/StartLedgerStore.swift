@@ -8,11 +8,20 @@ public enum StartLedgerStore {
         public var stream: String
         public var candidate: DeviceCandidate
         public var skip: StartSkipReason?
+        /// `TokenHash.of` the candidate's tokens.
+        public var tokenHash: String
 
-        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?) {
+        /// A target whose token hash the caller computed already (for the settlement of its push too).
+        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?, tokenHash: String) {
             self.stream = stream
             self.candidate = candidate
             self.skip = skip
+            self.tokenHash = tokenHash
+        }
+
+        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?) {
+            self.init(stream: stream, candidate: candidate, skip: skip,
+                      tokenHash: TokenHash.of(fcm: candidate.fcmToken, pts: candidate.pushToStartToken))
         }
     }
 
@@ -71,7 +80,7 @@ public enum StartLedgerStore {
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let sorted = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
         guard !sorted.isEmpty else { return RecordedTargets(claimed: [], foundEarlierRows: false) }
-        let hashed = sorted.map { Written(target: $0, tokenHash: TokenHash.of(fcm: $0.candidate.fcmToken, pts: $0.candidate.pushToStartToken)) }
+        let hashed = sorted.map { Written(target: $0, tokenHash: $0.tokenHash) }
         if racing { return RecordedTargets(claimed: try upsert(claiming(hashed, limit: claim.limit), claim: claim, on: connection), foundEarlierRows: true) }
         let recorded = try recordedRows(Array(Set(sorted.map(\.stream))), scope: scope, on: connection)
         let writable = hashed.compactMap { row -> Written? in
@@ -352,8 +361,7 @@ public enum StartLedgerStore {
                 PostgresTextArray(settlements.map(\.status)),
                 PostgresTextArray(settlements.map(\.reason)),
                 PostgresTextArray(settlements.map(\.name)),
-                // Hashed exactly as the ledger upsert hashes candidates' tokens.
-                PostgresTextArray(settlements.map { $0.tokens.map { TokenHash.of(fcm: $0.fcm, pts: $0.pts) } }),
+                PostgresTextArray(settlements.map(\.tokenHash)),
             ])
         if let previous {
             try connection.execute("SELECT set_config('enable_hashjoin', $1, true), set_config('enable_mergejoin', $2, true)",

@@ -20,6 +20,8 @@ final class EventPoller {
     /// Ready descriptors taken per wait (the shim's limit too).
     private var fds = [Int32](repeating: -1, count: 128)
     private var events = [UInt32](repeating: 0, count: 128)
+    /// What each watched descriptor is in the set for.
+    private var watched: [Int32: UInt32] = [:]
 
     init() throws {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -46,17 +48,27 @@ final class EventPoller {
         close(epoll)
     }
 
-    /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before.
+    /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before. One
+    /// `epoll_ctl` when the interest changes, none when it does not.
     func watch(_ fd: Int32, read: Bool, write: Bool) throws {
         let mask = (read ? EPOLLIN.rawValue : 0) | (write ? EPOLLOUT.rawValue : 0)
-        if countdown_epoll_ctl(epoll, EPOLL_CTL_MOD, fd, mask) == 0 { return }
-        guard errno == ENOENT, countdown_epoll_ctl(epoll, EPOLL_CTL_ADD, fd, mask) == 0 else {
-            throw Self.error("epoll_ctl(\(fd))")
+        let known = watched[fd]
+        if known == mask { return }
+        // What the set holds is known, so the right call comes first; the other is the fallback for a descriptor
+        // closed and reused without `forget` (the kernel drops a closed one from the set).
+        let (first, second) = known == nil ? (EPOLL_CTL_ADD, EPOLL_CTL_MOD) : (EPOLL_CTL_MOD, EPOLL_CTL_ADD)
+        if countdown_epoll_ctl(epoll, first, fd, mask) != 0 {
+            guard errno == (first == EPOLL_CTL_ADD ? EEXIST : ENOENT), countdown_epoll_ctl(epoll, second, fd, mask) == 0 else {
+                watched[fd] = nil
+                throw Self.error("epoll_ctl(\(fd))")
+            }
         }
+        watched[fd] = mask
     }
 
     /// Stops watching `fd`; a descriptor already closed (and so already gone from the set) is not an error.
     func forget(_ fd: Int32) {
+        watched[fd] = nil
         _ = countdown_epoll_ctl(epoll, EPOLL_CTL_DEL, fd, 0)
     }
 

@@ -30,7 +30,22 @@ public enum JSONString {
 
     /// The number of bytes `text` takes inside a JSON string (without the quotes).
     public static func escapedCount<Bytes: Sequence<UInt8>>(utf8 bytes: Bytes) -> Int {
-        bytes.reduce(0) { $0 + escapedCount($1) }
+        if let count = bytes.withContiguousStorageIfAvailable({ escapedCount(contiguous: $0) }) { return count }
+        return bytes.reduce(0) { $0 + escapedCount($1) }
+    }
+
+    /// `escapedCount(utf8:)` of a `String`, read in place (a native string's bytes are contiguous).
+    public static func escapedCount(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { escapedCount(contiguous: $0) }
+    }
+
+    private static func escapedCount(contiguous bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            count += escapedCount(byte) - 1
+        }
+        return count
     }
 
     private static func escapedCount(_ byte: UInt8) -> Int {

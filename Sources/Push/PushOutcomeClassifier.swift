@@ -57,8 +57,45 @@ public enum PushOutcomeClassifier {
     /// what it refuses (not JSON, a repeated key, another encoding, a number beyond `Double`) goes to Foundation's
     /// decoder as before, so the answer is the same for every body.
     static func fcmMessageName(_ body: [UInt8]) -> String? {
+        if let name = plainNameMember(body) { return name }
         if let answer = JSONValue.parse(body) { return answer["name"]?.string }
         return (try? JSONDecoder().decode(FCMSuccess.self, from: Data(body)))?.name
+    }
+
+    /// The answer FCM gives to almost every push, `{"name": "…"}` with no escape in the value, read without
+    /// building a tree; nil for anything else (which the parser then reads).
+    static func plainNameMember(_ body: [UInt8]) -> String? {
+        var index = 0
+        func skipSpace() {
+            while index < body.count, body[index] == 0x20 || body[index] == 0x0A || body[index] == 0x0D || body[index] == 0x09 { index += 1 }
+        }
+        func take(_ expected: StaticString) -> Bool {
+            let bytes = UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
+            guard body.count - index >= bytes.count, body[index..<index + bytes.count].elementsEqual(bytes) else { return false }
+            index += bytes.count
+            return true
+        }
+        skipSpace()
+        guard take("{") else { return nil }
+        skipSpace()
+        guard take("\"name\"") else { return nil }
+        skipSpace()
+        guard take(":") else { return nil }
+        skipSpace()
+        guard take("\"") else { return nil }
+        let start = index
+        while index < body.count, body[index] != 0x22 {
+            guard body[index] >= 0x20, body[index] != 0x5C else { return nil }
+            index += 1
+        }
+        guard index < body.count else { return nil }
+        let end = index
+        index += 1
+        skipSpace()
+        guard take("}") else { return nil }
+        skipSpace()
+        guard index == body.count else { return nil }
+        return String(validating: body[start..<end], as: UTF8.self)
     }
 
     /// Classifies an APNs answer (`reason` from the JSON body).

@@ -29,8 +29,8 @@ enum PayloadFitting {
             throw PushPayloadError(.payloadTooLarge, "fixed parts take \(overhead) of \(limit) bytes", streamId: streamId)
         }
 
-        let titleNeeds = JSONString.escapedCount(utf8: texts.title.utf8) * titleUses
-        let namesNeed = JSONString.escapedCount(utf8: texts.names.utf8) * nameUses
+        let titleNeeds = JSONString.escapedCount(texts.title) * titleUses
+        let namesNeed = JSONString.escapedCount(texts.names) * nameUses
         let half = room / 2
         let titleRoom: Int
         let namesRoom: Int
@@ -62,12 +62,12 @@ enum PayloadFitting {
     /// the first name fits, the joined names cut on a grapheme boundary.
     private static func fitNames(_ names: [String], maxBytes: Int) -> String {
         let joined = names.joined(separator: separator)
-        if JSONString.escapedCount(utf8: joined.utf8) <= maxBytes { return joined }
+        if JSONString.escapedCount(joined) <= maxBytes { return joined }
         let tail = separator + TextFitting.ellipsis
-        var used = JSONString.escapedCount(utf8: tail.utf8)
+        var used = JSONString.escapedCount(tail)
         var kept: [String] = []
         for name in names {
-            let size = JSONString.escapedCount(utf8: name.utf8) + (kept.isEmpty ? 0 : separator.utf8.count)
+            let size = JSONString.escapedCount(name) + (kept.isEmpty ? 0 : separator.utf8.count)
             if used + size > maxBytes { break }
             used += size
             kept.append(name)

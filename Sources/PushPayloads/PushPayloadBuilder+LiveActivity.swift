@@ -8,11 +8,18 @@ extension PushPayloadBuilder {
     public func start(
         _ stream: StreamSnapshot, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0
     ) throws(PushPayloadError) -> LiveActivityPayload {
-        let streamId = try checkedStreamId(stream)
+        try start(prepare(stream), role: role, language: language, now: now, viewerCount: viewerCount)
+    }
+
+    /// `start` for a stream prepared once for all its payloads (a fan-out builds one per role and language).
+    public func start(
+        _ prepared: PreparedStream, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0
+    ) throws(PushPayloadError) -> LiveActivityPayload {
+        let (stream, streamId) = (prepared.snapshot, prepared.streamId)
         let texts = LocalizedTexts.of(language)
         let scheduledStartAt = Self.epochSeconds(stream.plannedStartAt)
         let minutesLeft = Self.minutesLeft(until: stream.plannedStartAt, now: now)
-        let bytes = try fittedAPS(stream, streamId, texts) { fitted in
+        let bytes = try fittedAPS(prepared, texts) { fitted in
             aps { json in
                 json.key("alert")
                 json.object { alert in
@@ -61,10 +68,10 @@ extension PushPayloadBuilder {
     public func update(
         _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int = 0
     ) throws(PushPayloadError) -> LiveActivityPayload {
-        let streamId = try checkedStreamId(stream)
+        let prepared = try prepare(stream)
         let texts = LocalizedTexts.of(language)
         let scheduledStartAt = Self.epochSeconds(stream.plannedStartAt)
-        let bytes = try fittedAPS(stream, streamId, texts) { fitted in
+        let bytes = try fittedAPS(prepared, texts) { fitted in
             aps { json in
                 contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil)
                 json.key("event")
@@ -87,9 +94,9 @@ extension PushPayloadBuilder {
         _ stream: StreamSnapshot, reason: EndReason, role: ParticipantRole?, language: PayloadLanguage, now: Date,
         viewerCount: Int = 0, dismissNow: Bool = false
     ) throws(PushPayloadError) -> LiveActivityPayload {
-        let streamId = try checkedStreamId(stream)
+        let prepared = try prepare(stream)
         let texts = LocalizedTexts.of(language)
-        let bytes = try fittedAPS(stream, streamId, texts) { fitted in
+        let bytes = try fittedAPS(prepared, texts) { fitted in
             aps { json in
                 contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: reason)
                 json.key("dismissal-date")
@@ -105,10 +112,10 @@ extension PushPayloadBuilder {
 
     /// The `{"aps":…}` bytes built from the stream's title and names, shortened to fit when needed.
     private func fittedAPS(
-        _ stream: StreamSnapshot, _ streamId: String, _ texts: LocalizedTexts, build: (VariableTexts) -> [UInt8]
+        _ prepared: PreparedStream, _ texts: LocalizedTexts, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> [UInt8] {
-        try PayloadFitting.encode(title: displayTitle(stream, texts), names: participantNames(stream),
-                                  limit: LiveActivityPayload.maxAPSBytes, streamId: streamId, build: build)
+        try PayloadFitting.encode(title: prepared.title.isEmpty ? texts.untitledStream : prepared.title, names: prepared.names,
+                                  limit: LiveActivityPayload.maxAPSBytes, streamId: prepared.streamId, build: build)
     }
 
     /// `{"aps":{…}}` with the members `body` writes. Every object's members are written with their keys sorted

@@ -59,9 +59,22 @@ public struct PushPayloadBuilder: Sendable {
 
     /// The creator's then the guests' display names, trimmed, empty ones left out, each capped.
     func participantNames(_ stream: StreamSnapshot) -> [String] {
-        ([stream.creatorName] + stream.guestNames)
-            .map { TextFitting.truncate(TextFitting.trimmed($0), toEscapedBytes: Self.maxNameBytes) }
-            .filter { !$0.isEmpty }
+        var names: [String] = []
+        names.reserveCapacity(stream.guestNames.count + 1)
+        func add(_ name: String) {
+            let capped = TextFitting.truncate(TextFitting.trimmed(name), toEscapedBytes: Self.maxNameBytes)
+            if !capped.isEmpty { names.append(capped) }
+        }
+        add(stream.creatorName)
+        stream.guestNames.forEach(add)
+        return names
+    }
+
+    /// Checks the stream's id and trims and caps its texts once, for every payload built from it. Throws
+    /// `invalidStreamId` as the builders do.
+    public func prepare(_ stream: StreamSnapshot) throws(PushPayloadError) -> PreparedStream {
+        PreparedStream(snapshot: stream, streamId: try checkedStreamId(stream), title: TextFitting.trimmed(stream.title),
+                       names: participantNames(stream))
     }
 
     private static func percentEncodedSegment(_ text: String) -> String {

@@ -27,7 +27,7 @@ import TestSupport
     static func results(_ range: ClosedRange<Int>) -> [StartSettler.Result] {
         range.map {
             StartSettler.Result(LedgerSettlement(stream: "s", user: "u\($0)", device: "d\($0)", status: "sent", reason: nil,
-                                                 name: "projects/p/messages/\($0)", tokens: (fcm: "fcm-\($0)", pts: "pts-\($0)")))
+                                                 name: "projects/p/messages/\($0)", tokenHash: TokenHash.of(fcm: "fcm-\($0)", pts: "pts-\($0)")))
         }
     }
 

@@ -38,6 +38,9 @@ import Testing
         for text in ["plain", "\"\\", "\n\u{1}", "ş🇹🇷", ""] {
             let encoded = JSONValue.string(text).encoded()
             #expect(JSONString.escapedCount(utf8: text.utf8) == encoded.count - 2)
+            #expect(JSONString.escapedCount(text) == encoded.count - 2)
+            #expect(JSONString.escapedCount(utf8: Array(text.utf8)) == encoded.count - 2, "contiguous bytes")
+            #expect(JSONString.escapedCount(utf8: AnySequence(text.utf8)) == encoded.count - 2, "a plain sequence")
         }
     }
 }
