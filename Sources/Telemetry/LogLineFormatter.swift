@@ -29,12 +29,18 @@ enum LogLineFormatter {
     private static func json(
         time: Date, level: LogLevel, message: String, component: LogValue?, fields: [(String, LogValue)]
     ) -> String {
-        var out = "{\"ts\":\"\(RFC3339.milliseconds(time))\",\"level\":\"\(level.name)\",\"msg\":"
-        appendJSONString(message, to: &out)
+        var out: [UInt8] = []
+        out.reserveCapacity(192 + message.utf8.count)
+        out.append(contentsOf: #"{"ts":""#.utf8)
+        RFC3339.appendMilliseconds(time, to: &out)
+        out.append(contentsOf: #"","level":""#.utf8)
+        out.append(contentsOf: level.name.utf8)
+        out.append(contentsOf: #"","msg":"#.utf8)
+        JSONString.appendQuoted(message, to: &out)
         if let component { appendJSONMember(componentKey, component, to: &out) }
         for (key, value) in fields { appendJSONMember(key, value, to: &out) }
-        out.append("}")
-        return out
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func text(
@@ -50,20 +56,17 @@ enum LogLineFormatter {
         return out
     }
 
-    private static func appendJSONMember(_ key: String, _ value: LogValue, to out: inout String) {
-        out.append(",")
-        appendJSONString(key, to: &out)
-        out.append(":")
+    private static func appendJSONMember(_ key: String, _ value: LogValue, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        JSONString.appendQuoted(key, to: &out)
+        out.append(UInt8(ascii: ":"))
         switch value {
-        case .string(let text): appendJSONString(text, to: &out)
-        case .int(let number): out += String(number)
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .double(let number): if number.isFinite { out += "\(number)" } else { appendJSONString("\(number)", to: &out) }
+        case .string(let text): JSONString.appendQuoted(text, to: &out)
+        case .int(let number): out.append(contentsOf: String(number).utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .double(let number):
+            if number.isFinite { out.append(contentsOf: "\(number)".utf8) } else { JSONString.appendQuoted("\(number)", to: &out) }
         }
-    }
-
-    private static func appendJSONString(_ text: String, to out: inout String) {
-        out += JSONString.quoted(text)
     }
 
     private static func plain(_ value: LogValue) -> String {

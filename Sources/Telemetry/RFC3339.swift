@@ -3,6 +3,14 @@ import Foundation
 /// UTC timestamps like `2026-04-17T00:00:00.000Z`, computed arithmetically (no formatter, no locale).
 enum RFC3339 {
     static func milliseconds(_ date: Date) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        appendMilliseconds(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `milliseconds(date)`'s bytes.
+    static func appendMilliseconds(_ date: Date, to out: inout [UInt8]) {
         // Whole microseconds first, so binary representation error cannot pull a millisecond down.
         let totalMs = floorDivide(Int64((date.timeIntervalSince1970 * 1_000_000).rounded()), 1000)
         let msPerDay: Int64 = 86_400_000
@@ -10,8 +18,20 @@ enum RFC3339 {
         let msOfDay = totalMs - days * msPerDay
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = msOfDay / 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2))"
-            + ":\(pad(seconds % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+        appendPadded(year, 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(month, 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(day, 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendPadded(seconds / 3600, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(seconds / 60 % 60, 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(seconds % 60, 2, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendPadded(msOfDay % 1000, 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
@@ -31,8 +51,11 @@ enum RFC3339 {
         value >= 0 ? value / divisor : (value - divisor + 1) / divisor
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
+    /// `value` in decimal, zero-padded to `width` characters.
+    private static func appendPadded(_ value: Int64, _ width: Int, to out: inout [UInt8]) {
         let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        let count = digits.utf8.count
+        if count < width { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - count)) }
+        out.append(contentsOf: digits.utf8)
     }
 }
