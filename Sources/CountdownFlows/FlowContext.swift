@@ -41,11 +41,17 @@ public struct FlowContext: Sendable {
 
     /// Reads the other workers holding claims (`read`) and sorts them by liveness; this worker counts as alive.
     func claimOwners(_ read: @escaping @Sendable (PostgresConnection) throws -> [String]) async throws -> (dead: [String], alive: [String]) {
-        guard let me = liveness.workerID else { return ([], []) }
-        let owners = try await database.withConnection(read)
-        guard !owners.isEmpty else { return ([], [me]) }
+        try await claimOwners { connection in (try read(connection), ()) }.owners
+    }
+
+    /// `claimOwners` with something else `read` learned from the same statement.
+    func claimOwners<Extra: Sendable>(_ read: @escaping @Sendable (PostgresConnection) throws -> ([String], Extra)) async throws
+        -> (owners: (dead: [String], alive: [String]), extra: Extra) {
+        let (owners, extra) = try await database.withConnection(read)
+        guard let me = liveness.workerID else { return (([], []), extra) }
+        guard !owners.isEmpty else { return (([], [me]), extra) }
         let sorted = await liveness.classify(owners)
-        return (sorted.dead, sorted.alive + [me])
+        return ((sorted.dead, sorted.alive + [me]), extra)
     }
 
     /// Runs `body` in a transaction that claims ledger rows and records them in `claimed`. When the transaction

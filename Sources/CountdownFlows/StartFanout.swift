@@ -52,15 +52,19 @@ struct StartFanout: Sendable {
         var seen = Set<String>()
         let streamIDs = requested.filter { seen.insert($0).inserted }
         let me = context.liveness.workerID
-        let owners = try await context.claimOwners { try StartLedgerStore.claimOwners(streamIDs, except: me, on: $0) }
+        let (owners, withRows) = try await context.claimOwners { connection in
+            let read = try StartLedgerStore.ledgerOwners(streamIDs, except: me, on: connection)
+            return (read.owners, read.streamsWithRows)
+        }
+        let withoutRows = Set(streamIDs).subtracting(withRows)
         let (decided, plans): ([String: HandlerOutcome], [String: Plan])
         do {
-            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: false)
+            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, withoutRows: withoutRows, racing: false)
         } catch let error as PostgresError where error.isUniqueViolation {
             // Another fan-out of one of these streams recorded a row between our read and our insert.
             context.logger.info("start ledger insert raced another fan-out; recording again with ON CONFLICT",
                                 ["streams": .int(streamIDs.count), "first_stream": .string(streamIDs.first ?? "")])
-            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, racing: true)
+            (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, withoutRows: [], racing: true)
         }
         await context.settler.hold(plans.flatMap { streamID, plan in
             plan.claimed.map { ClaimStore.Row(stream: streamID, user: $0.user, device: $0.device) }
@@ -75,9 +79,10 @@ struct StartFanout: Sendable {
     }
 
     /// In one transaction: reads the streams, decides which are due, records their targets in the ledger and claims
-    /// the first page. `racing` writes the ledger rows with `ON CONFLICT` (after another fan-out raced this one).
+    /// the first page. `racing` writes the ledger rows with `ON CONFLICT` (after another fan-out raced this one);
+    /// `withoutRows` are streams seen without ledger rows just before (their rows are not read again).
     private func plan(_ streamIDs: [String], scope: FanoutScope, owners: (dead: [String], alive: [String]),
-                      racing: Bool) async throws -> ([String: HandlerOutcome], [String: Plan]) {
+                      withoutRows: Set<String>, racing: Bool) async throws -> ([String: HandlerOutcome], [String: Plan]) {
         let settings = context.settings
         let transport = context.transport
         let claimSeconds = context.claimSeconds
@@ -119,7 +124,8 @@ struct StartFanout: Sendable {
             }
             let recorded = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
                 plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip, tokenHash: $0.tokenHash) }
-            }, scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing, on: connection)
+            }, scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing,
+               withoutRows: withoutRows, on: connection)
             for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
             // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,
             // nothing held by others.

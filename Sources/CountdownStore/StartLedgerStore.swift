@@ -75,14 +75,19 @@ public enum StartLedgerStore {
     /// reopen are updated. A fan-out of the same stream that inserts a row in between makes the `INSERT` fail
     /// with a unique violation: the caller then runs its transaction again with `racing`, which resolves every
     /// row with `ON CONFLICT`.
+    ///
+    /// `withoutRows` names streams the caller saw without any ledger row moments before (`ledgerOwners`): their rows
+    /// are not read again. A row another fan-out wrote since makes the insert fail with a unique violation, as a row
+    /// written after the read does, and the caller runs again with `racing`.
     public static func recordTargets(_ targets: [Target], scope: FanoutScope = .stream, claim: InsertClaim, racing: Bool = false,
-                                     on connection: PostgresConnection) throws -> RecordedTargets {
+                                     withoutRows: Set<String> = [], on connection: PostgresConnection) throws -> RecordedTargets {
         // In key order, as every writer of ledger rows locks them, so two fan-outs cannot deadlock.
         let sorted = targets.sorted { ($0.stream, $0.candidate.userID, $0.candidate.deviceID) < ($1.stream, $1.candidate.userID, $1.candidate.deviceID) }
         guard !sorted.isEmpty else { return RecordedTargets(claimed: [], foundEarlierRows: false) }
         let hashed = sorted.map { Written(target: $0, tokenHash: $0.tokenHash) }
         if racing { return RecordedTargets(claimed: try upsert(claiming(hashed, limit: claim.limit), claim: claim, on: connection), foundEarlierRows: true) }
-        let recorded = try recordedRows(Array(Set(sorted.map(\.stream))), scope: scope, on: connection)
+        let unread = Set(sorted.map(\.stream)).subtracting(withoutRows)
+        let recorded = unread.isEmpty ? [:] : try recordedRows(Array(unread), scope: scope, on: connection)
         let writable = hashed.compactMap { row -> Written? in
             guard let existing = recorded[Key(row.target)] else { return row }
             var row = row
@@ -295,13 +300,22 @@ public enum StartLedgerStore {
         }
     }
 
-    /// The workers (other than `except`) holding rows of `streams` being sent: the claim asks which of them are
-    /// alive before it runs.
-    public static func claimOwners(_ streams: [String], except: String?, on connection: PostgresConnection) throws -> [String] {
-        try connection.query("""
-            SELECT DISTINCT claimed_by FROM countdown_start_ledger
-            WHERE stream_id = ANY($1::text[]) AND status = 'sending' AND claimed_by IS NOT NULL AND claimed_by IS DISTINCT FROM $2
-            """, [PostgresTextArray(streams), except]).map { try $0.decode("claimed_by", as: String.self) }
+    /// The workers (other than `except`) holding rows of `streams` being sent, and which of `streams` have ledger
+    /// rows at all, in one read: the claim asks which owners are alive before it runs, and `recordTargets` need not
+    /// read again the rows of a stream that had none (`withoutRows`).
+    public static func ledgerOwners(_ streams: [String], except: String?, on connection: PostgresConnection) throws
+        -> (owners: [String], streamsWithRows: Set<String>) {
+        var owners = Set<String>()
+        var streamsWithRows = Set<String>()
+        for row in try connection.query("""
+            SELECT DISTINCT stream_id,
+                   CASE WHEN status = 'sending' AND claimed_by IS DISTINCT FROM $2 THEN claimed_by END AS owner
+            FROM countdown_start_ledger WHERE stream_id = ANY($1::text[])
+            """, [PostgresTextArray(streams), except]) {
+            streamsWithRows.insert(try row.decode("stream_id", as: String.self))
+            if let owner = try row.decode("owner", as: String?.self) { owners.insert(owner) }
+        }
+        return (owners.sorted(), streamsWithRows)
     }
 
     /// Rows currently claimed (ours included) per stream: unexpired claims and claims of `owners.alive`, not those
