@@ -48,15 +48,14 @@ final class EventPoller {
         close(epoll)
     }
 
-    /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before. One
-    /// `epoll_ctl` when the interest changes, none when it does not.
+    /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before: one
+    /// `epoll_ctl`, an add or a modification as the set holds the descriptor or not.
     func watch(_ fd: Int32, read: Bool, write: Bool) throws {
         let mask = (read ? EPOLLIN.rawValue : 0) | (write ? EPOLLOUT.rawValue : 0)
-        let known = watched[fd]
-        if known == mask { return }
         // What the set holds is known, so the right call comes first; the other is the fallback for a descriptor
-        // closed and reused without `forget` (the kernel drops a closed one from the set).
-        let (first, second) = known == nil ? (EPOLL_CTL_ADD, EPOLL_CTL_MOD) : (EPOLL_CTL_MOD, EPOLL_CTL_ADD)
+        // closed and reused without `forget` (the kernel drops a closed one from the set). Never skipped, even for
+        // an unchanged interest (which libcurl does not ask for twice): the descriptor may be a new socket.
+        let (first, second) = watched[fd] == nil ? (EPOLL_CTL_ADD, EPOLL_CTL_MOD) : (EPOLL_CTL_MOD, EPOLL_CTL_ADD)
         if countdown_epoll_ctl(epoll, first, fd, mask) != 0 {
             guard errno == (first == EPOLL_CTL_ADD ? EEXIST : ENOENT), countdown_epoll_ctl(epoll, second, fd, mask) == 0 else {
                 watched[fd] = nil
