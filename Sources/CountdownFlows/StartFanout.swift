@@ -17,13 +17,6 @@ import PushPayloads
 struct StartFanout: Sendable {
     let context: FlowContext
 
-    struct Target: Sendable {
-        var candidate: DeviceCandidate
-        var skip: StartSkipReason?
-        /// `TokenHash.of` the candidate's tokens: recorded with the row and again with its push's outcome.
-        var tokenHash: String
-    }
-
     /// A target's user and device within its stream.
     struct TargetKey: Hashable, Sendable {
         var user: String
@@ -33,7 +26,8 @@ struct StartFanout: Sendable {
     /// One stream's part of a fan-out.
     struct Plan: Sendable {
         var stream: StreamSnapshotRow
-        var targets: [TargetKey: Target] = [:]
+        /// Every device considered, as its ledger row is recorded (its token hash goes with its push's outcome too).
+        var targets: [TargetKey: StartLedgerStore.Target] = [:]
         var claimed: [(user: String, device: String)] = []
         var openByOthers = 0
         /// Every row of the stream was written by this fan-out and claimed in its first page: once their outcomes
@@ -118,13 +112,10 @@ struct StartFanout: Sendable {
             guard !plans.isEmpty else { return (decided, plans) }
             let active = streamIDs.filter { plans[$0] != nil }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
-                plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] =
-                    Target(candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport),
-                           tokenHash: TokenHash.of(fcm: candidate.fcmToken, pts: candidate.pushToStartToken))
+                plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] = StartLedgerStore.Target(
+                    stream: streamID, candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
             }
-            let recorded = try StartLedgerStore.recordTargets(plans.flatMap { streamID, plan in
-                plan.targets.values.map { StartLedgerStore.Target(stream: streamID, candidate: $0.candidate, skip: $0.skip, tokenHash: $0.tokenHash) }
-            }, scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing,
+            let recorded = try StartLedgerStore.recordTargets(plans.values.flatMap(\.targets.values), scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing,
                withoutRows: withoutRows, on: connection)
             for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
             // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,

@@ -8,20 +8,14 @@ public enum StartLedgerStore {
         public var stream: String
         public var candidate: DeviceCandidate
         public var skip: StartSkipReason?
-        /// `TokenHash.of` the candidate's tokens.
-        public var tokenHash: String
+        /// `TokenHash.of` the candidate's tokens: written with the row, and with its push's outcome (`LedgerSettlement`).
+        public let tokenHash: String
 
-        /// A target whose token hash the caller computed already (for the settlement of its push too).
-        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?, tokenHash: String) {
+        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?) {
             self.stream = stream
             self.candidate = candidate
             self.skip = skip
-            self.tokenHash = tokenHash
-        }
-
-        public init(stream: String, candidate: DeviceCandidate, skip: StartSkipReason?) {
-            self.init(stream: stream, candidate: candidate, skip: skip,
-                      tokenHash: TokenHash.of(fcm: candidate.fcmToken, pts: candidate.pushToStartToken))
+            tokenHash = TokenHash.of(fcm: candidate.fcmToken, pts: candidate.pushToStartToken)
         }
     }
 

@@ -20,8 +20,8 @@ final class EventPoller {
     /// Ready descriptors taken per wait (the shim's limit too).
     private var fds = [Int32](repeating: -1, count: 128)
     private var events = [UInt32](repeating: 0, count: 128)
-    /// What each watched descriptor is in the set for.
-    private var watched: [Int32: UInt32] = [:]
+    /// The descriptors in the set (besides the wake-up's).
+    private var watched = Set<Int32>()
 
     init() throws {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -55,19 +55,19 @@ final class EventPoller {
         // What the set holds is known, so the right call comes first; the other is the fallback for a descriptor
         // closed and reused without `forget` (the kernel drops a closed one from the set). Never skipped, even for
         // an unchanged interest (which libcurl does not ask for twice): the descriptor may be a new socket.
-        let (first, second) = watched[fd] == nil ? (EPOLL_CTL_ADD, EPOLL_CTL_MOD) : (EPOLL_CTL_MOD, EPOLL_CTL_ADD)
+        let (first, second) = watched.contains(fd) ? (EPOLL_CTL_MOD, EPOLL_CTL_ADD) : (EPOLL_CTL_ADD, EPOLL_CTL_MOD)
         if countdown_epoll_ctl(epoll, first, fd, mask) != 0 {
             guard errno == (first == EPOLL_CTL_ADD ? EEXIST : ENOENT), countdown_epoll_ctl(epoll, second, fd, mask) == 0 else {
-                watched[fd] = nil
+                watched.remove(fd)
                 throw Self.error("epoll_ctl(\(fd))")
             }
         }
-        watched[fd] = mask
+        watched.insert(fd)
     }
 
     /// Stops watching `fd`; a descriptor already closed (and so already gone from the set) is not an error.
     func forget(_ fd: Int32) {
-        watched[fd] = nil
+        watched.remove(fd)
         _ = countdown_epoll_ctl(epoll, EPOLL_CTL_DEL, fd, 0)
     }
 

@@ -7,12 +7,6 @@ import Testing
 /// have rows at all; `recordTargets` skips reading the rows of streams seen without any, and a row written since
 /// surfaces as the unique violation the fan-out already answers by running again with `racing`.
 @Suite struct LedgerOwnersTests {
-    static func target(_ stream: String, _ user: String) -> StartLedgerStore.Target {
-        StartLedgerStore.Target(stream: stream, candidate: DeviceCandidate(
-            userID: user, role: "guest", deviceID: "d-\(user)", platform: "ios", fcmToken: "fcm-\(user)", pushToStartToken: "pts-\(user)",
-            locale: nil, liveStreamEnabled: true), skip: nil)
-    }
-
     @Test func namesOtherOwnersAndTheStreamsWithRows() async throws {
         try await MigratedDatabase.with(prefix: "ledgerowners") { client in
             _ = try await client.execute("""
@@ -49,7 +43,7 @@ import Testing
             let claim = StartLedgerStore.InsertClaim(owner: "w1", seconds: 60, limit: 10)
             do {
                 _ = try await client.transaction { connection in
-                    try StartLedgerStore.recordTargets([Self.target("s1", "u1"), Self.target("s1", "u2")], claim: claim,
+                    try StartLedgerStore.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim,
                                                        withoutRows: ["s1"], on: connection)
                 }
                 Issue.record("the insert of a row written since the read succeeded")
@@ -58,7 +52,7 @@ import Testing
             }
             // Run again as the fan-out does after the violation: u2's row is left alone, u1 is recorded and claimed.
             let again = try await client.transaction { connection in
-                try StartLedgerStore.recordTargets([Self.target("s1", "u1"), Self.target("s1", "u2")], claim: claim, racing: true,
+                try StartLedgerStore.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim, racing: true,
                                                    on: connection)
             }
             #expect(again.claimed.map(\.user) == ["u1"])
