@@ -11,6 +11,7 @@ public final class PostgresConnection {
     public let configuration: PostgresConfiguration
     private var handle: OpaquePointer?
     private var statements = PreparedStatementCache()
+    private let goodbye = PostgresGoodbyeWatch()
     /// The awaiting task's cancellation while a call runs (see `PostgresCancellation`).
     var cancellation: PostgresCancellation?
 
@@ -26,15 +27,16 @@ public final class PostgresConnection {
         if let handle { PQfinish(handle) }
     }
 
-    /// Whether the session is usable as far as libpq knows (`PQstatus == CONNECTION_OK`).
+    /// Whether the session is usable as far as libpq knows (`PQstatus == CONNECTION_OK`) and the server has not
+    /// said goodbye to it.
     public var isHealthy: Bool {
         guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK
+        return PQstatus(handle) == CONNECTION_OK && !goodbye.heard
     }
 
     /// Whether the session is healthy and outside any transaction, so another user may take it over.
     var isReusable: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        guard isHealthy, let handle else { return false }
         return PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
@@ -171,12 +173,15 @@ public final class PostgresConnection {
     func reconnectIfDropped() throws {
         let handle = try openHandle(what: "reconnect to \(configuration.endpoint)")
         // An idle session only receives something when the server is ending it (its goodbye message, then
-        // end of file) or a stray notice: read until the socket is quiet or the end shows.
-        for _ in 0..<4 where PQstatus(handle) == CONNECTION_OK {
+        // end of file) or a stray notice: read until the socket is quiet or the end shows. The goodbye alone
+        // is enough (the end of file may not have arrived yet); PQisBusy parses what was read, which hands it
+        // to the goodbye watch.
+        for _ in 0..<4 where PQstatus(handle) == CONNECTION_OK && !goodbye.heard {
             guard PostgresSocket.isReadable(PQsocket(handle), timeoutMilliseconds: 0), PQconsumeInput(handle) != 0
             else { break }
+            _ = PQisBusy(handle)
         }
-        guard PQstatus(handle) != CONNECTION_OK else { return }
+        guard PQstatus(handle) != CONNECTION_OK || goodbye.heard else { return }
         PQreset(handle)
         statements.removeAll()
         try checkConnection(what: "reconnect to \(configuration.endpoint)", failure: .connectFailed)
@@ -185,7 +190,7 @@ public final class PostgresConnection {
 
     private func prepareSession() throws {
         let handle = try openHandle(what: "set up the session")
-        PQsetNoticeReceiver(handle, { _, _ in }, nil)
+        goodbye.install(on: handle)
         let settings = "SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, MDY'; SET bytea_output = 'hex'"
         _ = try check(PQexec(handle, settings), what: "set up the session")
     }

@@ -43,6 +43,25 @@ import TestSupport
         }
     }
 
+    /// The server's goodbye (FATAL) can be read before the end of file that follows it: the check on checkout must
+    /// not hand out the ended session in between.
+    @Test func aGoodbyeReadBeforeTheEndOfFileStillReplacesTheSession() async throws {
+        let server = try GoodbyeServer()
+        let configuration = try PostgresConfiguration(url: "postgres://countdown@127.0.0.1:\(server.port)/countdown?sslmode=disable")
+        let client = PostgresClient(configuration: configuration, maxConnections: 1)
+        defer { client.close() }
+        let first = try await client.withConnection { $0.backendProcessID }
+        #expect(first == GoodbyeServer.processID(ofSession: 1))
+
+        server.sayGoodbyeToNewestSession()
+        let replacement = try await client.withConnection { connection in
+            (connection.backendProcessID, connection.isHealthy)
+        }
+        #expect(replacement.0 == GoodbyeServer.processID(ofSession: 2))
+        #expect(replacement.1)
+        #expect(server.sessionCount == 2)
+    }
+
     @Test func clientAndListenerRecoverFromAServerRestart() async throws {
         let server = try await offloaded { try ThrowawayPostgres() }
         let configuration = try PostgresConfiguration(url: server.url)
