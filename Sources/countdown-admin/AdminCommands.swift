@@ -50,6 +50,13 @@ enum AdminCommands {
         let environment = Environment()
         let variable = environment.optionalString("MIGRATION_DATABASE_URL") == nil ? "DATABASE_URL" : "MIGRATION_DATABASE_URL"
         let url = try environment.url(variable, schemes: ["postgres", "postgresql"])
+        let lockPolicy = MigrationLockPolicy(
+            lockTimeout: .milliseconds(try environment.integer(
+                "MIGRATION_LOCK_TIMEOUT_MS", default: Int(MigrationLockPolicy.defaultLockTimeout.components.seconds) * 1000,
+                range: 1...600_000)),
+            patience: .seconds(try environment.integer(
+                "MIGRATION_LOCK_WAIT_SECONDS", default: Int(MigrationLockPolicy.defaultPatience.components.seconds),
+                range: 0...86_400)))
         let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
         defer { database.close() }
         let json = parsed.has("json")
@@ -58,9 +65,12 @@ enum AdminCommands {
             AdminOutput(json: json).emit(status) { AdminText.migrationStatus(status) }
             return
         }
-        let report = try await Migrator().migrate(database) { migration in
+        let report = try await Migrator(lockPolicy: lockPolicy).migrate(database, progress: { migration in
             if !json { print("applying \(migration.version): \(migration.name)") }
-        }
+        }, lockWait: { wait in
+            // On stderr in both modes: stdout stays the report.
+            FileHandle.standardError.write(Data(AdminText.migrationLockWait(wait, policy: lockPolicy).utf8))
+        })
         struct Output: Encodable { var applied: [Int]; var version: Int }
         AdminOutput(json: json).emit(Output(applied: report.applied, version: report.currentVersion)) {
             report.applied.isEmpty ? "schema is up to date (version \(report.currentVersion)); nothing to do"

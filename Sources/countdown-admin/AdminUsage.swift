@@ -43,7 +43,7 @@ enum AdminUsage {
             backfill_device, backfill_user; every kind without --kind) within a second. Paused jobs stay due and run after resume.
             """,
         "resume": "usage: countdown-admin resume [--kind K]... [--json]\nClaims the kinds again (every paused kind without --kind).",
-        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.",
+        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.\nEach migration statement waits at most MIGRATION_LOCK_TIMEOUT_MS (default 2000) for a table lock, then gives way and tries again for up to MIGRATION_LOCK_WAIT_SECONDS (default 600).",
         "cancel": "usage: countdown-admin cancel <streamId> [--yes] [--json]\nCancels a scheduled stream exactly like POST /live-stream/:id/cancel. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "set-status": "usage: countdown-admin set-status <streamId> ready|started|expired [--yes] [--json]\nEnds the stream's Live Activities with that reason. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "reschedule": "usage: countdown-admin reschedule <streamId> <ISO-8601 time with zone> [--json]\nMoves the planned start; jobs follow and running activities get an update push.",

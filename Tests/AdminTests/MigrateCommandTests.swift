@@ -4,6 +4,7 @@ import CountdownDomain
 import CountdownStore
 import CountdownWorker
 import Foundation
+import Postgres
 import Testing
 
 @Suite struct MigrateCommandTests {
@@ -108,6 +109,44 @@ import Testing
             #expect(run.stderr.contains("unexpected argument \"now\""))
             #expect(run.stderr.contains("usage: countdown-admin migrate"))
             #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'countdown_schema_migrations'") == 0)
+        }
+    }
+
+    @Test func aLockTimeoutOutOfRangeIsAConfigurationError() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let run = try await fixture.admin(["migrate"], environment: ["MIGRATION_LOCK_TIMEOUT_MS": "0"])
+            #expect(run.status == 2, "\(run)")
+            #expect(run.stderr.contains("MIGRATION_LOCK_TIMEOUT_MS"))
+            #expect(try await fixture.count("SELECT 1 FROM pg_tables WHERE tablename = 'countdown_schema_migrations'") == 0)
+        }
+    }
+
+    /// An index build (SHARE lock) on the ledger holds migration 12's ALTER: each attempt gives up after the lock
+    /// timeout, says so on stderr, and the run fails naming the migration when the wait is spent.
+    @Test func aMigrationHeldBehindALockSaysSoAndFailsNamingItself() async throws {
+        try await AdminFixture.with(migrated: false) { fixture in
+            let sorted = Migration.all.sorted { $0.version < $1.version }
+            let last = try #require(sorted.last)
+            _ = try await Migrator(migrations: Array(sorted.dropLast())).migrate(fixture.db)
+            let holder = PostgresSession(configuration: fixture.database.configuration, name: "lock-holder")
+            defer { holder.close() }
+            try await holder.run { c in
+                try c.execute("BEGIN")
+                try c.execute("LOCK TABLE countdown_start_ledger IN SHARE MODE")
+            }
+            let run = try await fixture.admin(["migrate"], environment: [
+                "MIGRATION_LOCK_TIMEOUT_MS": "100", "MIGRATION_LOCK_WAIT_SECONDS": "1",
+            ])
+            #expect(run.status != 0, "\(run)")
+            let waits = run.errorLines.filter { $0.hasPrefix("migration \(last.version) (\(last.name)): a lock was not free within 0.1 seconds (attempt ") }
+            #expect(waits.count >= 1, "\(run)")
+            #expect(run.stderr.contains("apply migration \(last.version) (\(last.name))"), "\(run)")
+            #expect(try await fixture.count("SELECT 1 FROM countdown_schema_migrations WHERE version = $1", [last.version]) == 0)
+
+            try await holder.run { try $0.execute("ROLLBACK") }
+            let again = try await fixture.admin("migrate")
+            #expect(again.status == 0, "\(again)")
+            #expect(again.stdout.contains("applying \(last.version): \(last.name)"))
         }
     }
 }

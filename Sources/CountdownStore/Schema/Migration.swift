@@ -3,6 +3,12 @@ public struct Migration: Sendable {
     public let version: Int
     public let name: String
     public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
 }
 
 extension Migration {
