@@ -6,11 +6,18 @@ public enum ProgressStore {
     /// Records the start fan-outs of `planned` (stream → planned start) as complete.
     public static func markStartsDone(_ planned: [String: Date], on connection: PostgresConnection) throws {
         guard !planned.isEmpty else { return }
+        let rows = keyOrdered(planned)
         try connection.execute("""
             INSERT INTO countdown_stream_progress (stream_id, start_done_for)
             SELECT * FROM unnest($1::text[], $2::timestamptz[])
             ON CONFLICT (stream_id) DO UPDATE SET start_done_for = EXCLUDED.start_done_for, updated_at = now()
-            """, [PostgresTextArray(Array(planned.keys)), PostgresTextArray(planned.values.map(\.postgresText))])
+            """, [PostgresTextArray(rows.map(\.stream)), PostgresTextArray(rows.map(\.planned.postgresText))])
+    }
+
+    /// The rows in stream order: two fan-outs that mark overlapping streams at once lock them in the same order,
+    /// so they cannot deadlock (a dictionary's order differs between processes).
+    static func keyOrdered(_ planned: [String: Date]) -> [(stream: String, planned: Date)] {
+        planned.map { (stream: $0.key, planned: $0.value) }.sorted { $0.stream < $1.stream }
     }
 
     /// Records the reminder fan-out of `stream` as complete for `planned`.
