@@ -33,9 +33,6 @@ struct EasyConfigurator {
             if url.hasPrefix("https://") { try easy.set(CURLOPT_PIPEWAIT, 1) }
         case .http1:
             try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-        case .http2PriorKnowledge:
-            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
-            try easy.set(CURLOPT_PIPEWAIT, 1)
         }
     }
 

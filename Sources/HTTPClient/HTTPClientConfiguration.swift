@@ -5,8 +5,9 @@ public struct HTTPClientConfiguration: Sendable {
         case automatic
         /// HTTP/1.1 only.
         case http1
-        /// HTTP/2 without TLS upgrade negotiation (h2c prior knowledge), for local HTTP/2 servers.
-        case http2PriorKnowledge
+        // No HTTP/2 without TLS (h2c prior knowledge): libcurl before 8.0 (Debian 12 has 7.88.1) fails the second
+        // request on such a connection with "Error in the HTTP2 framing layer" (curl issue 10634). HTTP/2 over TLS,
+        // the push services' protocol, reuses and multiplexes its connections correctly.
     }
 
     /// Names the client's thread.

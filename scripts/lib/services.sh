@@ -3,7 +3,7 @@
 # Never touches servers already running on the machine.
 
 COUNTDOWN_APT_PACKAGES=(postgresql redis-server libpq-dev libhiredis-dev libssl-dev libmicrohttpd-dev
-  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer)
+  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
