@@ -20,8 +20,9 @@ extension AdminText {
         ].joined(separator: "\n")
     }
 
-    /// One line on stderr for an attempt that gave up on a lock, e.g. `migration 12 (ledger room to settle): a
-    /// lock was not free within 2s (attempt 1): canceling statement due to lock timeout; trying again in 0.5s`.
+    /// One line on stderr for an attempt that gave up on a lock, e.g. `migration 12 (ledger room to settle): a lock
+    /// was not free within 2.0 seconds (attempt 1): canceling statement due to lock timeout; trying again in 0.5
+    /// seconds`.
     static func migrationLockWait(_ wait: Migrator.LockWait, policy: MigrationLockPolicy) -> String {
         "migration \(wait.migration.version) (\(wait.migration.name)): a lock was not free within \(policy.lockTimeout) "
             + "(attempt \(wait.attempt)): \(wait.error.message ?? "lock timeout"); trying again in \(wait.pause)\n"
