@@ -59,7 +59,8 @@ import TestSupport
         let takeover = ContinuousClock.now - killed
         #expect(takeover < .seconds(2), "taken over after \(takeover)")
         #expect(await survivor.classify(["doomed", "survivor", "never-heard-of"]) == (["doomed"], ["survivor"]))
-        #expect(metrics.takeovers.value() == 1)
+        // Counted after the leases are handed back, so the job may be claimed again a moment before.
+        #expect(try await Self.eventually { metrics.takeovers.value() == 1 })
 
         // A worker that leaves is dead at once.
         shutdown.trigger()
