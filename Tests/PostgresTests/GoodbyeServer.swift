@@ -1,5 +1,6 @@
 import BlockingIO
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -20,22 +21,11 @@ final class GoodbyeServer: @unchecked Sendable {
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 8) == 0
-                    && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard bound else {
+        guard let bound = bindLoopback(listener, port: 0), listen(listener, 8) == 0 else {
             close(listener)
             throw POSIXError(.EADDRNOTAVAIL)
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = bound
         self.listener = listener
         let sessions = sessions
         thread = Thread {

@@ -13,7 +13,7 @@ public func freeLoopbackPort() -> Int {
 }
 
 /// Binds `fd` to `127.0.0.1:port` (0: a free port the kernel picks); the port bound, or nil (errno says why).
-func bindLoopback(_ fd: Int32, port: Int) -> Int? {
+public func bindLoopback(_ fd: Int32, port: Int) -> Int? {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
