@@ -1,16 +1,31 @@
 import CCurl
 
-/// Owner of one libcurl easy handle (`CURL *`); `deinit` runs `curl_easy_cleanup`.
+/// Owner of one libcurl easy handle (`CURL *`) and of what its options point at; `deinit` runs `curl_easy_cleanup`.
+///
+/// A handle keeps its options between transfers: the next request with the same `EasyShape` sets only its body and
+/// callback context (`EasyConfigurator`).
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
+    /// libcurl's words about the failure of the handle's transfer (`CURLOPT_ERRORBUFFER`; libcurl empties it as
+    /// each transfer starts).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// What the handle's options are set for; nil after `reset()`.
+    var shape: EasyShape?
+    /// The header list `CURLOPT_HTTPHEADER` points at, kept alive while the handle may use it.
+    var headerList: CurlHeaderList?
 
     init() throws {
         try Curl.ensureGlobalInit()
         guard let handle = curl_easy_init() else { throw HTTPClientError(.other, "curl_easy_init failed") }
         self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
 
     func set(_ option: CURLoption, _ value: Int) throws {
         try Curl.check(countdown_curl_easy_setopt_long(handle, option, value), "setting option \(option.rawValue)")
@@ -34,6 +49,16 @@ final class CurlEasy {
         return countdown_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : 0
     }
 
-    /// Clears every option so the handle can serve another request (open connections stay in the multi's cache).
-    func reset() { curl_easy_reset(handle) }
+    /// libcurl's message about the last transfer's failure, or `fallback` when it wrote none.
+    func errorMessage(fallback: String) -> String {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? fallback : text
+    }
+
+    /// Clears every option (open connections stay in the multi's cache); the next request sets them all again.
+    func reset() {
+        curl_easy_reset(handle)
+        shape = nil
+        headerList = nil
+    }
 }

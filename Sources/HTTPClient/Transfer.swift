@@ -2,7 +2,7 @@ import CCurl
 import HTTPTypes
 import Synchronization
 
-/// One request in flight: its easy handle, header list, response buffers and the task waiting for it.
+/// One request in flight: its easy handle, response buffers and the task waiting for it.
 ///
 /// Everything but `cancelRequested` is touched only on the client's transfer thread.
 final class Transfer: @unchecked Sendable {
@@ -12,13 +12,11 @@ final class Transfer: @unchecked Sendable {
 
     var waiter: TransferWaiter?
     var easy: CurlEasy?
-    var headerList: CurlHeaderList?
     var responseBody: [UInt8] = []
     var responseHeaders = HTTPHeaders()
     var exceededLimit = false
     /// When the engine's watchdog ends the transfer if libcurl has not: its timeout plus a grace period.
     var watchdogDeadline: ContinuousClock.Instant?
-    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     private let onAnswer: AnswerHook?
 
@@ -27,10 +25,7 @@ final class Transfer: @unchecked Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.waiter = waiter
         self.onAnswer = onAnswer
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
-
-    deinit { errorBuffer.deallocate() }
 
     /// Tells the answer hook and hands the result to its waiter, once; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPClientError>) {
@@ -41,12 +36,6 @@ final class Transfer: @unchecked Sendable {
         case .single(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
         case .batch(let batch, let index): batch.finish(index, result)
         }
-    }
-
-    /// libcurl's own words about the last failure, or `fallback`.
-    func curlMessage(fallback: String) -> String {
-        let text = String(cString: errorBuffer)
-        return text.isEmpty ? fallback : text
     }
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -299,7 +299,7 @@ final class TransferEngine: @unchecked Sendable {
                 .responseTooLarge, "response body exceeds \(transfer.maxResponseBytes) bytes", url: url,
                 curlCode: Int32(bitPattern: code.rawValue)))
         }
-        let message = transfer.curlMessage(fallback: String(cString: curl_easy_strerror(code)))
+        let message = easy.errorMessage(fallback: String(cString: curl_easy_strerror(code)))
         return .failure(Curl.error(
             code, message: message, url: url, osErrno: easy.long(CURLINFO_OS_ERRNO),
             connected: easy.long(CURLINFO_REQUEST_SIZE) > 0))
@@ -308,15 +308,16 @@ final class TransferEngine: @unchecked Sendable {
     /// Takes a transfer already out of `active` off libcurl, puts its handle back for reuse and ends it with `result`.
     private func retire(_ handle: UnsafeMutableRawPointer, _ transfer: Transfer, _ result: Result<HTTPResponse, HTTPClientError>) {
         curl_multi_remove_handle(multi.handle, handle)
-        recycle(transfer)
+        recycle(transfer, keepingOptions: (try? result.get()) != nil)
         complete(transfer, result)
     }
 
-    private func recycle(_ transfer: Transfer) {
+    /// Puts the transfer's handle back for reuse: with its options for the next request of the same shape after
+    /// a transfer that ended well, cleared after any other.
+    private func recycle(_ transfer: Transfer, keepingOptions: Bool = false) {
         guard let easy = transfer.easy else { return }
         transfer.easy = nil
-        easy.reset()
-        transfer.headerList = nil
+        if !keepingOptions { easy.reset() }
         if idleHandles.count < configuration.maxConnections { idleHandles.append(easy) }
     }
 

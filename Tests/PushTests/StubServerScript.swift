@@ -137,7 +137,7 @@ async def route(req, conn):
         return await send(req, parts[2])
     if parts[0] == "control" and len(parts) == 2:
         return await control(req, parts[1])
-    if path == "/echo":
+    if path.split("?")[0] == "/echo":
         return respond(200, {"method": req["method"], "path": path, "headers": req["headers"],
                              "body": req["body"].decode(errors="replace"), "connection": conn})
     if parts[0] == "status" and len(parts) == 2:
