@@ -123,6 +123,9 @@ class Bench:
         self.relay_rows_per_second = None
         self.results = {"streams": arguments.streams, "reminders": arguments.reminders, "latencyMs": arguments.latency_ms,
                         "cores": os.cpu_count(), "bursts": [], "reminderFanout": None, "workerExits": {}}
+        # Text keys compare by bytes under the C collation and through strcoll under any other: PostgreSQL's CPU
+        # per push depends on it (docs/capacity.md). COUNTDOWN_PG_LOCALE picks the throwaway cluster's locale.
+        self.results["postgresCollation"] = self.deployment.scalar("SHOW lc_collate")
 
     # Seeding
 
@@ -569,7 +572,7 @@ def print_report(results, arguments):
     out = sys.stdout
     people = results.get("seedPeople", {})
     out.write(f"\nscripts/bench system: {arguments.streams} streams per burst, fake FCM latency {arguments.latency_ms} ms, "
-              f"{results['cores']} cores\n")
+              f"{results['cores']} cores, PostgreSQL collation {results.get('postgresCollation')}\n")
     out.write(f"seeding people: {people.get('users')} users, {people.get('devices')} devices in {people.get('seconds')}s\n")
     for entry in results.get("startupReconcile", []):
         out.write(f"workers started ({entry['workers']}): startup reconcile over {entry['streams']} streams took {entry['seconds']}s\n")

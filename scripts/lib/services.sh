@@ -60,8 +60,11 @@ countdown_start_postgres() {
   COUNTDOWN_PG_DATA="$root/pg"
   mkdir -p "$COUNTDOWN_PG_DATA" && chmod 700 "$COUNTDOWN_PG_DATA"
   [ "$user" != "$(id -un)" ] && chown -R "$user" "$COUNTDOWN_PG_DATA" && chmod 755 "$root"
+  # COUNTDOWN_PG_LOCALE: the cluster's locale, so its default collation (scripts/bench system measures both).
+  local locale=${COUNTDOWN_PG_LOCALE:-C.UTF-8}
+  [[ $locale =~ ^[A-Za-z0-9._@-]+$ ]] || die "COUNTDOWN_PG_LOCALE must be a locale name such as C or C.UTF-8, not '$locale'"
   countdown_as_pg_user "$user" "$bin/initdb" -D "$COUNTDOWN_PG_DATA" -U countdown --auth=trust -E UTF8 \
-    --locale=C.UTF-8 >"$root/initdb.log" 2>&1 || { cat "$root/initdb.log" >&2; die "initdb failed"; }
+    --locale="$locale" >"$root/initdb.log" 2>&1 || { cat "$root/initdb.log" >&2; die "initdb failed"; }
   countdown_as_pg_user "$user" "$bin/pg_ctl" -D "$COUNTDOWN_PG_DATA" -l "$COUNTDOWN_PG_DATA/server.log" -w -t 60 \
     -o "-p $COUNTDOWN_PG_PORT -k $COUNTDOWN_PG_DATA -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >/dev/null || { cat "$COUNTDOWN_PG_DATA/server.log" >&2; die "PostgreSQL did not start"; }
