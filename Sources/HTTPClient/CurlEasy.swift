@@ -13,6 +13,8 @@ final class CurlEasy {
     var shape: EasyShape?
     /// The header list `CURLOPT_HTTPHEADER` points at, kept alive while the handle may use it.
     var headerList: CurlHeaderList?
+    /// The parsed URL `CURLOPT_CURLU` points at, kept alive while the handle may use it.
+    var url: CurlURL?
 
     init() throws {
         try Curl.ensureGlobalInit()
@@ -60,5 +62,6 @@ final class CurlEasy {
         curl_easy_reset(handle)
         shape = nil
         headerList = nil
+        url = nil
     }
 }

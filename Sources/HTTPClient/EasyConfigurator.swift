@@ -34,7 +34,9 @@ struct EasyConfigurator {
             throw HTTPClientError(.invalidRequest, "only absolute http:// and https:// URLs are supported")
         }
         try easy.set(CURLOPT_NOSIGNAL, 1)
-        try easy.set(CURLOPT_URL, shape.url)
+        let url = try CurlURL(shape.url)
+        easy.url = url
+        try easy.set(CURLOPT_CURLU, pointer: UnsafeRawPointer(url.handle))
         try easy.set(CURLOPT_ERRORBUFFER, pointer: easy.errorBuffer)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
         try easy.set(CURLOPT_TIMEOUT_MS, shape.timeoutMilliseconds)

@@ -175,6 +175,9 @@ import TestSupport
         #expect(injected?.code == .invalidRequest)
         let scheme = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPRequest(url: "ftp://127.0.0.1/")) }
         #expect(scheme?.code == .invalidRequest)
+        let malformed = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPRequest(url: "http://127.0.0.1:1/a b")) }
+        #expect(malformed?.code == .invalidRequest)
+        #expect(malformed?.message.contains("URL") == true)
     }
 
     @Test func oversizedResponseIsRefused() async throws {
