@@ -25,6 +25,18 @@ static inline CURLMcode countdown_curl_multi_setopt_timer(CURLM *m, countdown_cu
     return code != CURLM_OK ? code : curl_multi_setopt(m, CURLMOPT_TIMERDATA, data);
 }
 
+/* Sockets opened and closed through the application, so it sees the whole life of each connection's socket. */
+typedef curl_socket_t (*countdown_curl_opensocket_callback)(void *data, curlsocktype purpose, struct curl_sockaddr *address);
+typedef int (*countdown_curl_closesocket_callback)(void *data, curl_socket_t socket);
+static inline CURLcode countdown_curl_easy_setopt_sockets(CURL *h, countdown_curl_opensocket_callback open,
+                                                          countdown_curl_closesocket_callback close, void *data) {
+    CURLcode code = curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, data);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, close);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, data);
+    return code;
+}
+
 /* epoll for the socket interface. struct epoll_event is packed on x86-64, so Swift gets plain values instead. */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

@@ -3,8 +3,12 @@ import CCurl
 /// Owner of one libcurl multi handle (`CURLM *`); `deinit` runs `curl_multi_cleanup`.
 final class CurlMulti {
     let handle: UnsafeMutableRawPointer
+    /// Where its connections' sockets are opened and closed: kept until after `curl_multi_cleanup`, which closes
+    /// the cached connections through it.
+    let sockets: SocketRegistry
 
-    init(configuration: HTTPClientConfiguration) throws {
+    init(configuration: HTTPClientConfiguration, sockets: SocketRegistry) throws {
+        self.sockets = sockets
         try Curl.ensureGlobalInit()
         guard let handle = curl_multi_init() else { throw HTTPClientError(.other, "curl_multi_init failed") }
         self.handle = handle

@@ -8,6 +8,7 @@ import HTTPTypes
 /// push's CPU, and a push sender's requests differ only in their bodies.
 struct EasyConfigurator {
     let configuration: HTTPClientConfiguration
+    let sockets: SocketRegistry
 
     func configure(_ easy: CurlEasy, for transfer: Transfer, headers: CurlHeaderList) throws {
         let request = transfer.request
@@ -42,6 +43,7 @@ struct EasyConfigurator {
         try easy.set(CURLOPT_TIMEOUT_MS, shape.timeoutMilliseconds)
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
         try easy.set(CURLOPT_TCP_NODELAY, 1)
+        try sockets.install(on: easy)
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
         try configureProtocol(easy, url: shape.url)
         try configureMethod(easy, shape)

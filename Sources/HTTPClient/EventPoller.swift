@@ -20,8 +20,10 @@ final class EventPoller {
     /// Ready descriptors taken per wait (the shim's limit too).
     private var fds = [Int32](repeating: -1, count: 128)
     private var events = [UInt32](repeating: 0, count: 128)
-    /// The descriptors in the set (besides the wake-up's).
-    private var watched = Set<Int32>()
+    /// The descriptors in the set (besides the wake-up's), with the events each is registered for.
+    private var registered: [Int32: UInt32] = [:]
+    /// Registered descriptors nobody waits on now: idle connections kept in the set between transfers.
+    private var parked = Set<Int32>()
 
     init() throws {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -49,26 +51,43 @@ final class EventPoller {
     }
 
     /// Watches `fd` for reading and/or writing (level-triggered), replacing what it was watched for before: one
-    /// `epoll_ctl`, an add or a modification as the set holds the descriptor or not.
-    func watch(_ fd: Int32, read: Bool, write: Bool) throws {
+    /// `epoll_ctl`, an add or a modification as the set holds the descriptor or not. `sameSocket`: the caller knows
+    /// `fd` is the socket it registered before (it sees every close), so an unchanged interest needs no call.
+    func watch(_ fd: Int32, read: Bool, write: Bool, sameSocket: Bool = false) throws {
         let mask = (read ? EPOLLIN.rawValue : 0) | (write ? EPOLLOUT.rawValue : 0)
+        parked.remove(fd)
+        let current = registered[fd]
+        if sameSocket, current == mask { return }
         // What the set holds is known, so the right call comes first; the other is the fallback for a descriptor
-        // closed and reused without `forget` (the kernel drops a closed one from the set). Never skipped, even for
-        // an unchanged interest (which libcurl does not ask for twice): the descriptor may be a new socket.
-        let (first, second) = watched.contains(fd) ? (EPOLL_CTL_MOD, EPOLL_CTL_ADD) : (EPOLL_CTL_ADD, EPOLL_CTL_MOD)
+        // closed and reused without `forget` (the kernel drops a closed one from the set). Never skipped for
+        // another descriptor, even for an unchanged interest (which libcurl does not ask for twice): it may be a
+        // new socket.
+        let (first, second) = current != nil ? (EPOLL_CTL_MOD, EPOLL_CTL_ADD) : (EPOLL_CTL_ADD, EPOLL_CTL_MOD)
         if countdown_epoll_ctl(epoll, first, fd, mask) != 0 {
             guard errno == (first == EPOLL_CTL_ADD ? EEXIST : ENOENT), countdown_epoll_ctl(epoll, second, fd, mask) == 0 else {
-                watched.remove(fd)
+                registered[fd] = nil
                 throw Self.error("epoll_ctl(\(fd))")
             }
         }
-        watched.insert(fd)
+        registered[fd] = mask
     }
 
     /// Stops watching `fd`; a descriptor already closed (and so already gone from the set) is not an error.
     func forget(_ fd: Int32) {
-        watched.remove(fd)
+        parked.remove(fd)
+        registered[fd] = nil
         _ = countdown_epoll_ctl(epoll, EPOLL_CTL_DEL, fd, 0)
+    }
+
+    /// Whether `fd` is in the set as far as the poller knows (watched or parked).
+    func holds(_ fd: Int32) -> Bool { registered[fd] != nil }
+
+    /// Nobody waits on `fd` for now, but it stays open: it stays in the set, without a call, if it was watched for
+    /// reading only (an idle connection's socket reports only its peer closing it or a stray byte, and is taken
+    /// out then); anything else is forgotten. The caller must `forget` it before it is closed.
+    func park(_ fd: Int32) {
+        guard registered[fd] == EPOLLIN.rawValue else { return forget(fd) }
+        parked.insert(fd)
     }
 
     /// Makes a `wait` in progress, or the next one, return at once. Safe from any thread.
@@ -105,6 +124,12 @@ final class EventPoller {
             if fd == wakeFD {
                 var value: UInt64 = 0
                 _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, $0.count) }
+                continue
+            }
+            if parked.contains(fd) {
+                // An idle connection became readable (closed by its peer): level-triggered, so it would be
+                // reported again at every wait. libcurl finds it dead when it next looks at it.
+                forget(fd)
                 continue
             }
             body(Ready(fd: fd, readable: mask & EPOLLIN.rawValue != 0, writable: mask & EPOLLOUT.rawValue != 0,

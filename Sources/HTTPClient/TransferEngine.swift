@@ -37,8 +37,8 @@ final class TransferEngine: @unchecked Sendable {
 
     init(configuration: HTTPClientConfiguration) throws {
         self.configuration = configuration
-        multi = try CurlMulti(configuration: configuration)
         poller = try EventPoller()
+        multi = try CurlMulti(configuration: configuration, sockets: SocketRegistry(poller: poller))
         thread = SerialThread(name: configuration.name)
         do {
             try installCallbacks()
@@ -174,12 +174,14 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     private func watch(_ socket: curl_socket_t, _ what: Int32, easy: UnsafeMutableRawPointer?) {
+        let owned = multi.sockets.owns(socket)
         if what == CURL_POLL_REMOVE {
-            poller.forget(socket)
+            // A connection's socket stays in the set while idle, ready for its next transfer without a system call.
+            if owned { poller.park(socket) } else { poller.forget(socket) }
             return
         }
         do {
-            try poller.watch(socket, read: what & CURL_POLL_IN != 0, write: what & CURL_POLL_OUT != 0)
+            try poller.watch(socket, read: what & CURL_POLL_IN != 0, write: what & CURL_POLL_OUT != 0, sameSocket: owned)
         } catch {
             if let easy { unwatchable.append((easy, error as? HTTPClientError ?? HTTPClientError(.io, "\(error)"))) }
         }
@@ -235,7 +237,7 @@ final class TransferEngine: @unchecked Sendable {
             transfer.easy = easy
             do {
                 let headers = try headerLists.list(for: transfer.request)
-                try EasyConfigurator(configuration: configuration).configure(easy, for: transfer, headers: headers)
+                try EasyConfigurator(configuration: configuration, sockets: multi.sockets).configure(easy, for: transfer, headers: headers)
                 try Curl.check(curl_multi_add_handle(multi.handle, easy.handle), "curl_multi_add_handle")
             } catch {
                 recycle(transfer)

@@ -64,3 +64,37 @@ import Testing
         #expect(last.body == "b")
     }
 }
+
+/// An idle connection's socket stays in the client's epoll set between transfers (parked): the client sees every
+/// connection socket opened and closed, so a closed one is never taken for a new one with the same number, and a
+/// parked one its peer closes is dropped from the set instead of being reported at every wait.
+@Suite struct HTTPClientParkedConnectionTests {
+    @Test func aParkedConnectionClosedByItsPeerIsNeitherSpunOnNorUsed() async throws {
+        let server = try await StubServer.start()
+        let client = try HTTPClientTests.client { $0.maxConnections = 1 }
+        defer { client.shutdown() }
+        #expect(try await client.send(HTTPRequest(url: server.baseURL + "/then-close")).bodyText == "then close")
+        // The server closes the idle connection 100 ms after its answer; a parked socket left readable in a
+        // level-triggered set would wake the loop thousands of times in this window.
+        let polls = client.polls
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(client.polls - polls < 20)
+        let echo = try await HTTPClientHandleReuseTests.echo(client, HTTPRequest(method: .post, url: server.baseURL + "/echo", body: Array("next".utf8)))
+        #expect(echo.body == "next")
+        #expect(client.connectionsOpened == 2)
+    }
+
+    @Test func aNewConnectionOnAClosedOnesNumberIsWatched() async throws {
+        let server = try await StubServer.start()
+        let client = try HTTPClientTests.client { $0.maxConnections = 1 }
+        defer { client.shutdown() }
+        // Each answer closes its connection; the next socket usually gets the same descriptor number.
+        for _ in 0..<20 {
+            let response = try await client.send(HTTPRequest(url: server.baseURL + "/closing", timeout: .seconds(5)))
+            #expect(response.bodyText == "closing")
+        }
+        let echo = try await HTTPClientHandleReuseTests.echo(client, HTTPRequest(method: .post, url: server.baseURL + "/echo", body: Array("last".utf8)))
+        #expect(echo.body == "last")
+        #expect(client.connectionsOpened == 21)
+    }
+}

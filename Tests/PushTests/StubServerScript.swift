@@ -149,6 +149,10 @@ async def route(req, conn):
         return respond(200, b"x" * int(parts[1]))
     if path == "/close":
         return None
+    if path == "/closing":
+        return respond(200, b"closing", {"Connection": "close"})
+    if path == "/then-close":
+        return respond(200, b"then close")
     return respond(404, {"error": "no route"})
 
 
@@ -192,6 +196,10 @@ class Connection(asyncio.Protocol):
             self.transport.close()
             return
         self.write(*result)
+        if req["path"] == "/closing":  # answered with Connection: close, then closed, as such a server does
+            self.transport.close()
+        elif req["path"] == "/then-close":  # kept open, then closed while the client holds it idle
+            asyncio.get_event_loop().call_later(0.1, self.transport.close)
 
     def write(self, status, body, headers):
         lines = ["HTTP/1.1 %d %s" % (status, REASONS.get(status, "Status")), "Content-Type: application/json",
