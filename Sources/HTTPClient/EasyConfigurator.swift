@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// Sets an easy handle's options for one request: URL, method, body, headers, timeouts, protocol, callbacks.
 ///
-/// A handle last set for a request of the same `EasyShape` and header list keeps its options: only the body and
+/// A handle last set for a request of the same `EasyShape` and header list keeps its options, and only the body and
 /// the callbacks' context change: a push sender's requests differ only in their bodies, and resetting the handle
 /// and copying every option again was a hundred allocator calls per push.
 struct EasyConfigurator {

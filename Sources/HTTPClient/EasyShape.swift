@@ -1,4 +1,3 @@
-
 /// The options of an easy handle that stay the same from one request to the next of a kind (a push sender's
 /// requests differ only in their bodies): the URL, the method, whether there is a body, and the timeout. With the
 /// same header list (by identity), a handle already set for a shape is used again without `curl_easy_reset`.

@@ -1,35 +1,18 @@
 import Glibc
 @testable import HTTPClient
 import Testing
+import TestSupport
 
 /// The engine parks idle connection sockets in its epoll set; what makes that safe is that every socket it parks
 /// is closed through the registry, which takes it out of the set first.
 @Suite struct SocketRegistryTests {
-    static func listeningSocket(_ registry: SocketRegistry) throws -> (fd: Int32, port: UInt16) {
+    /// A listening loopback socket opened through `registry`, and its port.
+    static func listeningSocket(_ registry: SocketRegistry) throws -> (fd: Int32, port: Int) {
         let fd = registry.open(family: AF_INET, type: Int32(SOCK_STREAM.rawValue), protocol: 0)
         try #require(fd >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    static func connect(to port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        try #require(connected)
-        return fd
+        let port = try #require(bindLoopback(fd, port: 0))
+        try #require(listen(fd, 4) == 0)
+        return (fd, port)
     }
 
     @Test func socketsOpenedHereAreOwnedCloseOnExecAndLeaveTheSetWhenClosed() throws {
@@ -58,8 +41,8 @@ import Testing
         let (listener, port) = try Self.listeningSocket(registry)
         defer { _ = registry.close(listener) }
         try poller.watch(listener, read: true, write: false, sameSocket: true)
-        let client = try Self.connect(to: port)
-        defer { close(client) }
+        let client = try RawSocket(port: port)
+        defer { client.close() }
         var ready: [Int32] = []
         poller.wait(timeoutMilliseconds: 2000) { ready.append($0.fd) }
         #expect(ready == [listener])

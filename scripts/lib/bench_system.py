@@ -125,7 +125,7 @@ class Bench:
                         "cores": os.cpu_count(), "bursts": [], "reminderFanout": None, "workerExits": {}}
         # Text keys compare by bytes under the C collation and through strcoll under any other: PostgreSQL's CPU
         # per push depends on it (docs/capacity.md). COUNTDOWN_PG_LOCALE picks the throwaway cluster's locale.
-        self.results["postgresCollation"] = self.deployment.scalar("SHOW lc_collate")
+        self.results["postgresCollation"] = self.deployment.scalar("SELECT datcollate FROM pg_database WHERE datname = current_database()")
 
     # Seeding
 
