@@ -1,6 +1,7 @@
 import Configuration
 import CountdownDomain
 import Foundation
+import HTTPClient
 import Redis
 import Telemetry
 
@@ -62,6 +63,9 @@ public struct CountdownConfig: Sendable {
     /// How long a worker keeps trying to reach Redis at start before it exits (`REDIS_STARTUP_WAIT_SECONDS`);
     /// a misconfiguration stops it at once (`RedisStartupCheck`).
     public var redisStartupWaitSeconds: Int = 60
+    /// The forward proxy of the push services' requests, from libcurl's variables (`HTTPS_PROXY`, `NO_PROXY`, …),
+    /// read and checked once at start.
+    public var pushProxy: ProxySettings = .none
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -158,6 +162,12 @@ public struct CountdownConfig: Sendable {
                                                        default: 30_000)
         configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
         configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
+        configured.pushProxy = ProxySettings(environment: env.values)
+        if requirePush {
+            for (variable, problem) in configured.pushProxy.problems() {
+                problems.append(ConfigError(.invalid, variable: variable, problem: problem))
+            }
+        }
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured
     }

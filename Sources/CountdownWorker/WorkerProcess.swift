@@ -147,6 +147,7 @@ public struct WorkerProcess: Sendable {
             "worker": .string(heartbeat.workerID ?? ""),
             "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
+            "push_proxy": .string(config.pushProxy.summary),
         ])
         // Measured once before anything signs credentials; ClockSync keeps it current (and retries if Redis is away).
         try? await clock.sync(with: redis)
@@ -191,7 +192,8 @@ public struct WorkerProcess: Sendable {
                               logger: Logger) throws -> (any PushTransport, TokenGuardedTransport) {
         let http = { (name: String) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
-                                                                  maxConnections: max(8, min(512, config.pushConcurrency))))
+                                                                  maxConnections: max(8, min(512, config.pushConcurrency)),
+                                                                  proxy: config.pushProxy))
         }
         let base: any PushTransport
         switch config.pushTransport {

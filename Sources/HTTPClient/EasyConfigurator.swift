@@ -45,6 +45,8 @@ struct EasyConfigurator {
         try easy.set(CURLOPT_TCP_NODELAY, 1)
         try sockets.install(on: easy)
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        try easy.set(CURLOPT_PROXY, configuration.proxy.proxy(for: shape.url))
+        try easy.set(CURLOPT_NOPROXY, configuration.proxy.noProxy ?? "")
         try configureProtocol(easy, url: shape.url)
         try configureMethod(easy, shape)
         easy.headerList = headers

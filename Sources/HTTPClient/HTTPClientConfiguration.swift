@@ -24,6 +24,8 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxResponseBytes: Int
     /// PEM bundle of trusted CAs; the system store when nil.
     public var caFile: String?
+    /// The forward proxy; by default the one libcurl would read from the environment (`HTTPS_PROXY`, `NO_PROXY`, …).
+    public var proxy: ProxySettings
     /// While requests are in flight, the transfer thread polls its sockets at most once per window, so one wake-up
     /// handles every answer that arrived within it: fewer context switches under load. Each step of a request that
     /// waits for its socket (connecting, a TLS flight, its answer) may wait up to one window more; a new request,
@@ -37,7 +39,8 @@ public struct HTTPClientConfiguration: Sendable {
     public init(
         name: String = "http-client", connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(30),
         maxConnections: Int = 64, maxConnectionsPerHost: Int? = nil, httpVersion: HTTPVersion = .automatic,
-        maxResponseBytes: Int = 4 << 20, caFile: String? = nil, coalescingWindow: Duration = .milliseconds(1)
+        maxResponseBytes: Int = 4 << 20, caFile: String? = nil, coalescingWindow: Duration = .milliseconds(1),
+        proxy: ProxySettings = .processEnvironment
     ) {
         self.name = name
         self.connectTimeout = connectTimeout
@@ -47,6 +50,7 @@ public struct HTTPClientConfiguration: Sendable {
         self.httpVersion = httpVersion
         self.maxResponseBytes = maxResponseBytes
         self.caFile = caFile
+        self.proxy = proxy
         self.coalescingWindow = max(.zero, coalescingWindow)
     }
 }

@@ -163,4 +163,23 @@ import Testing
         #expect(WorkerProcess.ratePrefetch(perMinute: 6_000) == 5)
         #expect(WorkerProcess.ratePrefetch(perMinute: 1_000) == 0)
     }
+
+    @Test func thePushProxyIsReadOnceAndChecked() throws {
+        var env = base
+        #expect(try CountdownConfig.load(from: Environment(env)).pushProxy == .none)
+        env["HTTPS_PROXY"] = "http://user:secret@proxy.internal:3128"
+        env["NO_PROXY"] = "localhost"
+        let config = try CountdownConfig.load(from: Environment(env))
+        #expect(config.pushProxy.https == "http://user:secret@proxy.internal:3128")
+        #expect(config.pushProxy.noProxy == "localhost")
+        #expect(!config.pushProxy.summary.contains("secret"))
+        env["HTTPS_PROXY"] = "ftp://user:secret@proxy.internal:21"
+        do {
+            _ = try CountdownConfig.load(from: Environment(env))
+            Issue.record("expected a configuration problem")
+        } catch let error as ConfigProblems {
+            #expect(error.problems.map(\.variable) == ["HTTPS_PROXY"])
+            #expect(!error.description.contains("secret"), "never echo credentials")
+        }
+    }
 }

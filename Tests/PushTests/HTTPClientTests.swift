@@ -13,7 +13,8 @@ import TestSupport
     }
 
     static func client(_ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws -> HTTPClient {
-        var configuration = HTTPClientConfiguration(name: "http-client-test")
+        // Whatever proxy the machine running the tests has, the stub servers are reached directly.
+        var configuration = HTTPClientConfiguration(name: "http-client-test", proxy: .none)
         configure(&configuration)
         return try HTTPClient(configuration: configuration)
     }

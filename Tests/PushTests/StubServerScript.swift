@@ -128,6 +128,8 @@ async def control(req, action):
 
 async def route(req, conn):
     path = req["path"]
+    if path.startswith("http://"):  # an absolute-form target: the client sent it to this server as its proxy
+        return respond(200, {"proxied": path, "body": req["body"].decode(errors="replace")})
     parts = path.strip("/").split("/")
     if req["method"] == "POST" and path == "/ok":
         return 200, b'{"ok":true}', {}
