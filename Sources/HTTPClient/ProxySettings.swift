@@ -1,20 +1,21 @@
+import CCurl
 import Glibc
 
 /// The forward proxy of a client's requests, fixed when the client is configured.
 ///
-/// Left to itself, libcurl looks its proxy variables up in the environment for every transfer (five `getenv`
-/// walks per push). Reading them once gives the same choice, lets a process check the values at start instead of
+/// Left to itself, libcurl looks its proxy variables up in the environment for every transfer (five or six
+/// `getenv` walks per push). Reading them once gives the same choice, lets a process check the values at start instead of
 /// failing every push, and lets it say which proxy it uses.
 public struct ProxySettings: Sendable, Equatable {
-    /// The proxy of `https://` requests (`[scheme://][user:password@]host[:port]`), nil for none.
-    public var https: String?
+    /// The proxy of `https://` requests (`[scheme://][user:password@]host:port`), nil for none.
+    public let https: String?
     /// The proxy of `http://` requests, nil for none.
-    public var http: String?
+    public let http: String?
     /// Hosts reached without the proxy: libcurl's list of names, domains and addresses, comma-separated, or `*`.
-    public var noProxy: String?
+    public let noProxy: String?
 
-    /// Schemes libcurl accepts in a proxy URL.
-    public static let schemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+    /// Schemes libcurl accepts in a proxy URL (`socks` is SOCKS4); none means `http`.
+    public static let schemes: Set<String> = ["http", "https", "socks", "socks4", "socks4a", "socks5", "socks5h"]
 
     public static let none = ProxySettings()
 
@@ -50,6 +51,11 @@ public struct ProxySettings: Sendable, Equatable {
         httpVariable = http?.name
     }
 
+    /// Equal when they send requests the same way, wherever the values came from.
+    public static func == (lhs: ProxySettings, rhs: ProxySettings) -> Bool {
+        lhs.https == rhs.https && lhs.http == rhs.http && lhs.noProxy == rhs.noProxy
+    }
+
     /// The proxy of a request to `url`, "" for none (an empty `CURLOPT_PROXY` also stops libcurl's own lookup).
     func proxy(for url: String) -> String {
         (url.hasPrefix("https://") ? https : http) ?? ""
@@ -57,9 +63,12 @@ public struct ProxySettings: Sendable, Equatable {
 
     /// What is wrong with each proxy URL, with the variable it came from; empty when both are usable.
     public func problems() -> [(variable: String, problem: String)] {
-        [(httpsVariable ?? "https proxy", https), (httpVariable ?? "http proxy", http)].compactMap { variable, value in
-            value.flatMap { Self.problem(with: $0) }.map { (variable, $0) }
+        var found: [(variable: String, problem: String)] = []
+        for (variable, value) in [(httpsVariable ?? "https proxy", https), (httpVariable ?? "http proxy", http)] {
+            guard let value, let problem = Self.problem(with: value), !found.contains(where: { $0.variable == variable }) else { continue }
+            found.append((variable, problem))
         }
+        return found
     }
 
     /// For logs: each proxy without its credentials, or "none".
@@ -69,34 +78,45 @@ public struct ProxySettings: Sendable, Equatable {
         return parts.joined(separator: ", ") + (noProxy.map { ", not for \($0)" } ?? "")
     }
 
+    /// Why libcurl could not use `proxy` as it is meant, checked with libcurl's own parser (as it reads a proxy:
+    /// a missing scheme means `http`); nil when it can. Stricter than libcurl in one way: the port is required,
+    /// since libcurl would quietly use 1080 (443 for an `https` proxy). Never quotes the value, which may hold a
+    /// password.
     static func problem(with proxy: String) -> String? {
-        var rest = Substring(proxy)
-        if let separator = rest.range(of: "://") {
-            let scheme = rest[..<separator.lowerBound].lowercased()
-            guard schemes.contains(scheme) else {
-                return "has scheme \"\(scheme)\"; use one of \(schemes.sorted().joined(separator: ", "))"
-            }
-            rest = rest[separator.upperBound...]
+        guard let url = curl_url() else { return "could not be checked (curl_url failed)" }
+        defer { curl_url_cleanup(url) }
+        let flags = UInt32(CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME)
+        let code = proxy.withCString { curl_url_set(url, CURLUPART_URL, $0, flags) }
+        guard code == CURLUE_OK else { return "is not a URL libcurl can parse (\(String(cString: curl_url_strerror(code))))" }
+        guard let scheme = part(CURLUPART_SCHEME, of: url)?.lowercased(), schemes.contains(scheme) else {
+            return "has a scheme libcurl cannot use for a proxy; use one of \(schemes.sorted().joined(separator: ", "))"
         }
-        if let slash = rest.firstIndex(of: "/") {
-            guard rest[slash...].allSatisfy({ $0 == "/" }) else { return "must be scheme://host:port without a path" }
-            rest = rest[..<slash]
+        guard part(CURLUPART_PORT, of: url) != nil else {
+            return "has no port (libcurl would use 1080, or 443 for an https proxy): write host:port"
         }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        var host = rest
-        if let colon = rest.lastIndex(of: ":"), !rest.hasSuffix("]") {
-            host = rest[..<colon]
-            guard let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port) else {
-                return "has no valid port after \"\(host):\""
-            }
-        }
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { return "has no host" }
         return nil
+    }
+
+    private static func part(_ which: CURLUPart, of url: OpaquePointer) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(url, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        defer { curl_free(value) }
+        return String(cString: value)
+    }
+
+    /// `message` (libcurl's words about a failed transfer, which may quote the proxy URL) with each proxy URL
+    /// that carries credentials replaced by its redacted form.
+    func redacting(_ message: String) -> String {
+        var message = message
+        for proxy in [https, http].compactMap({ $0 }) where proxy.contains("@") {
+            message = message.replacing(proxy, with: Self.redacted(proxy))
+        }
+        return message
     }
 
     /// `proxy` with any `user:password@` replaced.
     static func redacted(_ proxy: String) -> String {
-        let start = proxy.range(of: "://")?.upperBound ?? proxy.startIndex
+        let start = proxy.firstRange(of: "://")?.upperBound ?? proxy.startIndex
         let authority = proxy[start...].prefix { $0 != "/" }
         guard let at = authority.lastIndex(of: "@") else { return proxy }
         return String(proxy[..<start]) + "[REDACTED]" + String(proxy[at...])

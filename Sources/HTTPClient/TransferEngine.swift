@@ -301,7 +301,7 @@ final class TransferEngine: @unchecked Sendable {
                 .responseTooLarge, "response body exceeds \(transfer.maxResponseBytes) bytes", url: url,
                 curlCode: Int32(bitPattern: code.rawValue)))
         }
-        let message = easy.errorMessage(fallback: String(cString: curl_easy_strerror(code)))
+        let message = configuration.proxy.redacting(easy.errorMessage(fallback: String(cString: curl_easy_strerror(code))))
         return .failure(Curl.error(
             code, message: message, url: url, osErrno: easy.long(CURLINFO_OS_ERRNO),
             connected: easy.long(CURLINFO_REQUEST_SIZE) > 0))

@@ -22,6 +22,17 @@ import Testing
         #expect(seen.body == "hello")
     }
 
+    @Test func aTunnelTheProxyRefusesIsATransferError() async throws {
+        let proxy = try await StubServer.start()
+        let client = try HTTPClientTests.client { $0.proxy = ProxySettings(https: proxy.baseURL) }
+        defer { client.shutdown() }
+        let error = await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPRequest(method: .post, url: "https://push.invalid/v1/send", body: Array("x".utf8)))
+        }
+        #expect(error?.code == .io, "\(String(describing: error))")
+        #expect(error?.message.contains("CONNECT") == true, "\(String(describing: error))")
+    }
+
     @Test func aHostInNoProxyIsReachedDirectly() async throws {
         let server = try await StubServer.start()
         let closed = freeLoopbackPort()

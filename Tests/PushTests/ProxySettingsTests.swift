@@ -39,15 +39,31 @@ import Testing
     }
 
     @Test func unusableProxiesAreNamedByTheirVariable() {
-        for good in ["proxy:3128", "http://proxy:3128", "http://proxy:3128/", "socks5h://user:secret@proxy:1080", "HTTPS://proxy", "[::1]:3128", "http://[::1]"] {
-            #expect(ProxySettings.problem(with: good) == nil, "\(good)")
+        let good = ["proxy:3128", "http://proxy:3128", "http://proxy:3128/", "http://proxy:3128/ignored", "socks5h://user:secret@proxy:1080",
+                    "HTTPS://proxy:443", "socks://proxy:1080", "[::1]:3128", "http://[::1]:3128"]
+        for proxy in good {
+            #expect(ProxySettings.problem(with: proxy) == nil, "\(proxy)")
         }
-        for bad in ["ftp://proxy:21", "http://proxy:0", "http://proxy:port", "http://proxy:3128/path", "http://", "http://user@:3128", "pro xy:1"] {
-            #expect(ProxySettings.problem(with: bad) != nil, "\(bad)")
+        // No port: libcurl would use 1080 and every push would fail to connect, so it is refused at start.
+        let bad = ["ftp://proxy:21", "http://proxy", "proxy", "http://proxy:port", "http://", "http://user:secret:proxy", "pro xy:1"]
+        for proxy in bad {
+            let problem = ProxySettings.problem(with: proxy)
+            #expect(problem != nil, "\(proxy)")
+            #expect(problem?.contains("secret") != true, "never quote the value: \(problem ?? "")")
         }
         let settings = ProxySettings(environment: ["HTTPS_PROXY": "ftp://proxy:21", "all_proxy": "http://fine:1"])
-        let problems = settings.problems()
-        #expect(problems.map(\.variable) == ["HTTPS_PROXY"])
+        #expect(settings.problems().map(\.variable) == ["HTTPS_PROXY"])
+        let shared = ProxySettings(environment: ["ALL_PROXY": "http://no-port"])
+        #expect(shared.problems().map(\.variable) == ["ALL_PROXY"], "one variable, named once")
+        #expect(ProxySettings(environment: ["http_proxy": "http://p:1"]) == ProxySettings(http: "http://p:1"),
+                "equal whatever variable the value came from")
+    }
+
+    @Test func libcurlsMessagesLoseTheProxysCredentials() {
+        let settings = ProxySettings(https: "http://user:secret@proxy:3128", http: "http://proxy:8080")
+        let message = "Unsupported proxy syntax in 'http://user:secret@proxy:3128': Bad hostname"
+        #expect(settings.redacting(message) == "Unsupported proxy syntax in 'http://[REDACTED]@proxy:3128': Bad hostname")
+        #expect(settings.redacting("Failed to connect to proxy port 8080") == "Failed to connect to proxy port 8080")
     }
 
     @Test func theSummaryHidesCredentials() {

@@ -128,6 +128,8 @@ async def control(req, action):
 
 async def route(req, conn):
     path = req["path"]
+    if req["method"] == "CONNECT":  # a tunnel asked of this server as a proxy: refused, as without credentials
+        return respond(407, b"", {"Proxy-Authenticate": 'Basic realm="stub"'})
     if path.startswith("http://"):  # an absolute-form target: the client sent it to this server as its proxy
         return respond(200, {"proxied": path, "body": req["body"].decode(errors="replace")})
     parts = path.strip("/").split("/")
