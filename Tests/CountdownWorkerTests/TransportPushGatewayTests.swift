@@ -49,6 +49,20 @@ import TestSupport
         #expect(await gateway.send(Self.pushes(["one"])[0], kind: .reminder) == .accepted(name: "reminder:one"))
     }
 
+    @Test func aCancelledTaskSendsNothingMoreAndGetsItsPushesBackUnsent() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await gateway.sendBatch(Self.pushes(["a", "b", "c", "d", "e"]), kind: .start)
+        }
+        let deliveries = await task.value
+        #expect(transport.batches.value.isEmpty, "nothing reached the transport")
+        #expect(deliveries == Array(repeating: .retry(after: nil, reason: TransportPushGateway.cancelledReason), count: 5))
+        #expect(gateway.permitsAvailable == 16, "every permit given back")
+    }
+
     /// Answers the first push of a batch at once and the others when the gate opens.
     final class SlowTail: PushTransport {
         let gate = AsyncGate()
