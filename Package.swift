@@ -45,7 +45,7 @@ let package = Package(
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
         .target(name: "PushPayloads", dependencies: ["JSON"]),
-        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis", "Telemetry"]),
 
         // Reading and validating the environment (one line per problem, naming the variable).
         .target(name: "Configuration", dependencies: ["Telemetry"]),
@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
             "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
-            "Postgres", "Redis",
+            "Postgres", "Redis", "Telemetry",
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
@@ -112,10 +112,12 @@ let package = Package(
             "PushPayloads", "Redis", "Telemetry", "TestSupport",
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
-        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
+        ]),
         .testTarget(name: "AdminTests", dependencies: [
             "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
-            "TestSupport",
+            "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
