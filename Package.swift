@@ -40,6 +40,9 @@ let package = Package(
         // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
         .target(name: "Telemetry", dependencies: ["JSON"], resources: [.embedInCode("VERSION")]),
 
+        // How long-running parts live: services started and stopped as a group, shutdown signals, permits.
+        .target(name: "Lifecycle", dependencies: ["BlockingIO", "Telemetry"]),
+
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
         .target(name: "DelayQueue", dependencies: ["BlockingIO", "Redis"]),
 
@@ -64,25 +67,30 @@ let package = Package(
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
         .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
 
-        // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
-        .target(name: "CountdownWorker", dependencies: [
-            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
-            "HTTPServer", "JSON", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        // What the worker and countdown-admin share without the push stack: the configuration and the reconciler.
+        .target(name: "CountdownMaintenance", dependencies: [
+            "Configuration", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
         ]),
 
-        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
+        // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.
+        .target(name: "CountdownWorker", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPClient",
+            "HTTPServer", "HTTPTypes", "JSON", "JWT", "Lifecycle", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        ]),
+
+        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows. No push stack, no HTTP.
         .target(name: "CountdownAdmin", dependencies: [
-            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
-            "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres",
+            "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
         .target(name: "CountdownAPI", dependencies: ["BlockingIO", "Configuration", "CountdownCommands", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
         // Executables.
-        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
+        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownMaintenance", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
-            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
+            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
             "Postgres", "Redis", "Telemetry",
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
@@ -108,15 +116,16 @@ let package = Package(
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownWorkerTests", dependencies: [
-            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Push",
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue",
+            "Lifecycle", "Postgres", "Push",
             "PushPayloads", "Redis", "Telemetry", "TestSupport",
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: [
-            "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
+            "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "AdminTests", dependencies: [
-            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
+            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres", "Redis",
             "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [

@@ -1,6 +1,6 @@
 import CountdownCommands
 import CountdownDomain
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 extension AdminConnections {

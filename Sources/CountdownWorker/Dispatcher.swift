@@ -2,6 +2,7 @@ import BlockingIO
 import CountdownDomain
 import DelayQueue
 import Foundation
+import Lifecycle
 import Telemetry
 
 /// Claims due jobs, never more than its free slots, runs them (grouped by its batch policy) as child tasks of a

@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownStore
 import DelayQueue
+import Lifecycle
 import Postgres
 import Telemetry
 

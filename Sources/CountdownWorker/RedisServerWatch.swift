@@ -1,4 +1,5 @@
 import BlockingIO
+import Lifecycle
 import Redis
 import Telemetry
 

@@ -1,3 +1,4 @@
+import Lifecycle
 import Push
 
 /// Re-reads the fleet-wide token guard window every few seconds, so `countdown_push_token_guard_tripped` also

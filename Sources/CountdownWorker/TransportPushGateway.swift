@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownFlows
 import Foundation
+import Lifecycle
 import Push
 import Telemetry
 

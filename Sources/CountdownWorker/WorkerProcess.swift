@@ -2,11 +2,13 @@ import BlockingIO
 import Configuration
 import CountdownDomain
 import CountdownFlows
+import CountdownMaintenance
 import CountdownStore
 import DelayQueue
 import Foundation
 import HTTPClient
 import JWT
+import Lifecycle
 import Postgres
 import Push
 import PushPayloads

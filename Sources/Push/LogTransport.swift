@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Telemetry
 
 /// `PUSH_TRANSPORT=log`: prints each push as one JSON line (tokens shortened to their last 8 characters) and
 /// reports it accepted. Sends nothing.

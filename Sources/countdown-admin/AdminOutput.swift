@@ -3,7 +3,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 /// Prints results as text for people or as one JSON document with `--json`.

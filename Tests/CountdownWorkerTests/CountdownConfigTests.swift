@@ -1,5 +1,6 @@
 import Configuration
 import CountdownDomain
+@testable import CountdownMaintenance
 @testable import CountdownWorker
 import Foundation
 import Testing
@@ -174,11 +175,13 @@ import Testing
         #expect(config.pushProxy.noProxy == "localhost")
         #expect(!config.pushProxy.summary.contains("secret"))
         env["HTTPS_PROXY"] = "ftp://user:secret@proxy.internal:21"
+        #expect(try CountdownConfig.load(from: Environment(env)).pushProxy.https != nil, "countdown-admin does not check the proxy")
+        env["SHUTDOWN_GRACE_SECONDS"] = "-1"
         do {
-            _ = try CountdownConfig.load(from: Environment(env))
+            _ = try CountdownConfig.loadForWorker(from: Environment(env))
             Issue.record("expected a configuration problem")
         } catch let error as ConfigProblems {
-            #expect(error.problems.map(\.variable) == ["HTTPS_PROXY"])
+            #expect(error.problems.map(\.variable) == ["SHUTDOWN_GRACE_SECONDS", "HTTPS_PROXY"], "every problem at once")
             #expect(!error.description.contains("secret"), "never echo credentials")
         }
     }

@@ -3,6 +3,7 @@ import CountdownDomain
 @testable import CountdownWorker
 import DelayQueue
 import Foundation
+@testable import Lifecycle
 import Telemetry
 import Testing
 import TestSupport

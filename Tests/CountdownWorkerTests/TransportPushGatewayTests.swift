@@ -2,6 +2,7 @@ import BlockingIO
 import CountdownDomain
 import CountdownFlows
 @testable import CountdownWorker
+@testable import Lifecycle
 import Push
 import PushPayloads
 import Telemetry

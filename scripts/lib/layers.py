@@ -15,12 +15,12 @@ LAYERS = [
     {"CLibPQ", "CHiredis", "COpenSSL", "CMicroHTTPD", "CCurl"},
     {"BlockingIO", "JSON", "HTTPTypes"},
     {"Postgres", "Redis", "JWT", "HTTPClient", "HTTPServer", "Telemetry"},
-    {"DelayQueue", "PushPayloads", "Push", "Configuration", "TestSupport"},
+    {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle", "TestSupport"},
     {"CountdownDomain"},
     {"CountdownStore"},
     {"CountdownCommands", "CountdownFlows"},
-    {"CountdownWorker", "CountdownAPI", "CountdownConsole"},
-    {"CountdownAdmin"},
+    {"CountdownMaintenance", "CountdownAPI"},
+    {"CountdownWorker", "CountdownAdmin", "CountdownConsole"},
 ]
 
 # What must stay out of reach, whatever the layers allow.
@@ -30,6 +30,8 @@ FORBIDDEN = {
     "CountdownStore": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
     "CountdownCommands": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
     "CountdownFlows": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
+    "countdown-admin": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownWorker", "CountdownFlows"},
+    "CountdownMaintenance": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownFlows"},
     "countdown-api": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
 }
 

@@ -1,7 +1,7 @@
 import Configuration
 import CountdownDomain
 import Foundation
-import HTTPClient
+import HTTPTypes
 import Redis
 import Telemetry
 
@@ -163,11 +163,6 @@ public struct CountdownConfig: Sendable {
         configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
         configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
         configured.pushProxy = ProxySettings(environment: env.values)
-        if requirePush {
-            for (variable, problem) in configured.pushProxy.problems() {
-                problems.append(ConfigError(.invalid, variable: variable, problem: problem))
-            }
-        }
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured
     }
