@@ -26,19 +26,20 @@ let package = Package(
         // Threads the process owns for blocking C calls, and a bounded pool of thread-confined resources.
         .target(name: "BlockingIO"),
 
-        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields.
+        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields; the one calendar routine.
         .target(name: "JSON"),
         .target(name: "HTTPTypes"),
+        .target(name: "CivilTime"),
 
         // Clients: the only code that touches the C APIs.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO", "CivilTime"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "BlockingIO"]),
         .target(name: "JWT", dependencies: ["COpenSSL"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
         // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
-        .target(name: "Telemetry", dependencies: ["JSON"], resources: [.embedInCode("VERSION")]),
+        .target(name: "Telemetry", dependencies: ["CivilTime", "JSON"], resources: [.embedInCode("VERSION")]),
 
         // How long-running parts live: services started and stopped as a group, shutdown signals, permits.
         .target(name: "Lifecycle", dependencies: ["BlockingIO", "Telemetry"]),
@@ -106,6 +107,7 @@ let package = Package(
         .testTarget(name: "DelayQueueTests", dependencies: ["BlockingIO", "DelayQueue", "Redis", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),

@@ -13,7 +13,7 @@ TOOLCHAIN = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Disp
 # architecture: C shims -> clients -> queue and push -> domain -> stores -> flows -> runtime -> executables).
 LAYERS = [
     {"CLibPQ", "CHiredis", "COpenSSL", "CMicroHTTPD", "CCurl"},
-    {"BlockingIO", "JSON", "HTTPTypes"},
+    {"BlockingIO", "JSON", "HTTPTypes", "CivilTime"},
     {"Postgres", "Redis", "JWT", "HTTPClient", "HTTPServer", "Telemetry"},
     {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle", "TestSupport"},
     {"CountdownDomain"},
