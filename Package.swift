@@ -62,8 +62,8 @@ let package = Package(
         // snapshots, sessions, reminders, outbox, progress, device tokens).
         .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
 
-        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
-        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
+        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): their SQL is the store's.
+        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "CountdownStore", "Postgres"]),
 
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
         .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),

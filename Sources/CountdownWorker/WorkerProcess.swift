@@ -61,10 +61,7 @@ public struct WorkerProcess: Sendable {
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
-        let appliedVersion: @Sendable () async throws -> Int = {
-            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
-                .first?.decode("v", as: Int.self) ?? 0
-        }
+        let appliedVersion: @Sendable () async throws -> Int = { try await Migrator.appliedVersion(database) }
         let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
