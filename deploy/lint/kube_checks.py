@@ -1,6 +1,8 @@
 """Kubernetes manifests: every file and every kustomization's output against the API schemas, and the
 rules of this deployment (probes, drain time, security context, references, network policy)."""
 
+import re
+
 import yaml
 
 import kube_schema
@@ -78,14 +80,19 @@ def load_file(path):
     return [r for r in yaml.safe_load_all(path.read_text()) if r]
 
 
+OPTIONAL_KEY = re.compile(r"^\s*#\s*([A-Z][A-Z0-9_]*):\s", re.MULTILINE)
+
+
 def secret_templates(repo):
-    """Secret name -> keys, from deploy/kubernetes/secrets."""
+    """Secret name -> keys, from deploy/kubernetes/secrets. Keys a template shows only in a comment
+    (`# KEY: value`) are optional: listed as `KEY?`, for secretKeyRefs with `optional: true`."""
     secrets = {}
     for path in sorted((repo / SECRETS).glob("*.yaml")):
+        optional = {key + "?" for key in OPTIONAL_KEY.findall(path.read_text())}
         for resource in load_file(path):
             if resource.get("kind") == "Secret":
                 data = {**resource.get("stringData", {}), **resource.get("data", {})}
-                secrets[resource["metadata"]["name"]] = set(data)
+                secrets[resource["metadata"]["name"]] = set(data) | optional
     return secrets
 
 
@@ -249,7 +256,8 @@ def _environment(where, container, config, secrets, report):
         value_from = variable.get("valueFrom", {})
         if "secretKeyRef" in value_from:
             ref = value_from["secretKeyRef"]
-            if ref["key"] not in secrets.get(ref["name"], set()):
+            keys = secrets.get(ref["name"], set())
+            if ref["key"] not in keys and not (ref.get("optional") is True and ref["key"] + "?" in keys):
                 report.error(where, f"{variable['name']} reads key {ref['key']} of Secret {ref['name']}, which no "
                                     f"template in {SECRETS} defines")
             env[variable["name"]] = "(secret)"
