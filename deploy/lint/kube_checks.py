@@ -148,8 +148,27 @@ def check_render(name, resources, secrets, image_executables, adapter_metrics, n
             if resource["metadata"].get("labels", {}).get("pod-security.kubernetes.io/enforce") != "restricted":
                 report.error(where, "must enforce the restricted Pod Security Standard")
     _check_network_policies(name, resources, workloads, report)
+    _check_connection_budget(name, resources, config, report)
     if namespace and not any(r["kind"] == "Namespace" for r in resources):
         report.error(name, f"sets namespace {namespace} but does not create it")
+
+
+def _check_connection_budget(name, resources, config, report):
+    """The ConfigMap's FLEET_MAX_WORKERS and FLEET_API_REPLICAS (what the worker's start-up connection budget check
+    assumes) are the autoscaler's maxReplicas and the API Deployment's replicas, and DATABASE_POOL_SIZE is set."""
+    data = config.get("countdown-config", {})
+    hpa = next((r for r in resources if r["kind"] == "HorizontalPodAutoscaler"
+                and r["spec"]["scaleTargetRef"]["name"] == "countdown-worker"), None)
+    api = next((r for r in resources if r["kind"] == "Deployment" and r["metadata"]["name"] == "countdown-api"), None)
+    where = f"{name} ConfigMap/countdown-config"
+    if "DATABASE_POOL_SIZE" not in data:
+        report.error(where, "sets no DATABASE_POOL_SIZE (docs/operations.md, Connection budget)")
+    if hpa and str(data.get("FLEET_MAX_WORKERS")) != str(hpa["spec"].get("maxReplicas")):
+        report.error(where, f"FLEET_MAX_WORKERS {data.get('FLEET_MAX_WORKERS')!r} is not the worker autoscaler's "
+                            f"maxReplicas {hpa['spec'].get('maxReplicas')}")
+    if api and str(data.get("FLEET_API_REPLICAS")) != str(api["spec"].get("replicas", 1)):
+        report.error(where, f"FLEET_API_REPLICAS {data.get('FLEET_API_REPLICAS')!r} is not the API Deployment's "
+                            f"replicas {api['spec'].get('replicas', 1)}")
 
 
 def _pod(workload):
