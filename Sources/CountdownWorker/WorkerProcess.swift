@@ -27,6 +27,8 @@ public struct WorkerProcess: Sendable {
     private let heartbeat: FleetHeartbeat
     /// Tripped by SIGTERM/SIGINT once `trapSignals()` ran: during the Redis startup wait as while running.
     private let shutdown = ShutdownSignal()
+    /// Run once at start, beside the services (with `FLEET_MAX_WORKERS`).
+    private let budgetCheck: ConnectionBudgetCheck?
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
     /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, claim keeper,
@@ -38,6 +40,7 @@ public struct WorkerProcess: Sendable {
         self.metrics = metrics
         let postgresConfiguration = try config.postgresConfiguration()
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
+        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: database, logger: logger) }
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
         let clock = ServerClock()
@@ -159,7 +162,10 @@ public struct WorkerProcess: Sendable {
             guard !Task.isCancelled else { return }
             Self.exitUnlessStopped(stopped, within: grace + .seconds(10), logger: logger)
         }
+        // Beside the services, so an unreachable server never delays the start.
+        let budget = Task { [budgetCheck] in await budgetCheck?.run() }
         let outcome = await ServiceGroup(services: services, grace: grace, logger: logger).run(shutdown: shutdown)
+        budget.cancel()
         stopped.signal()
         watchdog.cancel()
         for close in closers { close() }
