@@ -46,7 +46,8 @@ public struct WorkerProcess: Sendable {
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
-            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds,
+            reminderAndroidChannelID: config.reminderAndroidChannelID))
         let workerID = FleetHeartbeat.makeID()
         let leases = Locked<Dispatcher?>(nil)
         let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
