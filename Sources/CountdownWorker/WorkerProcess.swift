@@ -97,6 +97,7 @@ public struct WorkerProcess: Sendable {
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             heartbeat,
             serverWatch,
+            gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
