@@ -66,6 +66,8 @@ public struct CountdownConfig: Sendable {
     /// The fleet at its largest (`FLEET_MAX_WORKERS`, `FLEET_API_REPLICAS`, `API_DATABASE_CONNECTIONS`), checked
     /// against the server's `max_connections` at start; nil without `FLEET_MAX_WORKERS`.
     public var fleet: ConnectionBudget?
+    /// `REMINDER_ANDROID_CHANNEL_ID`: the Android notification channel of reminders (nil: the app's default).
+    public var reminderAndroidChannelID: String?
     /// The forward proxy of the push services' requests, from libcurl's variables (`HTTPS_PROXY`, `NO_PROXY`, …),
     /// read and checked once at start.
     public var pushProxy: ProxySettings = .none
@@ -165,6 +167,7 @@ public struct CountdownConfig: Sendable {
                                                        default: 30_000)
         configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
         configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
+        configured.reminderAndroidChannelID = read({ try Self.androidChannelID(env) }, default: nil)
         configured.pushProxy = ProxySettings(environment: env.values)
         if env.optionalString("FLEET_MAX_WORKERS") != nil {
             configured.fleet = ConnectionBudget(
@@ -176,5 +179,14 @@ public struct CountdownConfig: Sendable {
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured
     }
-}
 
+    /// `REMINDER_ANDROID_CHANNEL_ID`: unset or a channel id of at most 255 bytes without control characters.
+    static func androidChannelID(_ env: Environment) throws -> String? {
+        guard let value = env.optionalString("REMINDER_ANDROID_CHANNEL_ID") else { return nil }
+        guard value.utf8.count <= 255, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ConfigError(.invalid, variable: "REMINDER_ANDROID_CHANNEL_ID",
+                              problem: "must be an Android notification channel id (at most 255 bytes, no control characters)")
+        }
+        return value
+    }
+}

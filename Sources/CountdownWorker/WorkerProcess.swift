@@ -51,7 +51,8 @@ public struct WorkerProcess: Sendable {
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
-            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds,
+            reminderAndroidChannelID: config.reminderAndroidChannelID))
         let workerID = FleetHeartbeat.makeID()
         let leases = Locked<Dispatcher?>(nil)
         let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
@@ -98,6 +99,7 @@ public struct WorkerProcess: Sendable {
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             heartbeat,
             serverWatch,
+            gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,

@@ -126,8 +126,8 @@ import Testing
     @Test func aMigrationHeldBehindALockSaysSoAndFailsNamingItself() async throws {
         try await AdminFixture.with(migrated: false) { fixture in
             let sorted = Migration.all.sorted { $0.version < $1.version }
-            let last = try #require(sorted.last)
-            _ = try await Migrator(migrations: Array(sorted.dropLast())).migrate(fixture.db)
+            let last = try #require(sorted.first { $0.version == 12 })
+            _ = try await Migrator(migrations: sorted.filter { $0.version < last.version }).migrate(fixture.db)
             let holder = PostgresSession(configuration: fixture.database.configuration, name: "lock-holder")
             defer { holder.close() }
             try await holder.run { c in

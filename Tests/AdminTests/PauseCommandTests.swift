@@ -25,6 +25,33 @@ import Testing
         }
     }
 
+    /// SPEC 10.3: `pause --kind start`, Redis loses its data, `reconcile`: the start job is rebuilt and held, nothing
+    /// is claimable; PostgreSQL says who paused, why and since when; `resume` (recorded there too) releases it.
+    @Test func aPauseSurvivesRedisLosingItsDataAndAReconcile() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("s1", startsIn: 1800, people: ["alice"])
+            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "incident 42")
+            #expect(paused.status == 0, "\(paused)")
+            let row = try #require(try await fixture.query("SELECT paused, actor, reason FROM countdown_pause WHERE kind = 'start'").first)
+            #expect(try row.decode("paused", as: Bool.self) && row.decode("reason", as: String.self) == "incident 42")
+            #expect(try row.decode("actor", as: String.self).hasPrefix("countdown-admin"))
+            try await fixture.loseRedisData()
+            #expect(try await fixture.queue.pausedKinds().isEmpty)
+            let reconciled = try await fixture.admin("reconcile")
+            #expect(reconciled.status == 0, "\(reconciled)")
+            #expect(try await fixture.queue.pausedKinds().map(\.kind) == ["start"])
+            #expect(try await fixture.jobs(["start:s1"])["start:s1"] != nil, "the start job is rebuilt")
+            #expect(try await fixture.queue.claim(max: 10, lease: .seconds(30)).jobs.isEmpty, "and held")
+            let stats = try await fixture.admin("stats")
+            #expect(stats.stdout.contains("paused:   start since") && stats.stdout.contains("by countdown-admin"), "\(stats)")
+            #expect(stats.stdout.contains("incident 42"), "\(stats)")
+            let resumed = try await fixture.admin("resume")
+            #expect(resumed.status == 0, "\(resumed)")
+            #expect(try await fixture.count("SELECT kind FROM countdown_pause WHERE paused") == 0)
+            #expect(try await fixture.queue.claim(max: 10, lease: .seconds(30)).jobs.map(\.id) == ["start:s1"])
+        }
+    }
+
     @Test func pauseWithoutKindPausesEveryKind() async throws {
         try await AdminFixture.with { fixture in
             let pause = try await fixture.admin("pause")
