@@ -6,7 +6,9 @@ working; new workers start and become ready; old workers get SIGTERM one at a ti
 during and after each step. At the end the start pushes the fake FCM accepted are compared with what PostgreSQL
 says should have been sent: nothing lost, nothing duplicated. A new worker started before the migration must
 report not ready (`/readyz` 503 naming the schema) and claim nothing (its schema gate holds the dispatcher, relay
-and reconciler back).
+and reconciler back). Then the rollback: the previous release's workers start on the new schema (migrations are
+forward-only, so a rollback changes only the image) and must become ready, the new workers get SIGTERM one at a
+time, and two more bursts must be sent by the old release alone.
 
 The old build is `COUNTDOWN_OLD_BIN_DIR` (countdown-worker and countdown-admin of the older commit); the new one
 is `COUNTDOWN_BIN_DIR` (this tree), which also provides countdown-fake-fcm.
@@ -119,8 +121,26 @@ def rehearse(s, servers, streams):
         d.retire(worker)
     s.due = seed_wave(s, 4, streams, 3)
     s.wait_quiet(90)
-    s.due = None  # four waves: lateness against one due second would mean nothing
-    s.check(all(readiness(w)[0] == 200 for w in new_workers), "the new workers are ready at the end")
+    s.check(all(readiness(w)[0] == 200 for w in new_workers), "the new workers are ready after the upgrade")
+
+    # The rollback: the previous image again, on the schema the new release migrated to (nothing is undone).
+    servers.phase = "old"
+    s.due = seed_wave(s, 5, streams, 4)
+    rolled_back = s.start_workers(2)
+    wait_for(lambda: all(readiness(w)[0] == 200 for w in rolled_back), 30,
+             "the previous release's workers to be ready on the new schema")
+    s.check(True, f"the previous release's workers are ready on schema {schema_versions(d)[-1]}")
+    for worker in new_workers:
+        s.wait_until(time.time() + 1)
+        worker.terminate()
+        code = worker.wait(int(d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
+        s.check(code == 0, f"new worker {worker.index} stopped with exit code 0 on the rollback ({code})")
+        d.retire(worker)
+    s.due = seed_wave(s, 6, streams, 3)
+    s.wait_quiet(90)
+    s.due = None  # six waves: lateness against one due second would mean nothing
+    s.check(all(w.alive for w in rolled_back) and all(readiness(w)[0] == 200 for w in rolled_back),
+            "the previous release's workers are running and ready at the end")
     s.check(d.queue_counts()[3] == 0, "no dead letters")
 
 
