@@ -73,6 +73,16 @@ def seed_wave(s, wave, streams, due_in):
     return due
 
 
+def stop_one_at_a_time(s, workers, check_text):
+    """SIGTERM to each worker a second apart, as a rolling update does; each must drain and exit 0."""
+    for worker in workers:
+        s.wait_until(time.time() + 1)
+        worker.terminate()
+        code = worker.wait(int(s.d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
+        s.check(code == 0, check_text.format(worker.index, code))
+        s.d.retire(worker)
+
+
 def rehearse(s, servers, streams):
     d = s.d
     old_versions = schema_versions(d)
@@ -113,12 +123,7 @@ def rehearse(s, servers, streams):
     s.due = seed_wave(s, 3, streams, 4)
     new_workers = s.start_workers(2)
     wait_for(lambda: all(readiness(w)[0] == 200 for w in new_workers), 30, "the new workers to be ready")
-    for worker in old_workers:
-        s.wait_until(time.time() + 1)
-        worker.terminate()
-        code = worker.wait(int(d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
-        s.check(code == 0, f"old worker {worker.index} stopped with exit code 0 ({code})")
-        d.retire(worker)
+    stop_one_at_a_time(s, old_workers, "old worker {} stopped with exit code 0 ({})")
     s.due = seed_wave(s, 4, streams, 3)
     s.wait_quiet(90)
     s.check(all(readiness(w)[0] == 200 for w in new_workers), "the new workers are ready after the upgrade")
@@ -130,12 +135,7 @@ def rehearse(s, servers, streams):
     wait_for(lambda: all(readiness(w)[0] == 200 for w in rolled_back), 30,
              "the previous release's workers to be ready on the new schema")
     s.check(True, f"the previous release's workers are ready on schema {schema_versions(d)[-1]}")
-    for worker in new_workers:
-        s.wait_until(time.time() + 1)
-        worker.terminate()
-        code = worker.wait(int(d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
-        s.check(code == 0, f"new worker {worker.index} stopped with exit code 0 on the rollback ({code})")
-        d.retire(worker)
+    stop_one_at_a_time(s, new_workers, "new worker {} stopped with exit code 0 on the rollback ({})")
     s.due = seed_wave(s, 6, streams, 3)
     s.wait_quiet(90)
     s.due = None  # six waves: lateness against one due second would mean nothing
