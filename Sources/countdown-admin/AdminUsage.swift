@@ -23,7 +23,7 @@ enum AdminUsage {
           quarantine drop <key>…|--all    forget quarantine entries (asks on a terminal, needs --yes elsewhere)
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate, which prefers MIGRATION_DATABASE_URL), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
-        destructive commands (cancel, set-status, dead drop) ask on a terminal; elsewhere they need --yes
+        destructive commands (cancel, set-status, dead drop, tokens restore, quarantine drop) ask on a terminal; elsewhere they need --yes
         exit codes: 0 success, 1 runtime failure, 2 usage error (also a destructive command without --yes off a terminal)
         """
 
