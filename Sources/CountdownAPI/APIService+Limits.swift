@@ -31,8 +31,11 @@ extension APIService {
     /// Refuses a write past the client address's limit.
     func limitAddress(_ request: HTTPRequest) throws(APIError) {
         guard let addressWrites else { return }
+        // Every X-Forwarded-For line counts as one list (RFC 9110 §5.3): a proxy that appends a line of its own
+        // must not leave the client's earlier line to choose the address.
+        let lines = request.headers.values("X-Forwarded-For")
         let address = policy.trustedProxies.clientAddress(
-            peer: Self.clientIP(request.remoteAddress), forwardedFor: request.headers["X-Forwarded-For"])
+            peer: Self.clientIP(request.remoteAddress), forwardedFor: lines.isEmpty ? nil : lines.joined(separator: ","))
         if let wait = addressWrites.acquire(address) { throw rateLimited("address", wait) }
     }
 

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// What the daemon's callbacks reach: the handler, the body limit, and the connections suspended while
 /// an async handler runs.
@@ -19,6 +20,10 @@ final class RequestDispatcher: @unchecked Sendable {
     let maxBodyBytes: Int
     let maxHeaderBytes: Int?
     let errorResponse: @Sendable (Int, String) -> HTTPResponse
+    let strictFraming: Bool
+    let overloadThreshold: Int?
+    /// Connections open now (the daemon's connection notifications).
+    private let openConnections = Atomic<Int>(0)
     let watchdog: RequestDeadlineWatchdog?
     private let condition = NSCondition()
     private var stopping = false  // guarded by condition
@@ -29,6 +34,8 @@ final class RequestDispatcher: @unchecked Sendable {
         maxBodyBytes = configuration.maxBodyBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         errorResponse = configuration.errorResponse
+        strictFraming = configuration.strictFraming
+        overloadThreshold = configuration.overloadThreshold
         watchdog = configuration.requestDeadline.map { RequestDeadlineWatchdog(deadline: $0, exceeded: configuration.requestDeadlineExceeded) }
     }
 
@@ -45,6 +52,18 @@ final class RequestDispatcher: @unchecked Sendable {
             if let maxHeaderBytes, Self.headerBytes(of: connection) > maxHeaderBytes {
                 context.answeredEarly = true
                 var response = errorResponse(431, "the request headers are larger than \(maxHeaderBytes) bytes")
+                response.headers["Connection"] = "close"
+                return Self.queue(response, on: connection)
+            }
+            if let overloadThreshold, openConnections.load(ordering: .relaxed) > overloadThreshold {
+                context.answeredEarly = true
+                var response = errorResponse(503, "the server is at its connection limit; retry shortly")
+                response.headers["Connection"] = "close"
+                return Self.queue(response, on: connection)
+            }
+            if strictFraming, let problem = FramingCheck(connection: connection).problem {
+                context.answeredEarly = true
+                var response = errorResponse(400, problem)
                 response.headers["Connection"] = "close"
                 return Self.queue(response, on: connection)
             }
@@ -170,8 +189,9 @@ final class RequestDispatcher: @unchecked Sendable {
         return response
     }
 
-    /// A connection opened or closed (the daemon's connection notifications).
+    /// A connection opened or closed (the daemon's connection notifications): counted, and told to the watchdog.
     func connection(_ connection: OpaquePointer, started: Bool) {
+        openConnections.add(started ? 1 : -1, ordering: .relaxed)
         guard let watchdog else { return }
         if started {
             watchdog.connectionStarted(connection, fd: countdown_mhd_connection_fd(connection))

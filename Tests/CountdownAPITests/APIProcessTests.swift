@@ -89,7 +89,7 @@ struct APIProcessTests {
         let session = try JSONSerialization.data(withJSONObject: ["streamId": "s1", "deviceId": Sample.deviceID(), "liveActivityToken": Sample.hexToken()])
         #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: json).status == 401)
         let authed = json.merging(["Authorization": "Bearer \(token)"]) { _, new in new }
-        #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 404)
+        #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 403, "unknown user")
 
         #expect(try await api.fetch("GET", "/metrics").status == 404, "metrics are not on the public port")
         let metrics = String(decoding: try await api.fetch("GET", "/metrics", port: api.metricsPort).body, as: UTF8.self)
