@@ -39,6 +39,12 @@ extension APIService {
         if let wait = addressWrites.acquire(address) { throw rateLimited("address", wait) }
     }
 
+    /// Refuses an unauthenticated device registration past the limit for all anonymous clients together.
+    func limitAnonymous() throws(APIError) {
+        guard let anonymousWrites else { return }
+        if let wait = anonymousWrites.acquire("") { throw rateLimited("anonymous", wait) }
+    }
+
     /// Refuses a write past the user's limit.
     func limitUser(_ caller: Caller) throws(APIError) {
         guard let userWrites else { return }
@@ -49,7 +55,8 @@ extension APIService {
         metrics.rateLimited.increment(labels: scope)
         let (whole, fraction) = wait.components
         let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
-        return APIError(.rateLimited, "too many writes from this \(scope); retry in \(seconds) s", retryAfterSeconds: seconds)
+        let from = scope == "anonymous" ? "without a bearer token" : "from this \(scope)"
+        return APIError(.rateLimited, "too many writes \(from); retry in \(seconds) s", retryAfterSeconds: seconds)
     }
 
     /// The address part of `ip:port` / `[ip]:port`.

@@ -85,6 +85,11 @@ do {
 } catch {
     fail("\(error)", code: 1)
 }
+let sweeper = config.ownerlessDeviceTTLHours > 0
+    ? Task {
+        await OwnerlessDeviceSweeper(database: database, ttlHours: config.ownerlessDeviceTTLHours, metrics: metrics,
+                                     logger: logger.with(["component": "ownerless-devices"])).run(every: .seconds(600))
+    } : nil
 
 let announcement: [String: Any] = [
     "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
@@ -107,6 +112,7 @@ var received: Int32 = 0
 sigwait(&stopSignals, &received)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
+sweeper?.cancel()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
 await server.shutdown()
 await metricsServer.shutdown()

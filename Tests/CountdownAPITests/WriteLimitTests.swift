@@ -47,6 +47,19 @@ struct WriteLimitTests {
         #expect(try await register(api, from: "[fd00::7]:443", forwardedFor: "2001:db8::1, fd00::8").succeeded)
     }
 
+    @Test func anonymousRegistrationsAreLimitedForEveryAddressTogether() async throws {
+        var policy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: 100)
+        policy.anonymousWritesPerMinute = 2
+        let (api, _) = try api(policy)
+        #expect(try await register(api, from: "203.0.113.1:1").succeeded)
+        #expect(try await register(api, from: "203.0.113.2:1").succeeded)
+        let limited = try await register(api, from: "203.0.113.3:1")
+        #expect(limited.status == 429, "a third address does not get a budget of its own")
+        #expect(limited.errorCode == "rate_limited")
+        #expect(limited.headers["Retry-After"] != nil)
+        #expect(try await register(api, as: "u1", from: "203.0.113.3:1").succeeded, "signed-in registrations are not counted")
+    }
+
     @Test func everyForwardedForLineIsReadAsOneList() async throws {
         var policy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: 2)
         policy.trustedProxies = try TrustedProxies(parsing: "10.0.0.0/8")

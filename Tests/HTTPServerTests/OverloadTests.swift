@@ -14,15 +14,18 @@ import TestSupport
         let held = try (0..<3).map { _ in try RawSocket(port: port) }
         let extra = try RawSocket(port: port)
         try await waitUntil(timeout: .seconds(5), "the fourth connection is refused") {
-            let probe = try RawSocket(port: port, receiveTimeout: 2)
-            try probe.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            let (data, closed) = probe.readUntilClosed()
-            return String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 503") && closed
+            try await offThePool {
+                let probe = try RawSocket(port: port, receiveTimeout: 2)
+                try probe.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                let (data, closed) = probe.readUntilClosed()
+                return String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 503") && closed
+            }
         }
         for socket in held + [extra] { socket.close() }
         try await waitUntil(timeout: .seconds(5), "served again") {
-            let probe = try RawSocket(port: port, receiveTimeout: 2)
-            return try probe.exchange("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "ok"
+            try await offThePool {
+                try RawSocket(port: port, receiveTimeout: 2).exchange("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "ok"
+            }
         }
     }
 }
