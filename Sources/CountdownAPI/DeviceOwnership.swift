@@ -6,8 +6,8 @@ import Postgres
 /// only with a bearer token. An authenticated user may take over a device linked to someone else (a login on
 /// a shared phone): the device becomes theirs, keeps only what the request sent (every token, the time zone and
 /// the locale it did not send are cleared, so the previous user's push-to-start or FCM token never serves the new
-/// owner's streams), and the previous user's runtime sessions on it are ended and removed in the same transaction. Removed means moved out of `live_activity_sessions` into
-/// `countdown_retired_sessions` (migration 8): the row keeps the runtime token the end push needs, and the
+/// owner's streams), and the previous user's runtime sessions on it are ended and removed in the same
+/// transaction. Removed means moved out of `live_activity_sessions` into `countdown_retired_sessions` (migration 8): the row keeps the runtime token the end push needs, and the
 /// worker sends that end push (dismissing the activity at once) and deletes the row once it was accepted or the
 /// token is dead. Sessions of streams that already ended are left to the stream's own end push, which goes to
 /// every session whoever owns the device.

@@ -50,22 +50,13 @@ final class RequestDispatcher: @unchecked Sendable {
             let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             if let maxHeaderBytes, Self.headerBytes(of: connection) > maxHeaderBytes {
-                context.answeredEarly = true
-                var response = errorResponse(431, "the request headers are larger than \(maxHeaderBytes) bytes")
-                response.headers["Connection"] = "close"
-                return Self.queue(response, on: connection)
+                return answerAndClose(context, 431, "the request headers are larger than \(maxHeaderBytes) bytes")
             }
             if let overloadThreshold, openConnections.load(ordering: .relaxed) > overloadThreshold {
-                context.answeredEarly = true
-                var response = errorResponse(503, "the server is at its connection limit; retry shortly")
-                response.headers["Connection"] = "close"
-                return Self.queue(response, on: connection)
+                return answerAndClose(context, 503, "the server is at its connection limit; retry shortly")
             }
             if strictFraming, let problem = FramingCheck(connection: connection).problem {
-                context.answeredEarly = true
-                var response = errorResponse(400, problem)
-                response.headers["Connection"] = "close"
-                return Self.queue(response, on: connection)
+                return answerAndClose(context, 400, problem)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > maxBodyBytes {
@@ -178,6 +169,14 @@ final class RequestDispatcher: @unchecked Sendable {
         context.phase = .receiving
         if parked.removeValue(forKey: ObjectIdentifier(context)) != nil { condition.broadcast() }
         return reply
+    }
+
+    /// Answers a request before its body is read, with `Connection: close` (what follows is dropped).
+    private func answerAndClose(_ context: RequestContext, _ status: Int, _ message: String) -> MHD_Result {
+        context.answeredEarly = true
+        var response = errorResponse(status, message)
+        response.headers["Connection"] = "close"
+        return Self.queue(response, on: context.connection)
     }
 
     /// Bytes past the limit read (and dropped) from a chunked body before the connection is closed.
