@@ -144,4 +144,22 @@ struct SecondRoundAttackTests {
             #expect(api.stop() == 0)
         }
     }
+
+    @Test func aSecondForwardedForLineDoesNotBypassTheAddressLimit() async throws {
+        try await AttackTests.withAPI(["API_WRITES_PER_MINUTE_PER_IP": "3", "API_TRUSTED_PROXIES": "127.0.0.1"]) { api, _ in
+            let port = api.port
+            let statuses = try await offThePool {
+                try (0..<6).map { index -> Int? in
+                    // The client's own line first, then the line the proxy appended with the real address.
+                    let body = #"{"token":"\#(Sample.fcmToken())","platform":"ios","deviceId":"\#(Sample.deviceID())"}"#
+                    let socket = try RawSocket(port: port)
+                    try socket.send("POST /notifications/device-token HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\n"
+                        + "X-Forwarded-For: 10.77.0.\(index)\r\nX-Forwarded-For: 198.51.100.7\r\nConnection: close\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+                    return socket.readStatus()
+                }
+            }
+            #expect(statuses == [200, 200, 200, 429, 429, 429], "\(statuses)")
+        }
+    }
 }
