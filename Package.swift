@@ -34,7 +34,7 @@ let package = Package(
         // Clients: the only code that touches the C APIs.
         .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO", "CivilTime"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "BlockingIO"]),
-        .target(name: "JWT", dependencies: ["COpenSSL"]),
+        .target(name: "JWT", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 

@@ -7,12 +7,15 @@ import DelayQueue
 import Foundation
 
 extension AdminCommands {
-    /// `pause [--kind K]... [--reason TEXT]`: no `--kind` pauses every kind.
+    /// `pause [--kind K]... [--reason TEXT] [--yes]`: no `--kind` pauses every kind; asks first (`Confirmation`).
     static func pause(_ arguments: [String]) async throws {
         let (kinds, rest) = try kindFlags(arguments)
-        let parsed = try parse(rest, "pause", values: ["reason"], positionals: [])
+        let parsed = try parse(rest, "pause", flags: ["json", "yes"], values: ["reason"], positionals: [])
         let reason = parsed.flags["reason"] ?? ""
         try IdentifierRule.validate(reason.isEmpty ? "-" : reason, what: "--reason")
+        let what = kinds.isEmpty ? "every job kind" : kinds.joined(separator: ", ")
+        guard try Confirmation.ask("Pause \(what) on every worker? Nothing of it is sent until resume.",
+                                   command: "pause", yes: parsed.has("yes")) else { return }
         let connections = try AdminConnections()
         defer { connections.close() }
         let targets = kinds.isEmpty ? CountdownJob.Kind.allCases.map(\.rawValue) : kinds

@@ -123,10 +123,12 @@ enum AdminCommands {
     }
 
     static func reschedule(_ arguments: [String]) async throws {
-        let parsed = try parse(arguments, "reschedule", positionals: ["streamId", "time"])
+        let parsed = try parse(arguments, "reschedule", flags: ["json", "yes"], positionals: ["streamId", "time"])
         let streamID = parsed.positionals[0]
         try IdentifierRule.validate(streamID, what: "stream id")
         let time = try TimeArgument.parse(parsed.positionals[1])
+        guard try Confirmation.ask("Move stream \(streamID) to \(TimeArgument.format(time))? Its jobs move and running activities are updated.",
+                                   command: "reschedule", yes: parsed.has("yes")) else { return }
         let connections = try AdminConnections()
         defer { connections.close() }
         let report = try await StreamCommands(database: connections.database).reschedule(streamID, to: time)

@@ -10,7 +10,7 @@ import Testing
             try await fixture.queue.enqueue([
                 NewJob(id: "start:s1", kind: "start", payload: [], due: .now), NewJob(id: "end:s2", kind: "end", payload: [], due: .now),
             ])
-            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "wrong FCM project")
+            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "wrong FCM project", "--yes")
             #expect(paused.status == 0, "\(paused)")
             #expect(try await fixture.queue.pausedKinds().map(\.kind) == ["start"])
             #expect(try await fixture.queue.claim(max: 10, lease: .seconds(30)).jobs.map(\.id) == ["end:s2"])
@@ -54,7 +54,7 @@ import Testing
 
     @Test func pauseWithoutKindPausesEveryKind() async throws {
         try await AdminFixture.with { fixture in
-            let pause = try await fixture.admin("pause")
+            let pause = try await fixture.admin("pause", "--yes")
             #expect(pause.status == 0, "\(pause)")
             let paused = try await fixture.queue.pausedKinds()
             #expect(paused.count == CountdownJob.Kind.allCases.count)
@@ -62,6 +62,17 @@ import Testing
             #expect(resume.status == 0, "\(resume)")
             let left = try await fixture.queue.pausedKinds()
             #expect(left.isEmpty)
+        }
+    }
+
+    @Test func pauseOffATerminalNeedsYes() async throws {
+        try await AdminFixture.with { fixture in
+            for arguments in [["pause"], ["pause", "--kind", "start"]] {
+                let run = try await fixture.admin(arguments)
+                #expect(run.status == 2, "\(run)")
+                #expect(run.errorLines == ["countdown-admin: pause changes data and asks first; not on a terminal, so pass --yes to confirm"], "\(run)")
+            }
+            #expect(try await fixture.queue.pausedKinds().isEmpty, "nothing paused")
         }
     }
 

@@ -615,7 +615,7 @@ def scenario_pause(s):
     due = s.seed(s.size(300, 2000))
     s.wait_until(due + 0.5)
     before = len(s.accepted_keys())
-    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos")
+    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos", "--yes")
     paused_at = time.time()
     wait_for(lambda: s.d.queue_counts()[2] == 0, 30, "the running start jobs to finish", every=0.1)
     settled = len(s.accepted_keys())
