@@ -65,4 +65,17 @@ import Testing
             #expect(rows.allSatisfy { $0.createdAt <= before && $0.createdAt > before.addingTimeInterval(-60) })
         }
     }
+
+    /// A topic this version does not know (written by a newer one) is read as a change of its stream, which is
+    /// harmless: the stream is planned again.
+    @Test func anUnknownTopicReadsAsAStreamChange() async throws {
+        try await StoreDatabase.with(prefix: "store_outbox_unknown") { client in
+            try await client.seed("""
+                ALTER TABLE countdown_outbox DROP CONSTRAINT countdown_outbox_topic_check;
+                INSERT INTO countdown_outbox (topic, stream_id, user_id) VALUES ('newer', 's', 'u');
+                """)
+            let rows = try await client.transaction { try OutboxStore.take(limit: 5, on: $0) }
+            #expect(Self.describe(rows) == ["stream s u - false"])
+        }
+    }
 }

@@ -79,8 +79,8 @@ import TestSupport
                 """, [PostgresTextArray(pairs.map(\.fcm)), PostgresTextArray(pairs.map(\.pts))])
             #expect(try rows.map { try $0.decode("n", as: Int.self) } == lengths, "seed \(seed): the messages have the lengths meant")
             for (pair, row) in zip(pairs, rows) {
-                #expect(TokenHash.of(fcm: pair.fcm, pts: pair.pts) == (try row.decode("h", as: String.self)),
-                        "seed \(seed): \(pair.fcm ?? "nil") / \(pair.pts ?? "nil")")
+                let expected = try row.decode("h", as: String.self)
+                #expect(TokenHash.of(fcm: pair.fcm, pts: pair.pts) == expected, "seed \(seed): \(pair.fcm ?? "nil") / \(pair.pts ?? "nil")")
             }
         }
     }
