@@ -3,7 +3,7 @@ import Postgres
 import TestSupport
 
 /// A fresh database of one test, migrated by the project's `Migrator`, dropped afterwards (also on failure).
-/// A second connection (`PostgresConnection(configuration: client.configuration)`) plays another writer.
+/// A test that needs another writer opens a second `PostgresConnection` on `client.configuration`.
 enum StoreDatabase {
     static func with(prefix: String, _ body: (PostgresClient) async throws -> Void) async throws {
         try await TestDatabase.withFresh(prefix: prefix) { _, client in
@@ -21,7 +21,7 @@ extension PostgresClient {
 
     /// The first column of every row of `sql` as text: what a test compares a table's contents with (build the
     /// column with `concat_ws` and order the rows).
-    func lines(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> [String] {
-        try await query(sql, parameters).map { try $0.decode(0, as: String.self) }
+    func lines(_ sql: String) async throws -> [String] {
+        try await query(sql).map { try $0.decode(0, as: String.self) }
     }
 }
