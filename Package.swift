@@ -114,6 +114,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
+        // The stores through their public API against real PostgreSQL, one migrated database per test.
+        .testTarget(name: "CountdownStoreTests", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "TestSupport"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),
