@@ -30,7 +30,7 @@ import Testing
     @Test func aPauseSurvivesRedisLosingItsDataAndAReconcile() async throws {
         try await AdminFixture.with { fixture in
             try await fixture.stream("s1", startsIn: 1800, people: ["alice"])
-            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "incident 42")
+            let paused = try await fixture.admin("pause", "--kind", "start", "--reason", "incident 42", "--yes")
             #expect(paused.status == 0, "\(paused)")
             let row = try #require(try await fixture.query("SELECT paused, actor, reason FROM countdown_pause WHERE kind = 'start'").first)
             #expect(try row.decode("paused", as: Bool.self) && row.decode("reason", as: String.self) == "incident 42")
