@@ -638,7 +638,7 @@ def scenario_pause_redis_loss(s):
     hold = s.size(6, 20)
     s.start_workers(2)
     due = s.seed(s.size(100, 500), due_in=s.size(8, 12))
-    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos")
+    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos", "--yes")
     s.servers.redis("FLUSHALL")
     flushed_at = time.time()
     report = s.d.admin_json("reconcile")
