@@ -69,10 +69,13 @@ public struct JobPlanner: Sendable {
         [.enqueue(.backfillUser(user: user), dueAt: now)]
     }
 
-    /// A runtime session was registered: if the stream already ended, it gets its end push at once.
+    /// A runtime session was registered: if the stream already ended, it gets its end push at once; if it is still
+    /// scheduled, the stream's update job runs at once, which sends the current state to every session that does not
+    /// show it (a session registered after a reschedule; SPEC 10.1) and nothing to the others.
     public func planSession(stream: StreamState, device: String, now: Date) -> [QueueOperation] {
-        guard stream.status.isTerminal else { return [] }
-        return [.enqueue(.sessionEnd(stream: stream.id, device: device), dueAt: now)]
+        if stream.status.isTerminal { return [.enqueue(.sessionEnd(stream: stream.id, device: device), dueAt: now)] }
+        guard stream.status == .scheduled, now < stream.plannedStartAt.addingTimeInterval(Double(settings.expireAfterSeconds)) else { return [] }
+        return [.enqueue(.update(stream: stream.id), dueAt: now)]
     }
 
     /// A takeover retired a session of the device: its end push goes out at once, whatever the stream's state.

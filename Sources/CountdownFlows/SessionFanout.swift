@@ -4,11 +4,12 @@ import Foundation
 import PushPayloads
 
 /// Pushes to runtime sessions: the end push when a stream ended (all sessions, or one late session), and the
-/// update push after a reschedule. A session is deleted once its end push is accepted or its token is dead.
+/// update push after a reschedule or a late registration (`SessionFanout+Update`). A session is deleted once its end
+/// push is accepted or its token is dead.
 struct SessionFanout: Sendable {
     let context: FlowContext
 
-    private typealias Session = SessionStore.Session
+    typealias Session = SessionStore.Session
 
     /// End pushes for every session of an ended stream (or only `device`'s).
     func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
@@ -82,43 +83,14 @@ struct SessionFanout: Sendable {
                      + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
     }
 
-    /// Update pushes with the new `scheduledStartAt` to every session of a still-scheduled stream.
-    func update(stream streamID: String) async throws -> HandlerOutcome {
-        let loaded = try await load(streamID, device: nil, claimingFor: nil)
-        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
-        guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
-        let planned = stream.snapshot.snapshot.plannedStartAt
-        if sessions.isEmpty {
-            try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
-            return .done(detail: "no sessions to update")
-        }
-        let (pushes, addressed, _) = build(sessions) { session, language, role in
-            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now,
-                                        viewerCount: stream.snapshot.viewerCount)
-        } roles: { stream.roles[$0] }
-        let deliveries = await context.push.sendAll(pushes, kind: .update)
-        // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
-        let refused = zip(addressed, deliveries).compactMap { session, delivery -> DeviceTokenStore.Invalidation? in
-            guard case .tokenRefused(let token, let reason) = delivery else { return nil }
-            return Self.invalidation(session, token: token, reason: reason, stream: streamID)
-        }
-        if !refused.isEmpty {
-            try await context.database.transaction { connection in try DeviceTokenStore.clear(refused, on: connection) }
-        }
-        if let retry = deliveries.first(where: { !$0.isFinal }), case .retry(let after, _) = retry {
-            return .retry(after: after, reason: "push_retry")
-        }
-        try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
-        return .done(detail: "updated \(deliveries.filter { $0.result == "accepted" }.count) of \(sessions.count) sessions")
-    }
-
-    private static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenStore.Invalidation {
+    static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenStore.Invalidation {
         DeviceTokenStore.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
                                   reason: reason, stream: stream)
     }
 
-    private func build(
-        _ sessions: [Session], payload: (Session, PayloadLanguage, ParticipantRole?) throws -> LiveActivityPayload,
+    /// The pushes to `sessions`; a session without an FCM token (FCM transport) is counted as skipped for `kind`.
+    func build(
+        _ sessions: [Session], kind: String = "end", payload: (Session, PayloadLanguage, ParticipantRole?) throws -> LiveActivityPayload,
         roles: (String) -> ParticipantRole?
     ) -> (pushes: [OutgoingPush], addressed: [Session], unreachable: [Session]) {
         var pushes: [OutgoingPush] = []
@@ -127,7 +99,7 @@ struct SessionFanout: Sendable {
         for session in sessions {
             let fcm = session.fcmToken ?? ""
             if fcm.isEmpty && context.transport != .apns {
-                context.metrics.skip(kind: "end", reason: "no_fcm_token")
+                context.metrics.skip(kind: kind, reason: "no_fcm_token")
                 unreachable.append(session)
                 continue
             }
@@ -144,7 +116,7 @@ struct SessionFanout: Sendable {
         return (pushes, addressed, unreachable)
     }
 
-    private struct Loaded: Sendable {
+    struct Loaded: Sendable {
         var snapshot: StreamSnapshotRow
         var othersClaimed: Int
         var status: StreamStatus { snapshot.status }
@@ -154,7 +126,7 @@ struct SessionFanout: Sendable {
 
     /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
     /// that many seconds are returned (an ended stream's end push goes to each session once).
-    private func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
+    func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
         let me = context.liveness.workerID
         let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }.dead
         return try await context.database.transaction { connection -> (Loaded, [Session])? in

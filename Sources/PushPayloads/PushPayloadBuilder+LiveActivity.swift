@@ -64,9 +64,10 @@ extension PushPayloadBuilder {
 
     /// The update sent to a running activity after a reschedule: the full counting-down content-state with the
     /// new `scheduledStartAt`, and the `stale-date` that goes with it. No alert. `role` is nil when the
-    /// session has no user.
+    /// session has no user. Headers: `apns-priority` as given (5 or 10, SPEC 10.1) and `apns-expiration` = the new
+    /// planned start.
     public func update(
-        _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int = 0
+        _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int = 0, priority: Int = 10
     ) throws(PushPayloadError) -> LiveActivityPayload {
         let prepared = try prepare(stream)
         let texts = LocalizedTexts.of(language)
@@ -82,7 +83,8 @@ extension PushPayloadBuilder {
                 json.int(Self.epochSeconds(now))
             }
         }
-        return LiveActivityPayload(event: .update, apnsHeaders: ["apns-priority": "10"], apsJSON: bytes)
+        return LiveActivityPayload(event: .update, apnsHeaders: ["apns-priority": priority == 5 ? "5" : "10", "apns-expiration": String(scheduledStartAt)],
+                                   apsJSON: bytes)
     }
 
     /// The end push: an ended content-state with `endedReason`, its texts and deep links (`deepLink` and

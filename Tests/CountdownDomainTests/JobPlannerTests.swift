@@ -74,8 +74,15 @@ import Testing
     @Test func sessionForAnEndedStreamIsEndedAtOnce() {
         let ended = StreamState(id: "s1", status: .started, plannedStartAt: now)
         #expect(planner.planSession(stream: ended, device: "d1", now: now) == [.enqueue(.sessionEnd(stream: "s1", device: "d1"), dueAt: now)])
+    }
+
+    /// SPEC 10.1: a session registered for a scheduled stream runs the stream's update job at once (it sends only to
+    /// sessions that do not show the current start).
+    @Test func sessionForAScheduledStreamRunsItsUpdateJob() {
         let running = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(60))
-        #expect(planner.planSession(stream: running, device: "d1", now: now).isEmpty)
+        #expect(planner.planSession(stream: running, device: "d1", now: now) == [.enqueue(.update(stream: "s1"), dueAt: now)])
+        let long = StreamState(id: "s1", status: .scheduled, plannedStartAt: now.addingTimeInterval(-Double(planner.settings.expireAfterSeconds) - 1))
+        #expect(planner.planSession(stream: long, device: "d1", now: now).isEmpty, "past its expiry nothing is updated")
     }
 
     @Test func aSessionRetiredByATakeoverIsEndedAtOnceWhateverTheStreamsState() {

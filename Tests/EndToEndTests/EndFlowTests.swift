@@ -139,6 +139,27 @@ import TestSupport
         await system.stop()
     }
 
+    /// SPEC 10.1: the start went out, the stream moved, then the app registered its runtime token: that session gets
+    /// an update with the current start within 3 s of its registration.
+    @Test func aSessionRegisteredAfterARescheduleGetsTheCurrentStartWithinThreeSeconds() async throws {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30"])
+        try system.startWorker()
+        try await system.user("creator", name: "Selin Kaya")
+        try await system.device("creator-iphone", user: "creator")
+        try await system.stream("s1", title: "Gece", startsIn: 20, creator: "creator")
+        try await system.waitForPushes("the start") { $0.events("start").count == 1 }
+        try await system.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '20 seconds' WHERE id = 's1'")
+        let planned = try await system.plannedStart("s1")
+        let registered = Date()
+        try await system.session(stream: "s1", device: "creator-iphone", user: "creator")
+        let pushes = try await system.waitForPushes(timeout: .seconds(10), "the update to the late session") { $0.events("update").count == 1 }
+        let update = try #require(pushes.events("update").first)
+        #expect(update.activityToken == CountdownSystem.sessionToken("s1", "creator-iphone"))
+        #expect(update.contentState["scheduledStartAt"] as? Int == Int(planned.timeIntervalSince1970))
+        #expect(update.receivedAt.timeIntervalSince(registered) < 3, "accepted \(update.receivedAt.timeIntervalSince(registered)) s after the registration")
+        await system.stop()
+    }
+
     @Test func rescheduleMovesJobsAndUpdatesRunningActivities() async throws {
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30"])
         try system.startWorker()

@@ -1,0 +1,133 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import PushPayloads
+
+extension SessionFanout {
+    /// Most rounds one update job sends: a round sends the then-current start to the sessions not showing it, and a
+    /// start that moved while a round was out makes another.
+    static let updateRounds = 5
+    /// How soon a job looks again when another run of the stream's update fan-out holds it, or a push-to-start whose
+    /// answer is not yet recorded leaves a session's state unknown.
+    static let updateRecheck: Duration = .milliseconds(500)
+
+    /// Update pushes with the current state to the sessions of a still-scheduled stream that do not show it
+    /// (SPEC 10.1): after a reschedule, every session that accepted an older start; after a late registration, a
+    /// session whose activity was started before the planned start last moved. What each session accepted is
+    /// recorded (`SessionDeliveryStore`), so a retry resends only to the sessions whose update was not accepted.
+    /// Newest state only: one run per stream at a time (a claim on its progress row), the stream, its sessions and
+    /// their records read in one snapshot, and a start that moved while a round was out is sent in another round
+    /// (the last push each session accepts carries the current start). `apns-priority` follows
+    /// `SessionUpdatePolicy`; `apns-expiration` is the new planned start.
+    func update(stream streamID: String) async throws -> HandlerOutcome {
+        let claim = UUID().uuidString
+        let seconds = context.claimSeconds
+        let owner = context.liveness.workerID
+        let dead = try await context.claimOwners { try ProgressStore.updateClaimOwners(streamID, except: owner, on: $0) }.dead
+        let claimed = try await context.database.withConnection {
+            try ProgressStore.claimUpdate(streamID, claim: claim, seconds: seconds, owner: owner, deadOwners: dead, on: $0)
+        }
+        switch claimed {
+        case .streamMissing: return .skipped(reason: "stream_missing")
+        case .heldElsewhere: return .reschedule(after: Self.updateRecheck, reason: "update_running_elsewhere")
+        case .claimed: break
+        }
+        let outcome: HandlerOutcome
+        do {
+            outcome = try await sendUpdates(streamID)
+        } catch {
+            _ = try? await context.database.withConnection { try ProgressStore.releaseUpdate(streamID, claim: claim, on: $0) }
+            throw error
+        }
+        try await context.database.withConnection { try ProgressStore.releaseUpdate(streamID, claim: claim, on: $0) }
+        return outcome
+    }
+
+    /// The rounds of one claimed update fan-out.
+    private func sendUpdates(_ streamID: String) async throws -> HandlerOutcome {
+        var updated = 0
+        var needed = 0
+        for _ in 0..<Self.updateRounds {
+            guard let (stream, sessions, known) = try await loadForUpdate(streamID) else { return .skipped(reason: "stream_missing") }
+            guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
+            let planned = stream.snapshot.snapshot.plannedStartAt
+            var due: [Session] = []
+            var awaiting = 0
+            for session in sessions {
+                switch SessionUpdatePolicy.need(planned: planned, shown: known.records[session.device]?.shownStartAt,
+                                                startSentAt: known.startSentAt[session.device],
+                                                startInFlight: known.startInFlight.contains(session.device), plannedChangedAt: known.plannedChangedAt) {
+                case .update: due.append(session)
+                case .awaitingStart: awaiting += 1
+                case .nothing: break
+                }
+            }
+            needed += due.count
+            if !due.isEmpty {
+                let round = try await sendRound(due, stream: stream, planned: planned, known: known)
+                updated += round.accepted
+                if let retry = round.retry { return retry }
+            }
+            let current = try await context.database.withConnection { try ProgressStore.plannedStart(streamID, on: $0) }
+            guard current == planned else { continue }
+            if awaiting > 0 { return .reschedule(after: Self.updateRecheck, reason: "start_in_flight") }
+            try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
+            if needed == 0 {
+                return .done(detail: sessions.isEmpty ? "no sessions to update" : "all \(sessions.count) sessions show the current start")
+            }
+            return .done(detail: "updated \(updated) of \(needed) sessions not showing the current start (\(sessions.count) in all)")
+        }
+        return .retry(after: nil, reason: "planned_start_moving")
+    }
+
+    /// The stream, its sessions and what they show, from one snapshot (so the planned start and its last move agree).
+    private func loadForUpdate(_ streamID: String) async throws -> (Loaded, [Session], SessionDeliveryStore.Knowledge)? {
+        try await context.database.transaction(isolation: .repeatableRead) { connection -> (Loaded, [Session], SessionDeliveryStore.Knowledge)? in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            let sessions = try SessionStore.sessions(streamID, devices: nil, on: connection)
+            let known = try SessionDeliveryStore.knowledge(streamID, channel: .liveActivity, on: connection)
+            return (Loaded(snapshot: stream, othersClaimed: 0), sessions, known)
+        }
+    }
+
+    /// Sends `planned` to `due` and records what each accepted; `retry` when some must be sent again later.
+    private func sendRound(_ due: [Session], stream: Loaded, planned: Date, known: SessionDeliveryStore.Knowledge) async throws
+        -> (accepted: Int, retry: HandlerOutcome?) {
+        let streamID = stream.snapshot.snapshot.id
+        let (pushes, addressed, _) = build(due, kind: "update") { session, language, role in
+            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now, viewerCount: stream.snapshot.viewerCount,
+                                        priority: SessionUpdatePolicy.priority(planned: planned, shown: known.records[session.device]?.shownStartAt,
+                                                                               now: stream.now))
+        } roles: { stream.roles[$0] }
+        let deliveries = await context.push.sendAll(pushes, kind: .update)
+        var accepted: [(device: String, token: String)] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
+        var retry = false
+        var retryAfter: Duration?
+        for (session, delivery) in zip(addressed, deliveries) {
+            switch delivery {
+            case .accepted:
+                accepted.append((session.device, session.activityToken))
+            case .tokenRefused(let token, let reason):
+                // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
+                refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
+            case .rejected:
+                break
+            case .retry(let after, _):
+                retry = true
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                retry = true
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
+            }
+        }
+        let acceptedNow = accepted
+        let refusedTokens = refused
+        try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(refusedTokens, on: connection)
+            try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: acceptedNow, shown: planned, on: connection)
+        }
+        return (accepted.count, retry ? .retry(after: retryAfter, reason: "push_retry") : nil)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Postgres
+
+/// `countdown_session_deliveries`: the state each running countdown last accepted (SPEC 10.1), and what the update
+/// fan-out needs to decide who still needs the current one.
+public enum SessionDeliveryStore {
+    /// Where a countdown runs: an iOS Live Activity (a runtime session) or an Android device's countdown.
+    public enum Channel: String, Sendable, CaseIterable { case liveActivity = "live_activity", androidCountdown = "android_countdown" }
+
+    /// What one device's countdown of a stream last accepted.
+    public struct Record: Sendable, Equatable {
+        public var device: String
+        public var token: String
+        public var shownStartAt: Date
+        public var seq: Int
+    }
+
+    /// What the update fan-out knows of a stream's countdowns: their records by device, when each device's
+    /// push-to-start was accepted, which devices' push-to-start is being sent (claimed, its answer not yet recorded),
+    /// and when the planned start last moved.
+    public struct Knowledge: Sendable {
+        public var records: [String: Record]
+        public var startSentAt: [String: Date]
+        public var startInFlight: Set<String>
+        public var plannedChangedAt: Date?
+    }
+
+    /// The stream's records on `channel`, the devices' push-to-start times and sends in flight (from the start
+    /// ledger) and its last move. Read it in the transaction that reads the stream (repeatable read), so the planned
+    /// start and its last move agree.
+    public static func knowledge(_ stream: String, channel: Channel, on connection: PostgresConnection) throws -> Knowledge {
+        var records: [String: Record] = [:]
+        for row in try connection.query("""
+            SELECT device_id, token, shown_start_at, seq FROM countdown_session_deliveries WHERE stream_id = $1 AND channel = $2
+            """, [stream, channel.rawValue]) {
+            let record = Record(device: try row.decode("device_id"), token: try row.decode("token"), shownStartAt: try row.decode("shown_start_at"),
+                                seq: try row.decode("seq"))
+            records[record.device] = record
+        }
+        var sent: [String: Date] = [:]
+        var inFlight = Set<String>()
+        for row in try connection.query("""
+            SELECT device_id, max(sent_at) AS sent_at, bool_or(status = 'sending') AS in_flight FROM countdown_start_ledger
+            WHERE stream_id = $1 AND (sent_at IS NOT NULL OR status = 'sending') GROUP BY device_id
+            """, [stream]) {
+            let device: String = try row.decode("device_id")
+            if let at = try row.decode("sent_at", as: Date?.self) { sent[device] = at }
+            if try row.decode("in_flight", as: Bool.self) { inFlight.insert(device) }
+        }
+        let changed = try connection.query("SELECT planned_changed_at FROM countdown_stream_progress WHERE stream_id = $1", [stream])
+            .first?.decode("planned_changed_at", as: Date?.self) ?? nil
+        return Knowledge(records: records, startSentAt: sent, startInFlight: inFlight, plannedChangedAt: changed)
+    }
+
+    /// Records that `accepted` (device, token) took the state of `shown` on `channel`; each device's `seq` grows by one.
+    public static func recordAccepted(_ stream: String, channel: Channel, accepted: [(device: String, token: String)], shown: Date,
+                                      on connection: PostgresConnection) throws {
+        guard !accepted.isEmpty else { return }
+        let sorted = accepted.sorted { $0.device < $1.device }
+        try connection.execute("""
+            INSERT INTO countdown_session_deliveries (stream_id, device_id, channel, token, shown_start_at)
+            SELECT $1, d, $2, t, $5 FROM unnest($3::text[], $4::text[]) AS u(d, t)
+            ON CONFLICT (stream_id, device_id, channel) DO UPDATE SET token = EXCLUDED.token, shown_start_at = EXCLUDED.shown_start_at,
+                accepted_at = now(), seq = countdown_session_deliveries.seq + 1
+            """, [stream, channel.rawValue, PostgresTextArray(sorted.map(\.device)), PostgresTextArray(sorted.map(\.token)), shown])
+    }
+}

@@ -1,0 +1,61 @@
+import CountdownDomain
+@testable import CountdownFlows
+import CountdownStore
+import Foundation
+import Postgres
+import Testing
+
+/// SPEC 10.1, newest state only: whatever overlaps an update fan-out (a reschedule while it sends, another run of the
+/// stream's job, a push-to-start whose answer is not yet recorded), the last update each session accepts carries the
+/// current planned start.
+@Suite struct SessionUpdateOrderTests {
+    static func planned(_ db: PostgresClient) async throws -> String {
+        String(try await db.query("SELECT floor(extract(epoch FROM planned_start_at))::bigint AS p FROM streams WHERE id = 's'")[0]
+            .decode("p", as: Int.self))
+    }
+
+    @Test func aStartMovedWhileAnUpdateIsOutIsSentInAnotherRound() async throws {
+        try await SessionUpdateTests.with { handler, db, gateway in
+            try await SessionUpdateTests.reschedule(db, by: 20)
+            gateway.duringFirstSend.withLock { $0 = { try await SessionUpdateTests.reschedule(db, by: 10) } }
+            guard case .done = try await handler.handle(.update(stream: "s")) else { Issue.record("expected done"); return }
+            let current = try await Self.planned(db)
+            #expect(gateway.lastExpiration == ["r-d1": current, "r-d2": current, "r-d3": current, "r-d4": current],
+                    "every session's last update carries the start current after the job")
+            #expect(gateway.sent.value.count == 8, "two rounds of four")
+        }
+    }
+
+    @Test func anotherRunOfTheStreamsUpdateFanOutIsWaitedFor() async throws {
+        try await SessionUpdateTests.with { handler, db, gateway in
+            try await SessionUpdateTests.reschedule(db, by: 20)
+            let held = try await db.withConnection {
+                try ProgressStore.claimUpdate("s", claim: "other-run", seconds: 30, owner: "w-other", deadOwners: [], on: $0)
+            }
+            #expect(held == .claimed)
+            #expect(try await handler.handle(.update(stream: "s")) == .reschedule(after: SessionFanout.updateRecheck, reason: "update_running_elsewhere"))
+            #expect(gateway.sent.value.isEmpty, "nothing sent while another run holds the stream")
+            _ = try await db.withConnection { try ProgressStore.releaseUpdate("s", claim: "other-run", on: $0) }
+            guard case .done = try await handler.handle(.update(stream: "s")) else { Issue.record("expected done"); return }
+            #expect(gateway.sent.value.count == 4)
+            let claim = try await db.query("SELECT update_claim FROM countdown_stream_progress WHERE stream_id = 's'")[0].decode("update_claim", as: String?.self)
+            #expect(claim == nil, "the job lets go of its claim")
+        }
+    }
+
+    @Test func aSessionWhosePushToStartIsInFlightWaitsForItsAnswer() async throws {
+        try await SessionUpdateTests.with { handler, db, gateway in
+            // d5's push-to-start is out (claimed, not yet settled) when its runtime session registers.
+            _ = try await db.withConnection { connection in
+                try connection.execute("UPDATE countdown_start_ledger SET status = 'sending', sent_at = NULL WHERE device_id = 'd5'")
+                try connection.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd5', 'u2', 'r-d5')")
+            }
+            #expect(try await handler.handle(.update(stream: "s")) == .reschedule(after: SessionFanout.updateRecheck, reason: "start_in_flight"))
+            #expect(gateway.sent.value.isEmpty, "what d5's start carried is not known yet; the others show the current start")
+            // Its answer is recorded, and nothing moved since: it shows the current start.
+            _ = try await db.withConnection { try $0.execute("UPDATE countdown_start_ledger SET status = 'sent', sent_at = now() WHERE device_id = 'd5'") }
+            #expect(try await handler.handle(.update(stream: "s")) == .done(detail: "all 5 sessions show the current start"))
+            #expect(gateway.sent.value.isEmpty)
+        }
+    }
+}
