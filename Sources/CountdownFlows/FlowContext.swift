@@ -22,10 +22,13 @@ public struct FlowContext: Sendable {
     public let settler: StartSettler
     /// Most ledger rows one start fan-out claims and sends at a time.
     public let startPageSize: Int
+    /// Where end jobs that the push service refused wait for it to accept again.
+    public let endRecovery: any EndRecoveryWaits
 
     public init(database: PostgresClient, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
                 transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
-                liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000) {
+                liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000,
+                endRecovery: any EndRecoveryWaits = BackoffOnlyEnds()) {
         self.database = database
         self.push = push
         self.payloads = payloads
@@ -37,6 +40,7 @@ public struct FlowContext: Sendable {
         self.liveness = liveness
         self.settler = StartSettler(database: database, logger: logger)
         self.startPageSize = max(1, startPageSize)
+        self.endRecovery = endRecovery
     }
 
     /// Reads the other workers holding claims (`read`) and sorts them by liveness; this worker counts as alive.

@@ -57,7 +57,9 @@ extension SessionFanout {
         var finished: [String] = []
         var refusedFCM: [DeviceTokenStore.Invalidation] = []
         var retryAfter: Duration?
+        var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
+            recovery.note(delivery)
             switch delivery {
             case .accepted:
                 finished.append(session.activityToken)
@@ -93,6 +95,7 @@ extension SessionFanout {
                                  ["stream": .string(streamID), "device": .string(device), "reason": .string(why)])
         }
         if ledger.retrying > 0 {
+            await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
             return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
         }
         return .done(detail: "ended \(done.count) of \(retired.count) retired sessions (takeover, \(reason.rawValue))")

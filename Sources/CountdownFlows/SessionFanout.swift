@@ -36,7 +36,9 @@ struct SessionFanout: Sendable {
                                       reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
         }
         var retryAfter: Duration?
+        var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
+            recovery.note(delivery)
             func failed(_ reason: String) {
                 failures.append(EndDeliveryLedger.Failure(device: session.device, token: session.activityToken, reason: reason))
             }
@@ -77,6 +79,7 @@ struct SessionFanout: Sendable {
             context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
         }
         if ledger.retrying > 0 {
+            await awaitRecovery(recovery, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID), attempts: ledger.attempts)
             return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
         }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"

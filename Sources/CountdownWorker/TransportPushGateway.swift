@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownFlows
 import Foundation
@@ -13,8 +14,15 @@ public final class TransportPushGateway: PushGateway {
     private let permits: AsyncSemaphore
     private let metrics: WorkerMetrics
     private let logger: Logger
+    private let notificationsShareEndService: Bool
+    private let endServiceAccepted = Locked(0)
 
-    public init(transport: any PushTransport, transportName: String, concurrency: Int, metrics: WorkerMetrics, logger: Logger) {
+    /// - Parameter notificationsShareEndService: whether notifications (reminders) go through the push service that
+    ///   carries live-activity pushes (FCM for both; not with `PUSH_TRANSPORT=apns`), so their acceptance counts
+    ///   in `acceptedByEndService`.
+    public init(transport: any PushTransport, transportName: String, concurrency: Int, metrics: WorkerMetrics, logger: Logger,
+                notificationsShareEndService: Bool = true) {
+        self.notificationsShareEndService = notificationsShareEndService
         self.transport = transport
         self.transportName = transportName
         permits = AsyncSemaphore(concurrency)
@@ -24,6 +32,10 @@ public final class TransportPushGateway: PushGateway {
 
     /// The retry reason of a push left unsent because its job was cancelled.
     static let cancelledReason = "cancelled"
+
+    /// Pushes accepted so far by the push service that carries end pushes (any kind it carries): a change tells
+    /// `EndRecoveryWake` that the service accepts again.
+    public var acceptedByEndService: Int { endServiceAccepted.value }
 
     /// `PUSH_CONCURRENCY` permits free now.
     var permitsAvailable: Int { permits.available }
@@ -58,18 +70,26 @@ public final class TransportPushGateway: PushGateway {
             precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
             let latency = ContinuousClock.now - started
             var configurationErrors: [String: Int] = [:]
-            for result in results {
+            var acceptedByEndService = 0
+            for (message, result) in zip(messages, results) {
                 metrics.pushLatency.observe(latency, labels: transportName)
                 let delivery = Self.delivery(result, kind: kind)
                 metrics.push(kind: kind, delivery: delivery)
                 if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
+                if case .accepted = delivery, notificationsShareEndService || Self.isLiveActivity(message) { acceptedByEndService += 1 }
                 deliveries.append(delivery)
             }
+            if acceptedByEndService > 0 { endServiceAccepted.withLock { $0 += acceptedByEndService } }
             for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
                 logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
             }
         }
         return deliveries
+    }
+
+    static func isLiveActivity(_ message: PushMessage) -> Bool {
+        if case .liveActivity = message.content { return true }
+        return false
     }
 
     static func message(_ push: OutgoingPush, kind: PushKind) -> PushMessage {

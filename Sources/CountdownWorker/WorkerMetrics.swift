@@ -30,6 +30,7 @@ public final class WorkerMetrics: Sendable {
     public let tokenGuardTripped: Gauge
     public let queuePaused: Gauge
     public let endUndeliverable: Counter
+    public let endRecoveryWakes: Counter
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -60,6 +61,8 @@ public final class WorkerMetrics: Sendable {
         endUndeliverable = registry.counter("countdown_end_undeliverable_total",
                                             help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
                                             labels: ["reason"])
+        endRecoveryWakes = registry.counter("countdown_end_recovery_wakes_total",
+                                            help: "End jobs made due at once because the push service accepted a push again while they waited for it.")
         queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }

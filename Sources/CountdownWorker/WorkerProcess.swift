@@ -48,7 +48,10 @@ public struct WorkerProcess: Sendable {
         self.redis = redis
         let (transport, tokenGuard) = try Self.makeTransport(config: config, redis: redis, metrics: metrics, clock: clock, logger: logger)
         let gateway = TransportPushGateway(transport: transport, transportName: config.pushTransport.rawValue,
-                                           concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
+                                           concurrency: config.pushConcurrency, metrics: metrics, logger: logger,
+                                           notificationsShareEndService: config.pushTransport != .apns)
+        let endRecovery = EndRecoveryWake(redis: redis, namespace: config.namespace, queue: queue, accepted: { gateway.acceptedByEndService },
+                                          metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds,
@@ -61,7 +64,8 @@ public struct WorkerProcess: Sendable {
         let claimSeconds = config.jobLeaseSeconds * 2
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
                                   transport: config.pushTransport, metrics: metrics, logger: logger.with(["worker": .string(workerID)]),
-                                  claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize)
+                                  claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize,
+                                  endRecovery: endRecovery)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
@@ -100,6 +104,7 @@ public struct WorkerProcess: Sendable {
             heartbeat,
             serverWatch,
             gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
+            gate.guarding(endRecovery),
             gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,

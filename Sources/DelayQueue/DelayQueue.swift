@@ -35,6 +35,9 @@ public protocol DelayQueue: Sendable {
     func waitForWork(timeout: Duration) async throws
     /// The oldest dead letters first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
+    /// Makes waiting jobs among `ids` that are due later due now, keeping their attempts (leased, paused, dead and
+    /// missing ones are left alone); returns how many moved.
+    @discardableResult func advance(_ ids: [String]) async throws -> Int
     /// Moves dead letters back to waiting, due now, with fresh attempts; returns how many moved.
     @discardableResult func redrive(_ ids: [String]) async throws -> Int
     /// Deletes dead letters and their data; returns how many existed.

@@ -184,6 +184,22 @@ public final class InMemoryDelayQueue: DelayQueue {
     }
 
     @discardableResult
+    public func advance(_ ids: [String]) async throws -> Int {
+        let now = clock()
+        let (moved, woken) = state.withLock { state in
+            var moved = 0
+            for id in ids {
+                guard let job = state.jobs[id], job.dead == nil, job.lease == nil, job.dueAt > now else { continue }
+                state.jobs[id]?.dueAt = now
+                moved += 1
+            }
+            return (moved, moved > 0 ? Self.takeWaiters(&state) : [])
+        }
+        woken.forEach { $0.resume() }
+        return moved
+    }
+
+    @discardableResult
     public func redrive(_ ids: [String]) async throws -> Int {
         let now = clock()
         let (moved, woken) = state.withLock { state in

@@ -37,6 +37,19 @@ enum QueueScripts {
           if not nul then return nil end
           return string.sub(blob, 1, nul - 1)
         end
+        -- ARGV: wake channel, then ids. Makes each id that `accept(id, now)` lets through due now; returns how many.
+        local function make_due_now(accept)
+          local now = now_ms()
+          local moved = 0
+          for i = 2, #ARGV do
+            if accept(ARGV[i], now) then
+              redis.call('ZADD', KEYS[1], now, ARGV[i])
+              moved = moved + 1
+            end
+          end
+          if moved > 0 then redis.call('PUBLISH', ARGV[1], now) end
+          return moved
+        end
         local function bury(id, attempts, now, reason)
           redis.call('ZREM', KEYS[3], id)
           redis.call('ZADD', KEYS[5], now, id)
@@ -248,21 +261,23 @@ enum QueueScripts {
         return removed
         """)
 
+    /// ARGV: wake channel, then ids. Waiting jobs due later become due now (leased, parked, dead or missing ids are
+    /// left alone; attempts are kept); returns how many moved.
+    static let advance = script("advance", """
+        return make_due_now(function(id, now)
+          local due = redis.call('ZSCORE', KEYS[1], id)
+          return due and tonumber(due) > now and not redis.call('ZSCORE', KEYS[3], id)
+        end)
+        """)
+
     /// ARGV: wake channel, then ids. Dead letters back to waiting, due now, attempts reset; returns how many.
     static let redrive = script("redrive", """
-        local now = now_ms()
-        local moved = 0
-        for i = 2, #ARGV do
-          local id = ARGV[i]
-          if redis.call('ZREM', KEYS[5], id) == 1 then
-            redis.call('HDEL', KEYS[6], id)
-            redis.call('HDEL', KEYS[4], id)
-            redis.call('ZADD', KEYS[1], now, id)
-            moved = moved + 1
-          end
-        end
-        if moved > 0 then redis.call('PUBLISH', ARGV[1], now) end
-        return moved
+        return make_due_now(function(id, now)
+          if redis.call('ZREM', KEYS[5], id) == 0 then return false end
+          redis.call('HDEL', KEYS[6], id)
+          redis.call('HDEL', KEYS[4], id)
+          return true
+        end)
         """)
 
     /// ARGV: ids. Deletes dead letters with their data; returns how many.

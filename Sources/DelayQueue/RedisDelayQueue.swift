@@ -119,6 +119,11 @@ public final class RedisDelayQueue: DelayQueue {
     }
 
     @discardableResult
+    public func advance(_ ids: [String]) async throws -> Int {
+        try await sum(QueueScripts.advance, ids: ids, leading: [keys.wakeChannel], retry: .onceOnBrokenConnection)
+    }
+
+    @discardableResult
     public func redrive(_ ids: [String]) async throws -> Int {
         try await sum(QueueScripts.redrive, ids: ids, leading: [keys.wakeChannel], retry: .never)
     }
