@@ -1,6 +1,9 @@
 /// The timing and payload knobs of the flows (SPEC section 3).
 public struct FlowSettings: Sendable, Equatable {
     public var startLeadSeconds: Int
+    /// Most `START_LEAD_SECONDS` allowed (SPEC 10.1): iOS ends a Live Activity 8 hours after it started, so a start
+    /// sent earlier than 7 hours before the planned start could end before the stream begins.
+    public static let maxStartLeadSeconds = 7 * 3600
     public var reminderLeadSeconds: Int
     public var expireAfterSeconds: Int
     public var endDismissAfterSeconds: Int

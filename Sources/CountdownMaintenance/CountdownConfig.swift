@@ -122,7 +122,14 @@ public struct CountdownConfig: Sendable {
         }
         let day = 86_400
         let flow = FlowSettings(
-            startLeadSeconds: read({ try env.integer("START_LEAD_SECONDS", default: 3600, range: 1...day) }, default: 3600),
+            startLeadSeconds: read({ () throws -> Int in
+                let lead = try env.integer("START_LEAD_SECONDS", default: 3600, range: 1...day)
+                guard lead <= FlowSettings.maxStartLeadSeconds else {
+                    throw ConfigError(.invalid, variable: "START_LEAD_SECONDS", problem: "must be at most \(FlowSettings.maxStartLeadSeconds) (7 hours): "
+                                      + "iOS ends a Live Activity 8 hours after it started, so an earlier start could end before the stream; got \(lead)")
+                }
+                return lead
+            }, default: 3600),
             reminderLeadSeconds: read({ try env.integer("REMINDER_LEAD_SECONDS", default: 600, range: 0...day) }, default: 600),
             expireAfterSeconds: read({ try env.integer("EXPIRE_AFTER_SECONDS", default: 3600, range: 1...(7 * day)) }, default: 3600),
             endDismissAfterSeconds: read({ try env.integer("END_DISMISS_AFTER_SECONDS", default: 900, range: 0...(4 * 3600)) }, default: 900),

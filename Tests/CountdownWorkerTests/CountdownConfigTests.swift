@@ -43,6 +43,21 @@ import Testing
         #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
     }
 
+    /// SPEC 10.1: an activity lives 8 hours, so the start window opens at most 7 hours before the planned start.
+    @Test func theStartLeadIsAtMostSevenHours() throws {
+        var env = base
+        env["START_LEAD_SECONDS"] = "25200"
+        #expect(try CountdownConfig.load(from: Environment(env)).flow.startLeadSeconds == 25_200)
+        env["START_LEAD_SECONDS"] = "25201"
+        do {
+            _ = try CountdownConfig.load(from: Environment(env))
+            Issue.record("expected a configuration problem")
+        } catch let error as ConfigProblems {
+            #expect(error.problems.map(\.variable) == ["START_LEAD_SECONDS"])
+            #expect(error.description.contains("must be at most 25200 (7 hours)"), "\(error)")
+        }
+    }
+
     @Test func everyProblemIsNamedOnItsOwnLine() {
         var env = base
         env["DATABASE_URL"] = nil

@@ -53,3 +53,6 @@ def check_environment(env, program, where, report):
                  "END_DISMISS_AFTER_SECONDS", "RECONCILE_INTERVAL_SECONDS"):
         if name in env and not str(env[name]).isdigit():
             report.error(where, f"{name}={env[name]} is not a whole number of seconds")
+    lead = str(env.get("START_LEAD_SECONDS", ""))
+    if lead.isdigit() and int(lead) > 25200:
+        report.error(where, f"START_LEAD_SECONDS={lead} is more than 25200 (7 hours; an iOS Live Activity lives 8)")
