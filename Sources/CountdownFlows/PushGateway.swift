@@ -22,12 +22,17 @@ public protocol PushGateway: Sendable {
 
     /// Sends the pushes concurrently and returns their results in order once all are in.
     func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery]
+
+    /// Most pushes the gateway has out at once (`PUSH_CONCURRENCY`), when it bounds them.
+    var pushesInFlightLimit: Int? { get }
 }
 
 /// How many pushes `sendEach` hands to the gateway together.
 public let pushBatchSize = 32
 
 extension PushGateway {
+    public var pushesInFlightLimit: Int? { nil }
+
     /// One `send` per push, concurrently.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         await pushes.concurrentMap { await self.send($0, kind: kind) }
@@ -44,10 +49,14 @@ extension PushGateway {
 
     /// Sends every push concurrently, in batches of `pushBatchSize` (each batch wakes this task once), and hands
     /// each batch's results to `onBatch` as the batch completes, one batch at a time, with the index of its first
-    /// push.
-    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, _ onBatch: (_ start: Int, [Delivery]) async -> Void) async {
+    /// push. With `window`, at most that many batches are handed to the gateway at once (the next as one completes):
+    /// the gateway shares its permits fairly among the batches waiting for them, so with every batch handed over at
+    /// once all of them complete near the end, and answers arrive long before `onBatch` sees them.
+    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, window: Int? = nil,
+                         _ onBatch: (_ start: Int, [Delivery]) async -> Void) async {
+        let starts = Array(stride(from: 0, to: pushes.count, by: pushBatchSize))
         await withTaskGroup(of: (Int, [Delivery]).self) { group in
-            for start in stride(from: 0, to: pushes.count, by: pushBatchSize) {
+            func add(_ start: Int) {
                 let batch = Array(pushes[start..<min(start + pushBatchSize, pushes.count)])
                 group.addTask {
                     let deliveries = await self.sendBatch(batch, kind: kind)
@@ -55,7 +64,12 @@ extension PushGateway {
                     return (start, deliveries)
                 }
             }
-            for await (start, deliveries) in group { await onBatch(start, deliveries) }
+            var next = starts.makeIterator()
+            for _ in 0..<min(starts.count, max(1, window ?? starts.count)) { next.next().map(add) }
+            for await (start, deliveries) in group {
+                next.next().map(add)
+                await onBatch(start, deliveries)
+            }
         }
     }
 }

@@ -49,6 +49,8 @@ struct ReminderFanout: Sendable {
         if let decision = first.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
             return decision
         }
+        let owner = context.liveness.workerID
+        let deadOwners = try await context.claimOwners { try ReminderDeliveryStore.claimOwners(streamID, except: owner, on: $0) }.dead
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
@@ -67,7 +69,13 @@ struct ReminderFanout: Sendable {
             async let next = fetch(streamID, after: last, through: through)
             let previous = unwritten
             async let written: Void = write(previous, stream: streamID)
-            let outcome = await send(page.recipients, stream: current)
+            let outcome: ChunkOutcome
+            do {
+                outcome = try await send(page.recipients, stream: current, deadOwners: deadOwners)
+            } catch {
+                try? await written
+                throw error
+            }
             do {
                 try await written
                 page = try await next
@@ -105,19 +113,26 @@ struct ReminderFanout: Sendable {
     }
 
     /// What one chunk's pushes came to: the users whose every device took the reminder, the tokens FCM refused,
-    /// and whether (and after when) to retry the rest.
+    /// the device records still to write (accepted devices whose record could not be written as their answer
+    /// arrived; claims to let go), and whether (and after when) to retry the rest.
     private struct ChunkOutcome: Sendable {
         var sent: [String]
         var refused: [DeviceTokenStore.Invalidation]
+        var devicesSent: [String] = []
+        var devicesReleased: [String] = []
         var needsRetry: Bool
         var retryAfter: Duration?
     }
 
-    /// Marks a chunk's users `sent` and clears its refused tokens, in one transaction.
+    /// Marks a chunk's users `sent`, writes its remaining device records and clears its refused tokens, in one
+    /// transaction.
     private func write(_ outcome: ChunkOutcome?, stream streamID: String) async throws {
-        guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty) else { return }
+        guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty && outcome.devicesSent.isEmpty && outcome.devicesReleased.isEmpty)
+        else { return }
+        let owner = context.liveness.workerID
         try await context.database.transaction(serializationRetries: 2) { connection in
             try DeviceTokenStore.clear(outcome.refused, on: connection)
+            try ReminderDeliveryStore.settle(streamID, sent: outcome.devicesSent, released: outcome.devicesReleased, owner: owner, on: connection)
             try ReminderStore.markSent(streamID, users: outcome.sent, on: connection)
         }
     }
@@ -134,20 +149,25 @@ struct ReminderFanout: Sendable {
         return result
     }
 
-    /// Sends one chunk.
-    private func send(_ recipients: [Recipient], stream: StreamSnapshotRow) async -> ChunkOutcome {
-        var pushes: [OutgoingPush] = []
-        var addressed: [Recipient] = []
-        var users = Set<String>()
+    /// Batches a chunk hands the gateway at once: enough to keep twice its `PUSH_CONCURRENCY` waiting (256 when it
+    /// does not say), so the gateway stays busy while answers are recorded as they arrive.
+    static func batchesOut(_ gateway: any PushGateway) -> Int {
+        max(2, 2 * (gateway.pushesInFlightLimit ?? 256) / pushBatchSize)
+    }
+
+    /// Sends one chunk: claims its devices (skipping those the reminder reached before, and those another live
+    /// sender holds), sends to the claimed ones, and records each accepted device as its answer arrives, so a crash
+    /// repeats at most the pushes in flight (SPEC 10.1).
+    private func send(_ recipients: [Recipient], stream: StreamSnapshotRow, deadOwners: [String]) async throws -> ChunkOutcome {
+        var candidates: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
         // One notification per language for the chunk: it depends only on the stream, the language and `now`.
         var built: [PayloadLanguage: Result<ReminderNotification, any Error>] = [:]
         for recipient in recipients {
-            users.insert(recipient.user)
             guard recipient.enabled else {
                 context.metrics.skip(kind: "reminder", reason: "preference_off")
                 continue
             }
-            guard let fcm = recipient.fcmToken, !fcm.isEmpty else {
+            guard let fcm = recipient.fcmToken, !fcm.isEmpty, let device = recipient.device else {
                 context.metrics.skip(kind: "reminder", reason: "no_device")
                 continue
             }
@@ -158,35 +178,70 @@ struct ReminderFanout: Sendable {
                 context.metrics.skip(kind: "reminder", reason: "payload_error")
                 continue
             }
-            pushes.append(.notification(notification, fcmToken: fcm))
-            addressed.append(recipient)
+            candidates.append((recipient, device, .notification(notification, fcmToken: fcm)))
         }
-        let deliveries = await context.push.sendAll(pushes, kind: .reminder)
+        let streamID = stream.snapshot.id
+        let owner = context.liveness.workerID
+        let seconds = context.claimSeconds
+        let wanted = candidates.map { (device: $0.device, user: $0.recipient.user) }
+        let claim = try await context.database.transaction { connection in
+            try ReminderDeliveryStore.claim(streamID, devices: wanted, seconds: seconds, owner: owner, deadOwners: deadOwners, on: connection)
+        }
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
-        var refused: [DeviceTokenStore.Invalidation] = []
-        var needsRetry = false
-        var retryAfter: Duration?
-        for (recipient, delivery) in zip(addressed, deliveries) {
-            switch delivery {
-            case .accepted:
-                delivered.insert(recipient.user)
-            case .tokenRefused(_, let reason):
-                // A notification names only the FCM token.
-                refused.append(DeviceTokenStore.Invalidation(device: recipient.device ?? "", token: .fcm, value: recipient.fcmToken ?? "",
-                                                         reason: reason, stream: stream.snapshot.id))
-            case .rejected:
-                break
-            case .retry(let after, _):
-                pendingUsers.insert(recipient.user)
-                needsRetry = true
-                if let after { retryAfter = max(retryAfter ?? .zero, after) }
-            case .configurationError:
-                pendingUsers.insert(recipient.user)
-                needsRetry = true
-                retryAfter = .seconds(60)
+        var addressed: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
+        for candidate in candidates {
+            if claim.claimed.contains(candidate.device) {
+                addressed.append(candidate)
+            } else if claim.sent.contains(candidate.device) {
+                context.metrics.skip(kind: "reminder", reason: "duplicate")
+                delivered.insert(candidate.recipient.user)
+            } else {
+                // Another live sender holds the device: its user stays active until that sender settles it.
+                pendingUsers.insert(candidate.recipient.user)
             }
         }
-        return ChunkOutcome(sent: Array(delivered.subtracting(pendingUsers)), refused: refused, needsRetry: needsRetry, retryAfter: retryAfter)
+        var outcome = ChunkOutcome(sent: [], refused: [], needsRetry: !pendingUsers.isEmpty, retryAfter: nil)
+        await context.push.sendEach(addressed.map(\.push), kind: .reminder, window: Self.batchesOut(context.push)) { start, deliveries in
+            var accepted: [String] = []
+            for (candidate, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
+                switch delivery {
+                case .accepted:
+                    delivered.insert(candidate.recipient.user)
+                    accepted.append(candidate.device)
+                case .tokenRefused(_, let reason):
+                    // A notification names only the FCM token.
+                    outcome.refused.append(DeviceTokenStore.Invalidation(device: candidate.device, token: .fcm, value: candidate.recipient.fcmToken ?? "",
+                                                                         reason: reason, stream: streamID))
+                    outcome.devicesReleased.append(candidate.device)
+                case .rejected:
+                    outcome.devicesReleased.append(candidate.device)
+                case .retry(let after, _):
+                    pendingUsers.insert(candidate.recipient.user)
+                    outcome.devicesReleased.append(candidate.device)
+                    outcome.needsRetry = true
+                    if let after { outcome.retryAfter = max(outcome.retryAfter ?? .zero, after) }
+                case .configurationError:
+                    pendingUsers.insert(candidate.recipient.user)
+                    outcome.devicesReleased.append(candidate.device)
+                    outcome.needsRetry = true
+                    outcome.retryAfter = .seconds(60)
+                }
+            }
+            // Recorded as the answers arrive: what a crash can repeat is what is out, not the whole chunk.
+            guard !accepted.isEmpty else { return }
+            let batch = accepted
+            do {
+                try await context.database.withConnection { connection in
+                    try ReminderDeliveryStore.settle(streamID, sent: batch, released: [], owner: owner, on: connection)
+                }
+            } catch {
+                // Written with the chunk's outcome instead; until then a crash would repeat these too.
+                context.logger.warn("reminder deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
+                outcome.devicesSent.append(contentsOf: batch)
+            }
+        }
+        outcome.sent = Array(delivered.subtracting(pendingUsers))
+        return outcome
     }
 }

@@ -37,6 +37,8 @@ public final class TransportPushGateway: PushGateway {
     /// `EndRecoveryWake` that the service accepts again.
     public var acceptedByEndService: Int { endServiceAccepted.value }
 
+    public var pushesInFlightLimit: Int? { permits.capacity }
+
     /// `PUSH_CONCURRENCY` permits free now.
     var permitsAvailable: Int { permits.available }
 
