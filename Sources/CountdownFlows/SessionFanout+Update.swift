@@ -52,6 +52,7 @@ extension SessionFanout {
             guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
             let planned = stream.snapshot.snapshot.plannedStartAt
             var due: [Session] = []
+            var outlived: [String] = []
             var awaiting = 0
             for session in sessions {
                 switch SessionUpdatePolicy.need(planned: planned, shown: known.records[session.device]?.shownStartAt,
@@ -59,8 +60,14 @@ extension SessionFanout {
                                                 startInFlight: known.startInFlight.contains(session.device), plannedChangedAt: known.plannedChangedAt) {
                 case .update: due.append(session)
                 case .awaitingStart: awaiting += 1
+                case .outlived: outlived.append(session.device)
                 case .nothing: break
                 }
+            }
+            if !outlived.isEmpty {
+                // Ended at once with immediate dismissal; the stream's start job sends those devices a new start.
+                let devices = outlived
+                _ = try await context.database.transaction { try ActivityLifetimeStore.retire(streamID, devices: devices, on: $0) }
             }
             needed += due.count
             if !due.isEmpty {

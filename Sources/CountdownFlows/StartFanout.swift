@@ -111,6 +111,10 @@ struct StartFanout: Sendable {
             }
             guard !plans.isEmpty else { return (decided, plans) }
             let active = streamIDs.filter { plans[$0] != nil }
+            // An activity started more than 8 hours before the planned start would end before the stream: its row is
+            // opened again for a new push-to-start, its sessions retired (SPEC 10.1, long reschedules). Only the
+            // stream's own fan-out does it, so no reopened row waits for a job that will not come.
+            if scope == .stream { try ActivityLifetimeStore.reopenOutlived(active, lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection) }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] = StartLedgerStore.Target(
                     stream: streamID, candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))

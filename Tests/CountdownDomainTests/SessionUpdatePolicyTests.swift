@@ -28,6 +28,14 @@ import Testing
         #expect(need(shown: planned.addingTimeInterval(60), inFlight: true) == .update, "an accepted update is known")
     }
 
+    @Test func anActivityStartedMoreThanEightHoursBeforeThePlannedStartIsOutlived() {
+        let eightHours = 8 * 3600.0
+        #expect(need(startSentAt: planned.addingTimeInterval(-eightHours - 1), changed: now) == .outlived)
+        #expect(need(shown: planned.addingTimeInterval(-60), startSentAt: planned.addingTimeInterval(-eightHours - 60)) == .outlived,
+                "whatever it shows, it would end before the stream")
+        #expect(need(startSentAt: planned.addingTimeInterval(-eightHours), changed: now) == .update, "8 hours exactly: it lives to the start")
+    }
+
     @Test func priorityFollowsTheRule() {
         let later = planned.addingTimeInterval(600)
         #expect(SessionUpdatePolicy.priority(planned: later, shown: planned, now: now) == 5, "later and more than 15 min away")

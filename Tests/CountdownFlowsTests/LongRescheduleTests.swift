@@ -1,0 +1,65 @@
+import BlockingIO
+import CountdownDomain
+@testable import CountdownFlows
+import CountdownStore
+import Foundation
+import Postgres
+import PushPayloads
+import Telemetry
+import Testing
+
+/// SPEC 10.1, long reschedules: a device whose push-to-start went out more than 8 hours before the (new) planned
+/// start has its activity ended at once (immediate dismissal, nothing more) and gets a new push-to-start.
+@Suite struct LongRescheduleTests {
+    /// Accepts every live-activity push and records its event and token.
+    final class AcceptingGateway: PushGateway {
+        let sent = Locked([(event: LiveActivityEvent, token: String)]())
+
+        func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
+            guard case .liveActivity(let payload, _, let token) = push else { return .rejected(reason: "unexpected") }
+            sent.withLock { $0.append((payload.event, token)) }
+            return .accepted(name: "projects/p/messages/\(token)")
+        }
+
+        func tokens(_ event: LiveActivityEvent) -> Set<String> { Set(sent.value.filter { $0.event == event }.map(\.token)) }
+    }
+
+    @Test func anOutlivedActivityIsEndedAndItsDeviceStartedAgain() async throws {
+        try await MigratedDatabase.with(prefix: "lifetime") { client in
+            try await client.transaction { connection in
+                try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1", "d2"])], on: connection)
+                // d1's activity started 9 hours before the planned start (the stream moved since), d2's a minute ago.
+                try connection.execute("""
+                    INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, sent_at) VALUES
+                    ('s', 'u1', 'd1', 'sent', (SELECT planned_start_at FROM streams WHERE id = 's') - interval '9 hours'),
+                    ('s', 'u1', 'd2', 'sent', now() - interval '1 minute')
+                    """)
+                try connection.execute("""
+                    INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd1', 'u1', 'r-d1'), ('s', 'd2', 'u1', 'r-d2')
+                    """)
+            }
+            let gateway = AcceptingGateway()
+            let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(),
+                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+            let handler = JobHandler(context: context)
+
+            // The update the move queued: d1's session is retired (ended at once), d2's shows the current start.
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.tokens(.update).isEmpty, "d2 shows the current start; d1 gets nothing more")
+            let retired = try await client.query("SELECT device_id || ':' || reason AS r FROM countdown_retired_sessions WHERE stream_id = 's'")
+                .map { try $0.decode("r", as: String.self) }
+            #expect(retired == ["d1:activity_lifetime"])
+            let live = try await client.query("SELECT device_id FROM live_activity_sessions WHERE stream_id = 's'").map { try $0.decode("device_id", as: String.self) }
+            #expect(live == ["d2"])
+
+            // The stream's start job: d1 gets a new push-to-start (the ledger row's next generation), d2 nothing.
+            _ = try await handler.handle(.start(stream: "s"))
+            #expect(gateway.tokens(.start) == ["pts-d1"])
+            let generations = try await client.query("SELECT device_id || ':' || generation AS g FROM countdown_start_ledger WHERE stream_id = 's' ORDER BY device_id")
+                .map { try $0.decode("g", as: String.self) }
+            #expect(generations == ["d1:2", "d2:1"])
+            _ = try await handler.handle(.start(stream: "s"))
+            #expect(gateway.sent.value.filter { $0.event == .start }.count == 1, "one start per generation")
+        }
+    }
+}
