@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
-        .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
+        .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain", "PushPayloads"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),

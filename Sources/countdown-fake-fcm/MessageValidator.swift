@@ -2,7 +2,8 @@ import Foundation
 import JSON
 
 /// Checks a `messages:send` body the way FCM would, plus the project's own rules for Live Activity pushes
-/// (known events, integer epoch seconds, the fields iOS needs to start an activity).
+/// (known events, integer epoch seconds, the fields iOS needs to start an activity) and for the Android
+/// countdown's data messages (`MessageValidator+Android.swift`).
 enum MessageValidator {
     typealias Violation = GoogleErrorBody.FieldViolation
 
@@ -35,6 +36,8 @@ enum MessageValidator {
             throw Violation(field: "message.token", description: "only token targets are accepted (no topic or condition)")
         }
         let token = try nonEmptyString(message["token"], field: "message.token")
+        try checkAndroidOptions(message["android"])
+        try checkDataSize(message)
         if let data = message["data"] { try stringMap(data, field: "message.data") }
         let apns = try optionalObject(message["apns"], field: "message.apns")
         if let headers = apns?["headers"] { try stringMap(headers, field: "message.apns.headers") }
@@ -49,7 +52,11 @@ enum MessageValidator {
 
         guard let liveActivityTokenValue = apns?["live_activity_token"] else {
             guard notification != nil else {
-                throw Violation(field: "message", description: "a message needs a notification or apns.live_activity_token")
+                guard message["data"] != nil else {
+                    throw Violation(field: "message", description: "a message needs a notification, data or apns.live_activity_token")
+                }
+                return ValidatedMessage(event: try dataMessageEvent(message), token: token, liveActivityToken: nil, validateOnly: validateOnly,
+                                        message: messageValue)
             }
             return ValidatedMessage(event: "notification", token: token, liveActivityToken: nil, validateOnly: validateOnly, message: messageValue)
         }
@@ -107,27 +114,27 @@ enum MessageValidator {
         }
     }
 
-    private static func nonEmptyString(_ value: JSONValue?, field: String) throws(Violation) -> String {
+    static func nonEmptyString(_ value: JSONValue?, field: String) throws(Violation) -> String {
         guard let value else { throw Violation(field: field, description: "\(field) is required") }
         guard let text = value.string else { throw typeViolation(field, expected: "string", got: value) }
         guard !text.isEmpty else { throw Violation(field: field, description: "\(field) must not be empty") }
         return text
     }
 
-    private static func optionalObject(_ value: JSONValue?, field: String) throws(Violation) -> [String: JSONValue]? {
+    static func optionalObject(_ value: JSONValue?, field: String) throws(Violation) -> [String: JSONValue]? {
         guard let value else { return nil }
         guard let object = value.object else { throw typeViolation(field, expected: "object", got: value) }
         return object
     }
 
-    private static func stringMap(_ value: JSONValue, field: String) throws(Violation) {
+    static func stringMap(_ value: JSONValue, field: String) throws(Violation) {
         guard let object = value.object else { throw typeViolation(field, expected: "object", got: value) }
         for (key, entry) in object where entry.string == nil {
             throw Violation(field: "\(field).\(key)", description: "values of \(field) must be strings, got \(entry.typeName)")
         }
     }
 
-    private static func typeViolation(_ field: String, expected: String, got value: JSONValue) -> Violation {
+    static func typeViolation(_ field: String, expected: String, got value: JSONValue) -> Violation {
         Violation(field: field, description: "Invalid value at '\(field)': expected \(expected), got \(value.typeName)")
     }
 }
