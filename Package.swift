@@ -34,7 +34,7 @@ let package = Package(
         // Clients: the only code that touches the C APIs.
         .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO", "CivilTime"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "BlockingIO"]),
-        .target(name: "JWT", dependencies: ["COpenSSL"]),
+        .target(name: "JWT", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
@@ -62,8 +62,8 @@ let package = Package(
         // snapshots, sessions, reminders, outbox, progress, device tokens).
         .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
 
-        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
-        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
+        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): their SQL is the store's.
+        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "CountdownStore", "Postgres"]),
 
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
         .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
@@ -114,6 +114,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain", "PushPayloads"]),
+        // The stores through their public API against real PostgreSQL, one migrated database per test.
+        .testTarget(name: "CountdownStoreTests", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "TestSupport"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),

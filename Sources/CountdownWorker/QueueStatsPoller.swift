@@ -35,10 +35,6 @@ public final class QueueStatsPoller: Service {
                 let (seconds, attoseconds) = stats.oldestDueLateness.components
                 metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
             }
-            if let paused = try? await queue.pausedKinds() {
-                let kinds = Set(paused.map(\.kind))
-                for kind in CountdownJob.Kind.allCases { metrics.queuePaused.set(kinds.contains(kind.rawValue) ? 1 : 0, labels: kind.rawValue) }
-            }
             if let outbox = try? await database.withConnection({ connection -> (Int, Double) in
                 let row = try connection.query("""
                     SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox

@@ -79,7 +79,7 @@ public final class TransportPushGateway: PushGateway {
                           apnsHeaders: payload.apnsHeaders, apsJSON: payload.apsJSON)
         case .notification(let notification, let fcmToken):
             .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
-                          data: notification.data)
+                          data: notification.data, options: NotificationOptions(notification.delivery))
         }
     }
 

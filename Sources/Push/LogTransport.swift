@@ -31,7 +31,7 @@ public struct LogTransport: PushTransport {
             json.object(apnsHeaders)
             json.raw(",\"payload\":")
             if FCMRequestBody.isJSONObject(apsJSON) { json.raw(apsJSON) } else { json.string(String(decoding: apsJSON, as: UTF8.self)) }
-        case let .notification(fcmToken, title, body, data):
+        case let .notification(fcmToken, title, body, data, options):
             json.raw("{\"push\":\"notification\"")
             json.member("id", message.id)
             json.member("fcm_token", PushToken.redacted(fcmToken))
@@ -39,6 +39,13 @@ public struct LogTransport: PushTransport {
             json.member("body", body)
             json.raw(",\"data\":")
             json.object(data)
+            let headers = options.apnsHeaders
+            if !headers.isEmpty {
+                json.raw(",\"apns_headers\":")
+                json.object(headers)
+            }
+            if let ttl = options.androidTTLSeconds { json.member("android_ttl", "\(ttl)s") }
+            if let channel = options.androidChannelID { json.member("android_channel_id", channel) }
         }
         json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)

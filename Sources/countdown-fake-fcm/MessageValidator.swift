@@ -40,7 +40,10 @@ enum MessageValidator {
         try checkDataSize(message)
         if let data = message["data"] { try stringMap(data, field: "message.data") }
         let apns = try optionalObject(message["apns"], field: "message.apns")
-        if let headers = apns?["headers"] { try stringMap(headers, field: "message.apns.headers") }
+        if let headers = apns?["headers"] {
+            try stringMap(headers, field: "message.apns.headers")
+            try checkAPNsHeaders(headers)
+        }
         let notification = try optionalObject(message["notification"], field: "message.notification")
         if let notification {
             for key in ["title", "body", "image"] {
@@ -68,11 +71,18 @@ enum MessageValidator {
         return ValidatedMessage(event: event, token: token, liveActivityToken: liveActivityToken, validateOnly: validateOnly, message: messageValue)
     }
 
-    /// Checks `apns.payload.aps` of a Live Activity push and returns its event.
-    private static func checkLiveActivity(_ apns: [String: JSONValue]) throws(Violation) -> String {
-        if let expiration = apns["headers"]?["apns-expiration"]?.string, expiration.isEmpty || !expiration.allSatisfy(\.isASCII) || !expiration.allSatisfy(\.isNumber) {
+    /// `apns-expiration` is epoch seconds as a decimal string; `apns-collapse-id` at most 64 bytes (APNs' rules).
+    private static func checkAPNsHeaders(_ headers: JSONValue) throws(Violation) {
+        if let expiration = headers["apns-expiration"]?.string, expiration.isEmpty || !expiration.allSatisfy(\.isASCII) || !expiration.allSatisfy(\.isNumber) {
             throw Violation(field: "message.apns.headers.apns-expiration", description: "must be epoch seconds as a decimal string")
         }
+        if let collapse = headers["apns-collapse-id"]?.string, collapse.utf8.count > 64 {
+            throw Violation(field: "message.apns.headers.apns-collapse-id", description: "must be at most 64 bytes")
+        }
+    }
+
+    /// Checks `apns.payload.aps` of a Live Activity push and returns its event.
+    private static func checkLiveActivity(_ apns: [String: JSONValue]) throws(Violation) -> String {
         guard let payload = try optionalObject(apns["payload"], field: "message.apns.payload"),
             let aps = try optionalObject(payload["aps"], field: "message.apns.payload.aps")
         else {

@@ -22,6 +22,17 @@ import Testing
         #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "30000", "lock_timeout": "5000"])
     }
 
+    @Test func reminderAndroidChannelIsOptionalAndChecked() throws {
+        #expect(try CountdownConfig.load(from: Environment(base)).reminderAndroidChannelID == nil)
+        var env = base
+        env["REMINDER_ANDROID_CHANNEL_ID"] = "stream_reminders"
+        #expect(try CountdownConfig.load(from: Environment(env)).reminderAndroidChannelID == "stream_reminders")
+        env["REMINDER_ANDROID_CHANNEL_ID"] = "bad\u{07}id"
+        #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
+        env["REMINDER_ANDROID_CHANNEL_ID"] = String(repeating: "c", count: 256)
+        #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
+    }
+
     @Test func databaseTimeoutsAreReadAndChecked() throws {
         var env = base
         env["DATABASE_STATEMENT_TIMEOUT_MS"] = "1200"

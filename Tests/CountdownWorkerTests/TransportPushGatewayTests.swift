@@ -18,7 +18,7 @@ import TestSupport
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.count) }
             return messages.map { message in
-                guard case .notification(_, let title, _, _) = message.content else { return .rejected(reason: "unexpected") }
+                guard case .notification(_, let title, _, _, _) = message.content else { return .rejected(reason: "unexpected") }
                 if title == "config" { return .configurationError(reason: "SENDER_ID_MISMATCH") }
                 return .accepted(messageName: message.id + ":" + title)
             }
@@ -62,6 +62,18 @@ import TestSupport
         #expect(transport.batches.value.isEmpty, "nothing reached the transport")
         #expect(deliveries == Array(repeating: .retry(after: nil, reason: TransportPushGateway.cancelledReason), count: 5))
         #expect(gateway.permitsAvailable == 16, "every permit given back")
+    }
+
+    @Test func aReminderKeepsItsDeliveryOptions() {
+        let delivery = NotificationDelivery(expiresAt: 1_776_708_000, timeToLiveSeconds: 412, collapseID: "reminder-0123456789abcdef",
+                                            androidChannelID: "stream_reminders")
+        let push = OutgoingPush.notification(ReminderNotification(title: "t", body: "b", data: [:], delivery: delivery), fcmToken: "f")
+        guard case .notification(_, _, _, _, let options) = TransportPushGateway.message(push, kind: .reminder).content else {
+            Issue.record("expected a notification")
+            return
+        }
+        #expect(options == NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
+                                               androidChannelID: "stream_reminders"))
     }
 
     /// Answers the first push of a batch at once and the others when the gate opens.
