@@ -113,7 +113,8 @@ struct StartFanout: Sendable {
             let active = streamIDs.filter { plans[$0] != nil }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] = StartLedgerStore.Target(
-                    stream: streamID, candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
+                    stream: streamID, candidate: candidate,
+                    skip: StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled))
             }
             let recorded = try StartLedgerStore.recordTargets(plans.values.flatMap(\.targets.values), scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing,
                withoutRows: withoutRows, on: connection)

@@ -80,6 +80,8 @@ public final class TransportPushGateway: PushGateway {
         case .notification(let notification, let fcmToken):
             .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
                           data: notification.data, options: NotificationOptions(notification.delivery))
+        case .androidCountdown(let message, let fcmToken):
+            .androidCountdown(id: kind.rawValue, fcmToken: fcmToken, message)
         }
     }
 
