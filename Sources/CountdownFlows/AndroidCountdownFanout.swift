@@ -11,7 +11,7 @@ import PushPayloads
 struct AndroidCountdownFanout: Sendable {
     let context: FlowContext
 
-    private typealias Countdown = AndroidCountdownStore.Countdown
+    typealias Countdown = AndroidCountdownStore.Countdown
 
     /// End messages to the stream's live Android countdowns (nil when it has none and none is held elsewhere).
     func end(stream streamID: String) async throws -> HandlerOutcome? {
@@ -133,12 +133,12 @@ struct AndroidCountdownFanout: Sendable {
     }
 
     /// The stream's texts, prepared once for all its devices.
-    private func prepare(_ stream: StreamSnapshotRow) -> Result<PreparedStream, PushPayloadError> {
+    func prepare(_ stream: StreamSnapshotRow) -> Result<PreparedStream, PushPayloadError> {
         Result { () throws(PushPayloadError) -> PreparedStream in try context.payloads.prepare(stream.snapshot) }
     }
 
     /// The messages of `countdowns` (those without an FCM token, or whose message cannot be built, are unreachable).
-    private func build(
+    func build(
         _ countdowns: [Countdown], kind: String, message: (Countdown, PayloadLanguage) throws -> AndroidCountdownMessage
     ) -> (pushes: [OutgoingPush], addressed: [Countdown], unreachable: [Countdown]) {
         var pushes: [OutgoingPush] = []

@@ -7,6 +7,7 @@ import Postgres
 public enum AndroidCountdownStore {
     /// One Android device's countdown for a stream, claimed for a message, with what that message needs.
     public struct Countdown: Sendable, Equatable {
+        public var stream: String
         public var user: String
         public var device: String
         /// The `seq` of the message being sent (taken at the claim).
@@ -16,6 +17,10 @@ public enum AndroidCountdownStore {
         public var fcmToken: String?
         public var locale: String?
         public var userLocale: String?
+        /// The device's user now (another than `user` after a takeover).
+        public var deviceUser: String?
+        /// `TokenHash.of` the device's tokens now: written with an accepted re-registration start.
+        public var tokenHash: String
     }
 
     /// Claims the stream's live Android countdowns (only `device`'s when given) for `seconds` for `owner`, where no
@@ -23,27 +28,49 @@ public enum AndroidCountdownStore {
     /// planned start are left out (an update's retry sends only where it was not accepted).
     public static func claimLive(_ stream: String, device: String? = nil, seconds: Int, owner: String?, unlessShowing: Date? = nil,
                                  on connection: PostgresConnection) throws -> [Countdown] {
+        try claim(where: """
+            c.stream_id = $3 AND ($4::text IS NULL OR c.device_id = $4)
+              AND ($5::timestamptz IS NULL OR c.android_accepted_start IS DISTINCT FROM $5)
+            """, [stream, device, unlessShowing], seconds: seconds, owner: owner, on: connection)
+    }
+
+    /// Claims, as `claimLive` does, the device's live Android countdowns that a device change concerns: those of
+    /// another user than the device's (a takeover: they end at once) and those sent to other tokens than the
+    /// device holds now (a re-registration: they get a `start` with the current state).
+    public static func claimChanged(device: String, seconds: Int, owner: String?, on connection: PostgresConnection) throws -> [Countdown] {
+        try claim(where: """
+            c.device_id = $3 AND (c.user_id IS DISTINCT FROM d.user_id
+                OR (nullif(d.fcm_token, '') IS NOT NULL
+                    AND c.token_hash IS DISTINCT FROM md5(coalesce(d.fcm_token, '') || ':' || coalesce(d.push_to_start_token, ''))))
+            """, [device], seconds: seconds, owner: owner, on: connection)
+    }
+
+    /// Claims the live Android countdowns (ledger `c`, joined with its device `d`) matching `condition`, whose
+    /// parameters start at `$3`.
+    private static func claim(where condition: String, _ parameters: [(any PostgresEncodable)?], seconds: Int, owner: String?,
+                              on connection: PostgresConnection) throws -> [Countdown] {
         try connection.query("""
             UPDATE countdown_start_ledger l
-            SET android_seq = greatest(l.android_seq, 1) + 1, android_claimed_by = $3,
-                android_claimed_until = now() + make_interval(secs => $2)
+            SET android_seq = greatest(l.android_seq, 1) + 1, android_claimed_by = $2,
+                android_claimed_until = now() + make_interval(secs => $1)
             FROM (SELECT c.stream_id, c.user_id, c.device_id FROM countdown_start_ledger c
                   JOIN devices d ON d.device_id = c.device_id AND d.platform = 'android'
-                  WHERE c.stream_id = $1 AND c.status = 'sent' AND c.android_ended_at IS NULL
-                    AND ($4::text IS NULL OR c.device_id = $4)
+                  WHERE c.status = 'sent' AND c.android_ended_at IS NULL
                     AND (c.android_claimed_until IS NULL OR c.android_claimed_until < now())
-                    AND ($5::timestamptz IS NULL OR c.android_accepted_start IS DISTINCT FROM $5)
-                  ORDER BY c.user_id, c.device_id
+                    AND \(condition)
+                  ORDER BY c.stream_id, c.user_id, c.device_id
                   FOR UPDATE OF c SKIP LOCKED) AS picked,
                  devices d LEFT JOIN users u ON u.id = d.user_id
             WHERE l.stream_id = picked.stream_id AND l.user_id = picked.user_id AND l.device_id = picked.device_id
               AND d.device_id = l.device_id
-            RETURNING l.user_id, l.device_id, l.android_seq, l.android_accepted_start, nullif(d.fcm_token, '') AS fcm_token,
-                      d.locale AS locale, u.locale AS user_locale
-            """, [stream, seconds, owner, device, unlessShowing]).map { row in
-            Countdown(user: try row.decode("user_id"), device: try row.decode("device_id"), seq: try row.decode("android_seq"),
-                      lastAcceptedStart: try row.decode("android_accepted_start"), fcmToken: try row.decode("fcm_token"),
-                      locale: try row.decode("locale"), userLocale: try row.decode("user_locale"))
+            RETURNING l.stream_id, l.user_id, l.device_id, l.android_seq, l.android_accepted_start, nullif(d.fcm_token, '') AS fcm_token,
+                      d.push_to_start_token, d.locale AS locale, u.locale AS user_locale, d.user_id AS device_user
+            """, [seconds, owner] + parameters).map { row in
+            let fcm: String? = try row.decode("fcm_token")
+            return Countdown(stream: try row.decode("stream_id"), user: try row.decode("user_id"), device: try row.decode("device_id"),
+                             seq: try row.decode("android_seq"), lastAcceptedStart: try row.decode("android_accepted_start"), fcmToken: fcm,
+                             locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), deviceUser: try row.decode("device_user"),
+                             tokenHash: TokenHash.of(fcm: fcm, pts: try row.decode("push_to_start_token")))
         }
     }
 
@@ -64,12 +91,15 @@ public enum AndroidCountdownStore {
         public var accepted: Bool
         /// The countdown is over for good (`end` accepted, its FCM token dead, or undeliverable): why.
         public var endedReason: String?
+        /// A start with the current state was accepted at these tokens (a re-registration).
+        public var tokenHash: String?
 
-        public init(user: String, device: String, accepted: Bool = false, endedReason: String? = nil) {
+        public init(user: String, device: String, accepted: Bool = false, endedReason: String? = nil, tokenHash: String? = nil) {
             self.user = user
             self.device = device
             self.accepted = accepted
             self.endedReason = endedReason
+            self.tokenHash = tokenHash
         }
     }
 
@@ -83,12 +113,13 @@ public enum AndroidCountdownStore {
             SET android_claimed_until = NULL, android_claimed_by = NULL, updated_at = now(),
                 android_accepted_start = CASE WHEN t.accepted = 'y' THEN coalesce($6::timestamptz, l.android_accepted_start) ELSE l.android_accepted_start END,
                 android_ended_at = CASE WHEN t.ended IS NOT NULL THEN coalesce(l.android_ended_at, now()) ELSE l.android_ended_at END,
-                android_end_reason = coalesce(l.android_end_reason, t.ended)
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(user_id, device_id, accepted, ended)
+                android_end_reason = coalesce(l.android_end_reason, t.ended), token_hash = coalesce(t.token_hash, l.token_hash)
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $7::text[]) AS t(user_id, device_id, accepted, ended, token_hash)
             WHERE l.stream_id = $1 AND l.user_id = t.user_id AND l.device_id = t.device_id
             """, [
                 stream, PostgresTextArray(settlements.map(\.user)), PostgresTextArray(settlements.map(\.device)),
                 PostgresTextArray(settlements.map { $0.accepted ? "y" : "n" }), PostgresTextArray(settlements.map(\.endedReason)), plannedStart,
+                PostgresTextArray(settlements.map(\.tokenHash)),
             ])
     }
 

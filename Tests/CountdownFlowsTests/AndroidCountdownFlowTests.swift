@@ -261,4 +261,39 @@ import TestSupport
             #expect(gateway.takeAll().isEmpty)
         }
     }
+
+    @Test func aReRegisteredDeviceGetsTheCurrentStateAndATakeoverEndsThePreviousUsersCountdownAtOnce() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '10 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.update(stream: "s"))
+            _ = gateway.takeAll()
+
+            // The app reinstalled: a new fcm_token. A start with the current state goes to it, once.
+            try await db.execute("UPDATE devices SET fcm_token = 'fcm-g-and-2' WHERE device_id = 'g-and'")
+            _ = try await handler.handle(.backfillDevice(device: "g-and"))
+            let restart = gateway.sent.value.compactMap(\.message)
+            #expect(gateway.takeAndroid() == ["start fcm-g-and-2 start 3"])
+            let planned = try await db.query("SELECT extract(epoch FROM planned_start_at)::bigint AS t FROM streams")[0].decode("t", as: Int.self)
+            #expect(restart.first?.data["scheduledStartAt"] == String(planned), "the current planned start")
+            _ = try await handler.handle(.backfillDevice(device: "g-and"))
+            #expect(gateway.takeAll().isEmpty, "once")
+
+            // Another user logs in on the guest's phone: the guest's countdown there ends at once.
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('other', 'Other')")
+            try await db.execute("UPDATE devices SET user_id = 'other' WHERE device_id = 'g-and'")
+            _ = try await handler.handle(.backfillDevice(device: "g-and"))
+            let ended = gateway.sent.value.compactMap(\.message)
+            #expect(gateway.takeAndroid() == ["end fcm-g-and-2 end 4"])
+            #expect(ended.first?.data["dismissAt"] == ended.first?.data["timestamp"], "dismissAt = now")
+            #expect(ended.first?.data["endedReason"] == "cancelled")
+            #expect(try await Self.ledger(db).contains("g-and=sent/4/takeover"))
+
+            // The stream's own end later goes only to the creator's device.
+            try await db.execute("UPDATE streams SET status = 'ready' WHERE id = 's'")
+            _ = try await handler.handle(.end(stream: "s"))
+            #expect(gateway.takeAndroid() == ["end fcm-c-and end 3"])
+        }
+    }
 }
