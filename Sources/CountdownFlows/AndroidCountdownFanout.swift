@@ -146,7 +146,7 @@ struct AndroidCountdownFanout: Sendable {
         var unreachable: [Countdown] = []
         for countdown in countdowns {
             guard let fcm = countdown.fcmToken, !fcm.isEmpty else {
-                context.metrics.skip(kind: kind, reason: "no_fcm_token")
+                context.metrics.skip(kind: kind, reason: "no_fcm_token", platform: "android")
                 unreachable.append(countdown)
                 continue
             }

@@ -65,7 +65,9 @@ struct StartFanout: Sendable {
         })
         for plan in plans.values {
             for target in plan.targets.values {
-                if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
+                if let skip = target.skip {
+                    context.metrics.skip(kind: "start", reason: skip.rawValue, platform: target.candidate.platform)
+                }
             }
         }
         guard !plans.isEmpty else { return decided }

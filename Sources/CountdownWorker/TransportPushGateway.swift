@@ -58,10 +58,10 @@ public final class TransportPushGateway: PushGateway {
             precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
             let latency = ContinuousClock.now - started
             var configurationErrors: [String: Int] = [:]
-            for result in results {
+            for (offset, result) in results.enumerated() {
                 metrics.pushLatency.observe(latency, labels: transportName)
                 let delivery = Self.delivery(result, kind: kind)
-                metrics.push(kind: kind, delivery: delivery)
+                metrics.push(kind: kind, platform: pushes[start + offset].platform, delivery: delivery)
                 if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
                 deliveries.append(delivery)
             }

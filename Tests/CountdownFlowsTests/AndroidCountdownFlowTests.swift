@@ -101,7 +101,7 @@ import TestSupport
             _ = try await handler.handle(.start(stream: "s"))
             #expect(gateway.takeAll() == ["start fcm-c-ios"], "only the iOS device")
             #expect(try await Self.ledger(db) == ["c-and=skipped:not_ios/0", "c-ios=sent/0", "g-and=skipped:not_ios/0", "g-none=skipped:not_ios/0"])
-            #expect(metrics.skips.value["start/not_ios"] == 3)
+            #expect(metrics.platformSkips.value["start/not_ios/android"] == 3, "skips carry the platform")
             try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
             _ = try await handler.handle(.end(stream: "s"))
             #expect(gateway.takeAll().isEmpty)
@@ -121,7 +121,7 @@ import TestSupport
             let creator = try #require(sent.first { $0.fcm == "fcm-c-and" }?.message)
             #expect(creator.data["role"] == "creator" && creator.data["body"]?.contains("dakika") == true, "the user's locale (tr)")
             #expect(try await Self.ledger(db) == ["c-and=sent/0", "c-ios=sent/0", "g-and=sent/0", "g-none=skipped:no_fcm_token/0"])
-            #expect(metrics.skips.value["start/no_fcm_token"] == 1 && metrics.skips.value["start/not_ios"] == nil)
+            #expect(metrics.platformSkips.value == ["start/no_fcm_token/android": 1])
             _ = gateway.takeAll()
 
             // Once per device and stream: the job run again, and a backfill of the guest, send nothing more.
