@@ -16,14 +16,16 @@ struct AndroidCountdownFanout: Sendable {
     /// End messages to the stream's live Android countdowns (nil when it has none and none is held elsewhere).
     func end(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int)? in
+        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int, Int)? in
             guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status.isTerminal else { return nil }
             stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
             let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: me, on: connection))
+            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: me, on: connection),
+                    try AndroidCountdownStore.startsInFlight(streamID, on: connection))
         }
-        guard let (stream, countdowns, elsewhere) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
+        guard let (stream, countdowns, elsewhere, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
         if countdowns.isEmpty {
+            if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
             return elsewhere > 0 ? .retry(after: .seconds(seconds), reason: "android_countdowns_claimed_elsewhere") : nil
         }
         let prepared = prepare(stream)
@@ -75,6 +77,7 @@ struct AndroidCountdownFanout: Sendable {
         if ledger.retrying > 0 {
             return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "android_end_retry")
         }
+        if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         return .done(detail: "ended \(settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
     }
 
@@ -82,14 +85,17 @@ struct AndroidCountdownFanout: Sendable {
     /// (nil when there are none).
     func update(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown])? in
+        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int)? in
             guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status == .scheduled else { return nil }
             stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
             let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me,
                                                               unlessShowing: stream.snapshot.plannedStartAt, on: connection)
-            return (stream, claimed)
+            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))
         }
-        guard let (stream, countdowns) = loaded, !countdowns.isEmpty else { return nil }
+        guard let (stream, countdowns, inFlight) = loaded else { return nil }
+        // A start being sent may carry the planned start from before the change: wait until its answer is written.
+        let waitForStarts: HandlerOutcome? = inFlight > 0 ? .retry(after: .seconds(1), reason: "android_starts_in_flight") : nil
+        guard !countdowns.isEmpty else { return waitForStarts }
         let planned = stream.snapshot.plannedStartAt
         let prepared = prepare(stream)
         let (pushes, addressed, unreachable) = build(countdowns, kind: "update") { countdown, language in
@@ -129,6 +135,7 @@ struct AndroidCountdownFanout: Sendable {
             try AndroidCountdownStore.settle(streamID, written, plannedStart: planned, on: connection)
         }
         if retry { return .retry(after: retryAfter, reason: "push_retry") }
+        if let waitForStarts { return waitForStarts }
         return .done(detail: "updated \(written.filter(\.accepted).count) of \(countdowns.count) android countdowns")
     }
 

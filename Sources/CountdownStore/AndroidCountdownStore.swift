@@ -123,9 +123,20 @@ public enum AndroidCountdownStore {
             ])
     }
 
-    /// Whether the stream has an Android countdown showing (it then needs its update and end jobs).
+    /// How many Android starts of the stream are being sent now (claimed, the claim not expired): once accepted they
+    /// are countdowns an update or end must reach, so those jobs wait for them.
+    public static func startsInFlight(_ stream: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query("""
+            SELECT count(*) AS n FROM countdown_start_ledger l JOIN devices d ON d.device_id = l.device_id AND d.platform = 'android'
+            WHERE l.stream_id = $1 AND l.status = 'sending' AND l.claimed_until > now()
+            """, [stream]).first?.decode("n", as: Int.self) ?? 0
+    }
+
+    /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight: it then needs its update
+    /// and end jobs.
     public static let liveCondition = """
         EXISTS (SELECT 1 FROM countdown_start_ledger a JOIN devices ad ON ad.device_id = a.device_id AND ad.platform = 'android'
-                WHERE a.stream_id = s.id AND a.status = 'sent' AND a.android_ended_at IS NULL)
+                WHERE a.stream_id = s.id AND a.android_ended_at IS NULL
+                  AND (a.status = 'sent' OR (a.status = 'sending' AND a.claimed_until > now())))
         """
 }

@@ -296,4 +296,38 @@ import TestSupport
             #expect(gateway.takeAndroid() == ["end fcm-c-and end 3"])
         }
     }
+
+    @Test func updatesAndEndsWaitForAStartStillInFlight() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            _ = gateway.takeAll()
+            // The guest's start is being sent (its answer not yet written) when the stream is moved.
+            try await db.execute("""
+                UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now() + interval '30 seconds' WHERE device_id = 'g-and'
+                """)
+            let states = try await db.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            try await db.execute("DELETE FROM countdown_start_ledger WHERE device_id = 'c-and'")
+            let onlyInFlight = try await db.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            #expect(states["s"]?.hasSessions == true && onlyInFlight["s"]?.hasSessions == true, "a start in flight plans the update")
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '5 minutes' WHERE id = 's'")
+            let waiting = try await handler.handle(.update(stream: "s"))
+            guard case .retry(_, let reason) = waiting else { Issue.record("expected a retry, got \(waiting)"); return }
+            #expect(reason == "android_starts_in_flight")
+            #expect(gateway.takeAndroid().isEmpty)
+            try await db.execute("UPDATE countdown_start_ledger SET status = 'sent', claimed_until = NULL WHERE device_id = 'g-and'")
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.takeAndroid() == ["update fcm-g-and update 2"])
+
+            // The same for an end; a claim that expired (its worker gone) is not waited for.
+            try await db.execute("UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now() + interval '30 seconds' WHERE device_id = 'g-and'")
+            try await db.execute("UPDATE streams SET status = 'started' WHERE id = 's'")
+            let ending = try await handler.handle(.end(stream: "s"))
+            guard case .retry(_, let why) = ending else { Issue.record("expected a retry, got \(ending)"); return }
+            #expect(why == "android_starts_in_flight")
+            try await db.execute("UPDATE countdown_start_ledger SET claimed_until = now() - interval '1 second' WHERE device_id = 'g-and'")
+            let gone = try await handler.handle(.end(stream: "s"))
+            guard case .done = gone else { Issue.record("expected done, got \(gone)"); return }
+        }
+    }
 }
