@@ -39,4 +39,30 @@ import TestSupport
         #expect(try await system.pushes().events("android_end").count == 1, "once")
         await system.stop()
     }
+
+    @Test func aPausedEndKindHoldsTheAndroidEndUntilResumed() async throws {
+        let system = try await CountdownSystem(settings: ["ANDROID_COUNTDOWN": "on", "START_LEAD_SECONDS": "30"])
+        try await system.user("creator")
+        try await system.device("creator-pixel", user: "creator", platform: "android", pushToStart: false)
+        try system.startWorker()
+        try await system.stream("s1", startsIn: 20, creator: "creator")
+        try await system.waitForPushes("the Android start") { $0.events("android_start").count == 1 }
+        try await waitUntil(timeout: .seconds(10), "the start settled") {
+            try await system.query("SELECT status FROM countdown_start_ledger WHERE device_id = 'creator-pixel'").first?
+                .decode("status", as: String.self) == "sent"
+        }
+        let paused = try await system.admin(["pause", "--kind", "end", "--reason", "test", "--yes"])
+        #expect(paused.status == 0, "\(paused.output)")
+        try await system.execute("UPDATE streams SET status = 'started' WHERE id = 's1'")
+        try await waitUntil(timeout: .seconds(10), "the end job queued") {
+            try await system.admin(["show", "s1", "--json"]).output.contains("end:s1")
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await system.pushes().events("android_end").isEmpty, "held while end is paused")
+        let resumed = try await system.admin(["resume", "--kind", "end"])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        let ended = try await system.waitForPushes("the Android end after resume") { $0.events("android_end").count == 1 }
+        #expect(ended.events("android_end").first?.data["endedReason"] == "started")
+        await system.stop()
+    }
 }
