@@ -132,11 +132,14 @@ public enum AndroidCountdownStore {
             """, [stream]).first?.decode("n", as: Int.self) ?? 0
     }
 
-    /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight: it then needs its update
-    /// and end jobs.
-    public static let liveCondition = """
-        EXISTS (SELECT 1 FROM countdown_start_ledger a JOIN devices ad ON ad.device_id = a.device_id AND ad.platform = 'android'
-                WHERE a.stream_id = s.id AND a.android_ended_at IS NULL
-                  AND (a.status = 'sent' OR (a.status = 'sending' AND a.claimed_until > now())))
+    /// The stream's (`s`) Android countdowns showing or being started, as a `FROM … WHERE` clause: they need its
+    /// update and end jobs.
+    public static let liveRows = """
+        FROM countdown_start_ledger a JOIN devices ad ON ad.device_id = a.device_id AND ad.platform = 'android'
+        WHERE a.stream_id = s.id AND a.android_ended_at IS NULL
+          AND (a.status = 'sent' OR (a.status = 'sending' AND a.claimed_until > now()))
         """
+
+    /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight.
+    public static let liveCondition = "EXISTS (SELECT 1 \(liveRows))"
 }

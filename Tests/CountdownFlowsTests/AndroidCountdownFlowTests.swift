@@ -275,7 +275,7 @@ import TestSupport
             _ = try await handler.handle(.backfillDevice(device: "g-and"))
             let restart = gateway.sent.value.compactMap(\.message)
             #expect(gateway.takeAndroid() == ["start fcm-g-and-2 start 3"])
-            let planned = try await db.query("SELECT extract(epoch FROM planned_start_at)::bigint AS t FROM streams")[0].decode("t", as: Int.self)
+            let planned = try await db.query("SELECT floor(extract(epoch FROM planned_start_at))::bigint AS t FROM streams")[0].decode("t", as: Int.self)
             #expect(restart.first?.data["scheduledStartAt"] == String(planned), "the current planned start")
             _ = try await handler.handle(.backfillDevice(device: "g-and"))
             #expect(gateway.takeAll().isEmpty, "once")
