@@ -23,6 +23,18 @@ public struct StreamReport: Sendable, Codable {
         public var reason: String?
         public var attempts: Int
         public var sentAt: Date?
+        /// The device's platform now (nil when the device is gone).
+        public var platform: String?
+        /// An Android device's countdown (SPEC 10.4), nil for other platforms.
+        public var android: AndroidCountdown?
+    }
+    /// What the fleet sent an Android device for the stream after its start: the last `seq`, and the end.
+    public struct AndroidCountdown: Sendable, Codable {
+        /// The `seq` of the last message (1: the start only).
+        public var seq: Int
+        public var endedAt: Date?
+        /// The end's reason (`ready`…`expired`, `takeover`, `dead_token:…`, `undeliverable`).
+        public var endedReason: String?
     }
     public struct Session: Sendable, Codable { public var deviceID: String; public var userID: String?; public var token: String; public var updatedAt: Date }
     public struct Reminder: Sendable, Codable { public var userID, status: String }
@@ -64,15 +76,24 @@ public struct StreamReport: Sendable, Codable {
                     userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
                     platform: try row.decode("platform"), fcmToken: try row.decode("fcm_token"), pushToStartToken: try row.decode("push_to_start_token"),
                     locale: try row.decode("locale"), liveStreamEnabled: try row.decode("enabled"))
+                let skip = StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled)
                 return Device(userID: candidate.userID, deviceID: candidate.deviceID, platform: candidate.platform,
-                              startEligibility: StartEligibility.skipReason(for: candidate, transport: transport)?.rawValue ?? "eligible")
+                              startEligibility: skip?.rawValue ?? "eligible")
             }
             let ledger = try connection.query("""
-                SELECT user_id, device_id, status, reason, attempts, sent_at FROM countdown_start_ledger
-                WHERE stream_id = $1 ORDER BY user_id, device_id
-                """, [streamID]).map {
-                LedgerEntry(userID: try $0.decode("user_id"), deviceID: try $0.decode("device_id"), status: try $0.decode("status"),
-                            reason: try $0.decode("reason"), attempts: try $0.decode("attempts"), sentAt: try $0.decode("sent_at"))
+                SELECT l.user_id, l.device_id, l.status, l.reason, l.attempts, l.sent_at, d.platform,
+                       greatest(l.android_seq, 1) AS android_seq, l.android_ended_at, l.android_end_reason
+                FROM countdown_start_ledger l LEFT JOIN devices d ON d.device_id = l.device_id
+                WHERE l.stream_id = $1 ORDER BY l.user_id, l.device_id
+                """, [streamID]).map { row in
+                let platform: String? = try row.decode("platform")
+                let status: String = try row.decode("status")
+                let android = platform == "android" && status == "sent" ? AndroidCountdown(
+                    seq: try row.decode("android_seq"), endedAt: try row.decode("android_ended_at"),
+                    endedReason: try row.decode("android_end_reason")) : nil
+                return LedgerEntry(userID: try row.decode("user_id"), deviceID: try row.decode("device_id"), status: status,
+                                   reason: try row.decode("reason"), attempts: try row.decode("attempts"), sentAt: try row.decode("sent_at"),
+                                   platform: platform, android: android)
             }
             let sessions = try connection.query("""
                 SELECT device_id, user_id, live_activity_token, updated_at FROM live_activity_sessions WHERE stream_id = $1 ORDER BY device_id

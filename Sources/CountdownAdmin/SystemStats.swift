@@ -13,6 +13,10 @@ public struct SystemStats: Sendable, Codable {
     public var outboxOldestAgeSeconds: Double
     /// Start ledger rows touched in the last hour, by `status` or `status:reason`.
     public var recentStartResults: [String: Int]
+    /// The same for Android devices only (their countdown's starts, and why the others got none).
+    public var recentAndroidStartResults: [String: Int] = [:]
+    /// Android countdowns ended in the last hour, by end reason (`cancelled`, `takeover`, `dead_token`, …).
+    public var androidEndsLastHour: [String: Int] = [:]
     public var remindersSentLastHour: Int
     public var streamsByStatus: [String: Int]
     /// Kinds whose claiming is paused (`countdown-admin pause`), as PostgreSQL records them, and the due jobs they hold.
@@ -43,6 +47,22 @@ public struct SystemStats: Sendable, Codable {
                 """) {
                 results[try row.decode("label")] = try row.decode("n")
             }
+            var android: [String: Int] = [:]
+            for row in try connection.query("""
+                SELECT CASE WHEN l.status IN ('sent', 'pending', 'sending') THEN l.status
+                            ELSE l.status || ':' || coalesce(split_part(l.reason, ':', 1), '') END AS label, count(*) AS n
+                FROM countdown_start_ledger l JOIN devices d ON d.device_id = l.device_id AND d.platform = 'android'
+                WHERE l.updated_at > now() - interval '1 hour' GROUP BY 1 ORDER BY 1
+                """) {
+                android[try row.decode("label")] = try row.decode("n")
+            }
+            var androidEnds: [String: Int] = [:]
+            for row in try connection.query("""
+                SELECT split_part(android_end_reason, ':', 1) AS label, count(*) AS n FROM countdown_start_ledger
+                WHERE android_ended_at > now() - interval '1 hour' GROUP BY 1 ORDER BY 1
+                """) {
+                androidEnds[try row.decode("label")] = try row.decode("n")
+            }
             var streams: [String: Int] = [:]
             for row in try connection.query("SELECT status, count(*) AS n FROM streams GROUP BY status") {
                 streams[try row.decode("status")] = try row.decode("n")
@@ -57,6 +77,8 @@ public struct SystemStats: Sendable, Codable {
                 outboxBacklog: try outbox?.decode("n") ?? 0, outboxOldestAgeSeconds: try outbox?.decode("age") ?? 0,
                 recentStartResults: results, remindersSentLastHour: reminders, streamsByStatus: streams)
             stats.paused = paused
+            stats.recentAndroidStartResults = android
+            stats.androidEndsLastHour = androidEnds
             return stats
         }
         stats.pausedInRedisOnly = redisPaused.filter { kind in !stats.paused.contains { $0.kind == kind } }

@@ -11,6 +11,9 @@ public struct FlowSettings: Sendable, Equatable {
     public var deepLinkScheme: String
     /// False with `REMINDER_TRANSPORT=off`: reminder jobs are recorded as done without sending.
     public var remindersEnabled: Bool = true
+    /// True with `ANDROID_COUNTDOWN=on`: Android devices get new countdown starts (SPEC 10.4). Off stops new
+    /// starts only; countdowns already showing still get their updates and ends.
+    public var androidCountdownEnabled: Bool = false
 
     public init(startLeadSeconds: Int = 3600, reminderLeadSeconds: Int = 600, expireAfterSeconds: Int = 3600,
                 endDismissAfterSeconds: Int = 900, attributesType: String = "AllmineLiveActivityAttributes",

@@ -24,6 +24,9 @@ public struct DeviceCandidate: Sendable, Equatable {
         self.userLocale = userLocale
         self.liveStreamEnabled = liveStreamEnabled
     }
+
+    /// An Android device: it gets the countdown by FCM data message (SPEC 10.4), not a push-to-start.
+    public var isAndroid: Bool { platform == "android" }
 }
 
 /// Why a device gets no start push. Raw values are metric labels and ledger reasons.
@@ -34,11 +37,15 @@ public enum StartSkipReason: String, Sendable, CaseIterable {
     case preferenceOff = "preference_off"
 }
 
-/// Decides whether a device may get a push-to-start (SPEC section 5). Pure.
+/// Decides whether a device may get a push-to-start, or with `ANDROID_COUNTDOWN=on` an Android device the
+/// countdown's start message (SPEC sections 5 and 10.4). Pure.
 public enum StartEligibility {
-    /// `nil` when the device is eligible, otherwise the first reason it is not.
-    public static func skipReason(for device: DeviceCandidate, transport: PushTransportKind = .fcm) -> StartSkipReason? {
+    /// `nil` when the device is eligible, otherwise the first reason it is not. `androidCountdown`: Android devices
+    /// with an FCM token are eligible (they need no push-to-start token, on any transport).
+    public static func skipReason(for device: DeviceCandidate, transport: PushTransportKind = .fcm,
+                                  androidCountdown: Bool = false) -> StartSkipReason? {
         if !device.liveStreamEnabled { return .preferenceOff }
+        if androidCountdown && device.isAndroid { return (device.fcmToken ?? "").isEmpty ? .noFCMToken : nil }
         if device.platform != "ios" { return .notIOS }
         if (device.pushToStartToken ?? "").isEmpty { return .noPushToStartToken }
         if transport != .apns && (device.fcmToken ?? "").isEmpty { return .noFCMToken }

@@ -7,9 +7,12 @@ import Foundation
 struct BackfillHandler: Sendable {
     let context: FlowContext
 
+    /// Also brings the device's Android countdowns up to date (a takeover ends the previous user's, a new
+    /// `fcm_token` gets the current state).
     func run(device: String) async throws -> HandlerOutcome {
+        let android = try await AndroidCountdownFanout(context: context).deviceChanged(device)
         let streams = try await streamsInWindow(of: .device(device))
-        return try await fanOut(streams, scope: .device(device))
+        return JobHandler.merged(retired: android, live: try await fanOut(streams, scope: .device(device)))
     }
 
     func run(user: String) async throws -> HandlerOutcome {

@@ -1,7 +1,13 @@
 /// What the flows count, implemented by the worker's metrics (and by fakes in tests).
 public protocol FlowMetrics: Sendable {
-    /// A decision not to send, by job kind and reason.
-    func skip(kind: String, reason: String)
+    /// A decision not to send, by job kind, reason and the device's platform (`ios`, `android`, or `any` when the
+    /// decision is not about one device).
+    func skip(kind: String, reason: String, platform: String)
     /// A session given up on when its end push's dismissal window closed, by last reason.
     func countUndeliverableEnd(reason: String)
+}
+
+extension FlowMetrics {
+    /// A decision not to send that is not about one device's platform.
+    public func skip(kind: String, reason: String) { skip(kind: kind, reason: reason, platform: "any") }
 }

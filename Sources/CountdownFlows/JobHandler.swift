@@ -11,12 +11,18 @@ public struct JobHandler: Sendable {
         case .start(let stream): try await StartFanout(context: context).run(stream: stream, scope: .stream)
         case .backfillDevice(let device): try await BackfillHandler(context: context).run(device: device)
         case .backfillUser(let user): try await BackfillHandler(context: context).run(user: user)
-        case .end(let stream): try await SessionFanout(context: context).end(stream: stream)
+        case .end(let stream):
+            // The stream's runtime sessions and its Android countdowns (SPEC 10.4): a retry of either retries both
+            // (what was accepted is not sent again).
+            try await Self.merged(retired: AndroidCountdownFanout(context: context).end(stream: stream),
+                                  live: SessionFanout(context: context).end(stream: stream))
         case .sessionEnd(let stream, let device):
             // The device's sessions retired by a takeover, then its live session if the stream has ended.
             try await Self.merged(retired: SessionFanout(context: context).endRetired(stream: stream, device: device),
                                   live: SessionFanout(context: context).end(stream: stream, device: device))
-        case .update(let stream): try await SessionFanout(context: context).update(stream: stream)
+        case .update(let stream):
+            try await Self.merged(retired: AndroidCountdownFanout(context: context).update(stream: stream),
+                                  live: SessionFanout(context: context).update(stream: stream))
         case .reminder(let stream): try await ReminderFanout(context: context).run(stream: stream)
         case .reminderPage(let stream, let after, let through): try await ReminderFanout(context: context).run(stream: stream, after: after, through: through)
         case .expire(let stream): try await ExpireHandler(context: context).run(stream: stream)
@@ -28,8 +34,9 @@ public struct JobHandler: Sendable {
         try await StartFanout(context: context).run(streams: streams, scope: .stream)
     }
 
-    /// One outcome for a session-end job's two parts: a retry of either retries the job (both parts are
-    /// idempotent); otherwise the retired part's result stands unless the live part did something too.
+    /// One outcome for a job's two parts (a session-end job's retired and live sessions; an end or update job's
+    /// Android countdowns and runtime sessions): a retry of either retries the job (both parts are idempotent);
+    /// otherwise the first part's result stands unless the second did something too.
     static func merged(retired: HandlerOutcome?, live: HandlerOutcome) -> HandlerOutcome {
         guard let retired else { return live }
         switch (retired, live) {

@@ -14,6 +14,17 @@ public enum OutgoingPush: Sendable {
     case liveActivity(LiveActivityPayload, fcmToken: String, activityToken: String)
     /// A plain notification (reminders).
     case notification(ReminderNotification, fcmToken: String)
+    /// An Android countdown data message (SPEC 10.4) to the device's FCM token.
+    case androidCountdown(AndroidCountdownMessage, fcmToken: String)
+
+    /// The `platform` metric label: `ios`, `android`, or `any` for a reminder.
+    public var platform: String {
+        switch self {
+        case .liveActivity: "ios"
+        case .androidCountdown: "android"
+        case .notification: "any"
+        }
+    }
 }
 
 /// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests).

@@ -38,7 +38,7 @@ extension SessionFanout {
         for session in retired {
             let fcm = session.fcmToken ?? ""
             if fcm.isEmpty && context.transport != .apns {
-                context.metrics.skip(kind: "end", reason: "no_fcm_token")
+                context.metrics.skip(kind: "end", reason: "no_fcm_token", platform: "ios")
                 failures.append(.init(activityToken: session.activityToken, reason: "no_fcm_token"))
                 continue
             }

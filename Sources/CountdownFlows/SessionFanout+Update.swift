@@ -110,23 +110,17 @@ extension SessionFanout {
         let deliveries = await context.push.sendAll(pushes, kind: .update)
         var accepted: [(device: String, token: String)] = []
         var refused: [DeviceTokenStore.Invalidation] = []
-        var retry = false
-        var retryAfter: Duration?
+        var retry = PushRetry()
         for (session, delivery) in zip(addressed, deliveries) {
+            retry.note(delivery)
             switch delivery {
             case .accepted:
                 accepted.append((session.device, session.activityToken))
             case .tokenRefused(let token, let reason):
                 // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
                 refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
-            case .rejected:
+            case .rejected, .retry, .configurationError:
                 break
-            case .retry(let after, _):
-                retry = true
-                if let after { retryAfter = max(retryAfter ?? .zero, after) }
-            case .configurationError:
-                retry = true
-                retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
         let acceptedNow = accepted
@@ -135,6 +129,6 @@ extension SessionFanout {
             try DeviceTokenStore.clear(refusedTokens, on: connection)
             try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: acceptedNow, shown: planned, on: connection)
         }
-        return (accepted.count, retry ? .retry(after: retryAfter, reason: "push_retry") : nil)
+        return (accepted.count, retry.outcome())
     }
 }

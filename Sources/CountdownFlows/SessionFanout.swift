@@ -102,7 +102,7 @@ struct SessionFanout: Sendable {
         for session in sessions {
             let fcm = session.fcmToken ?? ""
             if fcm.isEmpty && context.transport != .apns {
-                context.metrics.skip(kind: kind, reason: "no_fcm_token")
+                context.metrics.skip(kind: kind, reason: "no_fcm_token", platform: "ios")
                 unreachable.append(session)
                 continue
             }

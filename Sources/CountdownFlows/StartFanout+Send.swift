@@ -24,22 +24,34 @@ extension StartFanout {
         }
 
         private var payloads: [Key: LiveActivityPayload] = [:]
+        private var androidStarts: [Key: AndroidCountdownMessage] = [:]
         private var prepared: [String: PreparedStream] = [:]
 
         mutating func start(for stream: StreamSnapshotRow, role: ParticipantRole, language: PayloadLanguage,
                             with builder: PushPayloadBuilder) throws(PushPayloadError) -> LiveActivityPayload {
             let key = Key(stream: stream.snapshot.id, role: role, language: language)
             if let payload = payloads[key] { return payload }
-            let texts: PreparedStream
-            if let known = prepared[key.stream] {
-                texts = known
-            } else {
-                texts = try builder.prepare(stream.snapshot)
-                prepared[key.stream] = texts
-            }
-            let payload = try builder.start(texts, role: role, language: language, now: stream.now, viewerCount: stream.viewerCount)
+            let payload = try builder.start(try prepare(stream, with: builder), role: role, language: language, now: stream.now, viewerCount: stream.viewerCount)
             payloads[key] = payload
             return payload
+        }
+
+        /// The Android countdown's start (`seq` 1: the first message of a device and stream), shared like `start`.
+        mutating func androidStart(for stream: StreamSnapshotRow, role: ParticipantRole, language: PayloadLanguage,
+                                   with builder: PushPayloadBuilder) throws(PushPayloadError) -> AndroidCountdownMessage {
+            let key = Key(stream: stream.snapshot.id, role: role, language: language)
+            if let message = androidStarts[key] { return message }
+            let message = try builder.androidStart(try prepare(stream, with: builder), role: role, language: language, now: stream.now,
+                                                   seq: 1, viewerCount: stream.viewerCount)
+            androidStarts[key] = message
+            return message
+        }
+
+        private mutating func prepare(_ stream: StreamSnapshotRow, with builder: PushPayloadBuilder) throws(PushPayloadError) -> PreparedStream {
+            if let known = prepared[stream.snapshot.id] { return known }
+            let texts = try builder.prepare(stream.snapshot)
+            prepared[stream.snapshot.id] = texts
+            return texts
         }
     }
 
@@ -130,16 +142,23 @@ extension StartFanout {
         for (streamID, plan) in plans {
             tally.claimed[streamID, default: 0] += plan.claimed.count
             for (user, device) in plan.claimed {
-                guard let target = plan.targets[Plan.key(user, device)], target.skip == nil, let pts = target.candidate.pushToStartToken else {
+                let android = context.settings.androidCountdownEnabled && plan.targets[Plan.key(user, device)]?.candidate.isAndroid == true
+                guard let target = plan.targets[Plan.key(user, device)], target.skip == nil,
+                      let pts = android ? "" : target.candidate.pushToStartToken else {
                     immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "skipped", reason: "no_longer_eligible")))
                     continue
                 }
                 let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
                 let role = ParticipantRole(rawValue: target.candidate.role) ?? .guest
                 do {
-                    let payload = try built.start(for: plan.stream, role: role, language: language, with: context.payloads)
                     let fcm = target.candidate.fcmToken ?? ""
-                    pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
+                    if android {
+                        let message = try built.androidStart(for: plan.stream, role: role, language: language, with: context.payloads)
+                        pushes.append(.androidCountdown(message, fcmToken: fcm))
+                    } else {
+                        let payload = try built.start(for: plan.stream, role: role, language: language, with: context.payloads)
+                        pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
+                    }
                     sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm, tokenHash: target.tokenHash))
                 } catch {
                     immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "failed", reason: "payload_error")))

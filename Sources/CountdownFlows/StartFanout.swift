@@ -65,7 +65,9 @@ struct StartFanout: Sendable {
         })
         for plan in plans.values {
             for target in plan.targets.values {
-                if let skip = target.skip { context.metrics.skip(kind: "start", reason: skip.rawValue) }
+                if let skip = target.skip {
+                    context.metrics.skip(kind: "start", reason: skip.rawValue, platform: target.candidate.platform)
+                }
             }
         }
         guard !plans.isEmpty else { return decided }
@@ -117,7 +119,8 @@ struct StartFanout: Sendable {
             if scope == .stream { try ActivityLifetimeStore.reopenOutlived(active, lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection) }
             for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
                 plans[streamID]?.targets[Plan.key(candidate.userID, candidate.deviceID)] = StartLedgerStore.Target(
-                    stream: streamID, candidate: candidate, skip: StartEligibility.skipReason(for: candidate, transport: transport))
+                    stream: streamID, candidate: candidate,
+                    skip: StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled))
             }
             let recorded = try StartLedgerStore.recordTargets(plans.values.flatMap(\.targets.values), scope: scope, claim: .init(owner: me, seconds: claimSeconds, limit: pageSize), racing: racing,
                withoutRows: withoutRows, on: connection)

@@ -10,6 +10,8 @@ public struct CountdownConfig: Sendable {
     /// `REMINDER_TRANSPORT`: reminders are plain notifications and need FCM (with `PUSH_TRANSPORT=apns` too).
     public enum ReminderTransportKind: String, Sendable, CaseIterable { case fcm, off }
     public enum APNsEnvironment: String, Sendable, CaseIterable { case production, development }
+    /// `ANDROID_COUNTDOWN`: whether Android devices get new countdown starts by FCM data message (SPEC 10.4).
+    public enum AndroidCountdownMode: String, Sendable, CaseIterable { case off, on }
 
     public struct FCM: Sendable {
         public var credentialsFile: String
@@ -33,6 +35,8 @@ public struct CountdownConfig: Sendable {
     public var namespace: String
     public var pushTransport: PushTransportKind
     public var reminderTransport: ReminderTransportKind = .fcm
+    /// `ANDROID_COUNTDOWN` (default off: the app must ship its renderer first); also `flow.androidCountdownEnabled`.
+    public var androidCountdown: AndroidCountdownMode = .off
     public var fcm: FCM?
     public var apns: APNs?
     public var flow: FlowSettings
@@ -99,11 +103,16 @@ public struct CountdownConfig: Sendable {
         var fcm: FCM?
         var apns: APNs?
         let reminders = read({ try env.choice("REMINDER_TRANSPORT", default: ReminderTransportKind.fcm) }, default: .fcm)
+        let android = read({ try env.choice("ANDROID_COUNTDOWN", default: AndroidCountdownMode.off) }, default: .off)
         if requirePush && transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") == nil {
             problems.append(ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem:
                 "is required for reminders with PUSH_TRANSPORT=apns (reminders go through FCM); set REMINDER_TRANSPORT=off to run without them"))
+        } else if requirePush && transport == .apns && android == .on && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") == nil {
+            problems.append(ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem:
+                "is required for ANDROID_COUNTDOWN=on with PUSH_TRANSPORT=apns (the Android countdown goes through FCM)"))
         }
-        if requirePush && (transport == .fcm || (transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") != nil)) {
+        let fcmBesideAPNs = (reminders == .fcm || android == .on) && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") != nil
+        if requirePush && (transport == .fcm || (transport == .apns && fcmBesideAPNs)) {
             fcm = FCM(
                 credentialsFile: read({ try env.file("GOOGLE_APPLICATION_CREDENTIALS") }, default: ""),
                 projectID: env.optionalString("FCM_PROJECT_ID"),
@@ -168,6 +177,8 @@ public struct CountdownConfig: Sendable {
         var configured = config
         configured.reminderTransport = reminders
         configured.flow.remindersEnabled = reminders == .fcm
+        configured.androidCountdown = android
+        configured.flow.androidCountdownEnabled = android == .on
         configured.tokenGuardMinRefusals = read({ try env.integer("TOKEN_GUARD_MIN_REFUSALS", default: 20, range: 1...1_000_000) }, default: 20)
         configured.tokenGuardRatio = read({ try env.fraction("TOKEN_GUARD_RATIO", default: 0.2, range: 0...1) }, default: 0.2)
         configured.statementTimeoutMilliseconds = read({ try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) },

@@ -7,7 +7,8 @@ import Postgres
 public enum ActivityLifetimeStore {
     /// Opens again, as the next generation, the `sent` ledger rows of `streams` whose push-to-start went out more
     /// than `lifetimeSeconds` before the stream's planned start, and retires those devices' sessions of the stream
-    /// (reason `activity_lifetime`). Returns the (stream, device) pairs reopened.
+    /// (reason `activity_lifetime`). Rows of Android devices are left alone: the Android countdown has no 8-hour life and
+    /// is started once per device and stream (SPEC 10.4, round 3). Returns the (stream, device) pairs reopened.
     @discardableResult
     public static func reopenOutlived(_ streams: [String], lifetimeSeconds: Int, on connection: PostgresConnection) throws
         -> [(stream: String, device: String)] {
@@ -18,6 +19,7 @@ public enum ActivityLifetimeStore {
             FROM streams s
             WHERE l.stream_id = ANY($1::text[]) AND s.id = l.stream_id AND l.status = 'sent'
               AND l.sent_at < s.planned_start_at - make_interval(secs => $2)
+              AND NOT EXISTS (SELECT 1 FROM devices d WHERE d.device_id = l.device_id AND d.platform = 'android')
             RETURNING l.stream_id, l.device_id
             """, [PostgresTextArray(streams.sorted()), lifetimeSeconds]).map { row in
             (stream: try row.decode("stream_id", as: String.self), device: try row.decode("device_id", as: String.self))

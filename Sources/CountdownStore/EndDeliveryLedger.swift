@@ -45,7 +45,10 @@ public enum EndDeliveryLedger {
                                [stream, PostgresTextArray(devices)])
     }
 
-    public static func record(_ failures: [Failure], stream: String, windowSeconds: Int, on connection: PostgresConnection) throws -> Outcome {
+    /// Counts the failures; those whose first failure is older than `windowSeconds` are given up on: the session
+    /// deleted (`android`: the device's Android countdown marked ended, `undeliverable`) and recorded undeliverable.
+    public static func record(_ failures: [Failure], stream: String, windowSeconds: Int, android: Bool = false,
+                              on connection: PostgresConnection) throws -> Outcome {
         guard !failures.isEmpty else { return Outcome() }
         var outcome = Outcome()
         var expired: [Failure] = []
@@ -66,11 +69,19 @@ public enum EndDeliveryLedger {
             }
         }
         guard !expired.isEmpty else { return outcome }
+        let gone = android ? """
+            UPDATE countdown_start_ledger s SET android_ended_at = now(), android_end_reason = 'undeliverable',
+                android_claimed_until = NULL, android_claimed_by = NULL
+            FROM unnest($2::text[], $3::text[]) AS t(device_id, token)
+            WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.android_ended_at IS NULL
+            RETURNING s.device_id, '' AS live_activity_token
+            """ : """
+            DELETE FROM live_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
+            WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
+            RETURNING s.device_id, s.live_activity_token
+            """
         outcome.undeliverable = try connection.query("""
-            WITH gone AS (
-                DELETE FROM live_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                RETURNING s.device_id, s.live_activity_token),
+            WITH gone AS (\(gone)),
             attempts AS (
                 DELETE FROM countdown_end_attempts a WHERE a.stream_id = $1 AND a.device_id = ANY($2::text[])
                 RETURNING a.device_id, a.attempts, a.first_failed_at, a.last_reason)

@@ -10,7 +10,8 @@ public enum StreamStateStore {
             SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for, p.update_pending_for,
                    s.id IN (SELECT r.stream_id FROM stream_reminders r WHERE r.stream_id = ANY($1::text[]) AND r.status = 'active')
                        AS has_reminders,
-                   s.id IN (SELECT l.stream_id FROM live_activity_sessions l WHERE l.stream_id = ANY($1::text[])) AS has_sessions
+                   (s.id IN (SELECT l.stream_id FROM live_activity_sessions l WHERE l.stream_id = ANY($1::text[]))
+                    OR \(AndroidCountdownStore.liveCondition)) AS has_sessions
             FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id
             WHERE s.id = ANY($1::text[])
             """, [PostgresTextArray(ids)])

@@ -5,7 +5,8 @@ extension StreamStore {
     /// A stream locked for a command (`FOR UPDATE`), with what the command reports.
     public struct CommandRow: Sendable, Equatable {
         public var status: String
-        /// Runtime sessions of the stream (each gets an end push when the stream ends).
+        /// Runtime sessions of the stream and its Android countdowns showing or being started (each gets an end push
+        /// when the stream ends).
         public var sessions: Int
         /// Reminders still `active`.
         public var activeReminders: Int
@@ -17,7 +18,8 @@ extension StreamStore {
     public static func lockForCommand(_ stream: String, on connection: PostgresConnection) throws -> CommandRow? {
         guard let row = try connection.query("""
             SELECT s.status, now() AS now,
-                   (SELECT count(*) FROM live_activity_sessions WHERE stream_id = s.id) AS sessions,
+                   (SELECT count(*) FROM live_activity_sessions WHERE stream_id = s.id)
+                   + (SELECT count(*) \(AndroidCountdownStore.liveRows)) AS sessions,
                    (SELECT count(*) FROM stream_reminders WHERE stream_id = s.id AND status = 'active') AS reminders
             FROM streams s WHERE s.id = $1 FOR UPDATE OF s
             """, [stream]).first else { return nil }

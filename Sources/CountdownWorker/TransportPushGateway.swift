@@ -73,10 +73,10 @@ public final class TransportPushGateway: PushGateway {
             let latency = ContinuousClock.now - started
             var configurationErrors: [String: Int] = [:]
             var acceptedByEndService = 0
-            for (message, result) in zip(messages, results) {
+            for (offset, (message, result)) in zip(messages, results).enumerated() {
                 metrics.pushLatency.observe(latency, labels: transportName)
                 let delivery = Self.delivery(result, kind: kind)
-                metrics.push(kind: kind, delivery: delivery)
+                metrics.push(kind: kind, platform: pushes[start + offset].platform, delivery: delivery)
                 if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
                 if case .accepted = delivery, notificationsShareEndService || Self.isLiveActivity(message) { acceptedByEndService += 1 }
                 deliveries.append(delivery)
@@ -102,6 +102,8 @@ public final class TransportPushGateway: PushGateway {
         case .notification(let notification, let fcmToken):
             .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
                           data: notification.data, options: NotificationOptions(notification.delivery))
+        case .androidCountdown(let message, let fcmToken):
+            .androidCountdown(id: kind.rawValue, fcmToken: fcmToken, message)
         }
     }
 

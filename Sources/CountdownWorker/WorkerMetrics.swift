@@ -38,9 +38,11 @@ public final class WorkerMetrics: Sendable {
         jobDuration = registry.histogram("countdown_job_duration_seconds", help: "Time spent handling a job.", labels: ["kind"])
         jobLateness = registry.histogram("countdown_job_lateness_seconds", help: "Claim time minus due time, by the Redis clock.", labels: ["kind"],
                                          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60])
-        pushes = registry.counter("countdown_pushes_total", help: "Pushes sent, by kind, result and reason.", labels: ["kind", "result", "reason"])
+        pushes = registry.counter("countdown_pushes_total", help: "Pushes sent, by kind, result, reason and platform (ios, android, any).",
+                                   labels: ["kind", "result", "reason", "platform"])
         pushLatency = registry.histogram("countdown_push_latency_seconds", help: "Push request latency.", labels: ["transport"])
-        skips = registry.counter("countdown_skips_total", help: "Decisions not to send, by kind and reason.", labels: ["kind", "reason"])
+        skips = registry.counter("countdown_skips_total", help: "Decisions not to send, by kind, reason and platform (ios, android, any).",
+                                labels: ["kind", "reason", "platform"])
         queueJobs = registry.gauge("countdown_queue_jobs", help: "Queue jobs by state (delayed, due, leased, dead).", labels: ["state"])
         queueOldestLateness = registry.gauge("countdown_queue_oldest_lateness_seconds", help: "How late the oldest due job is.")
         outboxBacklog = registry.gauge("countdown_outbox_backlog", help: "Outbox rows waiting for the relay.")
@@ -67,12 +69,13 @@ public final class WorkerMetrics: Sendable {
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 
-    public func skip(kind: String, reason: String) {
-        skips.increment(labels: kind, reason)
+    public func skip(kind: String, reason: String, platform: String) {
+        skips.increment(labels: kind, reason, platform)
     }
 
-    public func push(kind: PushKind, delivery: Delivery) {
-        pushes.increment(labels: kind.rawValue, delivery.result, Self.boundedLabel(delivery.reason))
+    /// `platform`: `ios` (Live Activity), `android` (the Android countdown) or `any` (reminders).
+    public func push(kind: PushKind, platform: String, delivery: Delivery) {
+        pushes.increment(labels: kind.rawValue, delivery.result, Self.boundedLabel(delivery.reason), platform)
     }
 
     /// Keeps label values to short codes (`UNREGISTERED`, `timeout`); anything else becomes `other`.

@@ -224,7 +224,8 @@ public struct WorkerProcess: Sendable {
                                                   environment: apns.environment == .production ? .production : .development,
                                                   baseURLOverride: apns.baseURL)
             let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
-            // Reminders are plain notifications: with REMINDER_TRANSPORT=fcm they go through FCM credentials.
+            // Reminders are plain notifications and the Android countdown FCM data messages: with REMINDER_TRANSPORT=fcm
+            // or ANDROID_COUNTDOWN=on they go through FCM credentials.
             base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm"), metrics: metrics, clock: clock)) } ?? direct
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)

@@ -6,6 +6,7 @@ public enum FCMRequestBody {
     public static func encode(_ message: PushMessage) -> [UInt8]? {
         var json = JSONWriter()
         switch message.content {
+        case let .androidData(fcmToken, options, data): return encodeAndroidData(fcmToken: fcmToken, options: options, data: data)
         case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
             guard isJSONObject(apsJSON) else { return nil }
             json.raw("{\"message\":{\"token\":")

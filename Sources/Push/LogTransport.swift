@@ -21,6 +21,7 @@ public struct LogTransport: PushTransport {
     public static func line(for message: PushMessage) -> String {
         var json = JSONWriter()
         switch message.content {
+        case let .androidData(fcmToken, options, data): return androidDataLine(id: message.id, fcmToken: fcmToken, options: options, data: data)
         case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
             json.raw("{\"push\":\"live_activity\"")
             json.member("id", message.id)

@@ -1,6 +1,8 @@
 /// What the domain hands a transport: one push, independent of FCM or APNs.
 public struct PushMessage: Sendable, Equatable {
     public enum Content: Sendable, Equatable {
+        /// An FCM data message to an Android device: `message.android` options and string `data` (SPEC 10.4).
+        case androidData(fcmToken: String, options: AndroidMessageOptions, data: [String: String])
         /// A Live Activity start, update or end. `apsJSON` is a complete `{"aps":{...}}` object; `apnsHeaders`
         /// are APNs headers such as `apns-priority` and `apns-expiration` (string values, as FCM requires).
         case liveActivity(fcmToken: String, activityToken: String, apnsHeaders: [String: String], apsJSON: [UInt8])

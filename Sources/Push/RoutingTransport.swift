@@ -1,5 +1,6 @@
-/// Sends Live Activity pushes through `liveActivities` and notifications through `notifications`: with
-/// `PUSH_TRANSPORT=apns`, reminders (plain notifications) still go through FCM.
+/// Sends Live Activity pushes through `liveActivities` and notifications and Android data messages through
+/// `notifications`: with `PUSH_TRANSPORT=apns`, reminders (plain notifications) and the Android countdown still go
+/// through FCM.
 public struct RoutingTransport: PushTransport {
     private let liveActivities: any PushTransport
     private let notifications: any PushTransport
@@ -12,7 +13,7 @@ public struct RoutingTransport: PushTransport {
     public func send(_ message: PushMessage) async -> PushResult {
         switch message.content {
         case .liveActivity: await liveActivities.send(message)
-        case .notification: await notifications.send(message)
+        case .notification, .androidData: await notifications.send(message)
         }
     }
 

@@ -17,9 +17,16 @@ enum PayloadFitting {
     static func encode(
         title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> [UInt8] {
+        try fit(title: title, names: names, limit: limit, streamId: streamId, build: build).bytes
+    }
+
+    /// `encode`, also returning the texts the bytes were built from (a payload kept as a string map needs them).
+    static func fit(
+        title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> [UInt8]
+    ) throws(PushPayloadError) -> (texts: VariableTexts, bytes: [UInt8]) {
         let texts = VariableTexts(title: title, names: names.joined(separator: separator))
         let full = build(texts)
-        if full.count <= limit { return full }
+        if full.count <= limit { return (texts, full) }
 
         let overhead = build(VariableTexts(title: "", names: "")).count
         let titleUses = build(VariableTexts(title: "x", names: "")).count - overhead
@@ -49,7 +56,7 @@ enum PayloadFitting {
         guard bytes.count <= limit else {
             throw PushPayloadError(.payloadTooLarge, "\(bytes.count) bytes after shortening (limit \(limit))", streamId: streamId)
         }
-        return bytes
+        return (fitted, bytes)
     }
 
     static let separator = " • "

@@ -27,9 +27,10 @@ enum AdminText {
                 [$0.id, $0.state, $0.at.map { AdminOutput.relative($0, to: now) } ?? "—", String($0.attempts), String($0.lastError.prefix(60))]
             }),
             "",
-            "start ledger (one start per stream, user and device, ever):",
-            AdminOutput.table(["USER", "DEVICE", "STATUS", "WHY", "ATTEMPTS", "SENT"], report.ledger.map {
-                [$0.userID, $0.deviceID, $0.status, $0.reason ?? "", String($0.attempts), AdminOutput.time($0.sentAt)]
+            "start ledger (one start per stream, user and device, ever; on Android the countdown's messages since):",
+            AdminOutput.table(["USER", "DEVICE", "STATUS", "WHY", "ATTEMPTS", "SENT", "PLATFORM", "COUNTDOWN"], report.ledger.map {
+                [$0.userID, $0.deviceID, $0.status, $0.reason ?? "", String($0.attempts), AdminOutput.time($0.sentAt), $0.platform ?? "—",
+                 androidCountdown($0.android)]
             }),
             "",
             "runtime sessions (end pushes go here):",
@@ -50,6 +51,12 @@ enum AdminText {
         return lines.joined(separator: "\n")
     }
 
+    /// `showing/seq=2` or `ended:cancelled/seq=3` for an Android countdown, `—` otherwise.
+    static func androidCountdown(_ countdown: StreamReport.AndroidCountdown?) -> String {
+        guard let countdown else { return "—" }
+        return (countdown.endedAt == nil ? "showing" : "ended:\(countdown.endedReason ?? "")") + "/seq=\(countdown.seq)"
+    }
+
     static func stats(_ stats: SystemStats) -> String {
         func pairs(_ values: [String: Int]) -> String {
             values.isEmpty ? "none" : values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
@@ -61,6 +68,8 @@ enum AdminText {
             outbox:   \(stats.outboxBacklog) row(s) waiting, oldest \(String(format: "%.1f", stats.outboxOldestAgeSeconds)) s
             streams:  \(pairs(stats.streamsByStatus))
             starts in the last hour:    \(pairs(stats.recentStartResults))
+            android starts in the last hour: \(pairs(stats.recentAndroidStartResults))
+            android countdowns ended in the last hour: \(pairs(stats.androidEndsLastHour))
             reminders sent in the last hour: \(stats.remindersSentLastHour)
             paused:   \(stats.paused.isEmpty ? "nothing" : stats.paused.map { "\($0.kind) since \(TimeArgument.format($0.since)) by \($0.actor)"
                 + ($0.reason.isEmpty ? "" : " (\($0.reason))") }.joined(separator: ", ") + "; \(stats.pausedJobs) due job(s) held")

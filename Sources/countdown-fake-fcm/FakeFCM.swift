@@ -8,7 +8,7 @@ import JSON
 /// - `POST /token` (and the path of the account's `token_uri`): JWT-bearer grant → `{"access_token", "expires_in", "token_type"}`
 ///   or a Google OAuth error (`invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `invalid_request`), 400;
 /// - `POST /v1/projects/{project}/messages:send`: bearer, project and message checks → `{"name"}` or an FCM v1 error;
-/// - `GET /fake/messages[?since=<seq>&limit=<n>&token=<t>]`, `DELETE /fake/messages`: accepted messages, reset;
+/// - `GET /fake/messages[?since=<seq>&limit=<n>&token=<t>&event=<e>]` (`event=android_` for every Android countdown message), `DELETE /fake/messages`: accepted messages, reset;
 /// - `GET /fake/stats`: counts by event, HTTP status and error code, drops, token grants;
 /// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends only);
 /// - `GET /healthz`.
@@ -169,7 +169,7 @@ struct FakeFCM: Sendable {
             }
             if name == "since" { since = value } else { limit = value }
         }
-        return Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token")))
+        return Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token"), event: request.queryValue("event")))
     }
 
     private func addFaults(_ request: HTTPRequest) -> HTTPResponse {

@@ -83,13 +83,14 @@ final class MessageLog: Sendable {
     }
 
     /// Kept messages with `seq > since`, oldest first, at most `limit`, optionally only those for `token`
-    /// (FCM or Live Activity token).
-    func messages(since: Int, limit: Int, token: String?) -> [RecordedMessage] {
+    /// (FCM or Live Activity token) and of `event` (e.g. `android_end`; `android_` alone: every Android countdown message).
+    func messages(since: Int, limit: Int, token: String?, event: String? = nil) -> [RecordedMessage] {
         let selected: [Kept] = state.withLock { state in
             var result: [Kept] = []
             let kept = state.messages[state.head...]
             let start = kept.firstIndex { $0.summary.seq > since } ?? kept.endIndex
             for entry in kept[start...] where token == nil || entry.summary.token == token || entry.summary.liveActivityToken == token {
+                if let event, entry.summary.event != event && !(event.hasSuffix("_") && entry.summary.event.hasPrefix(event)) { continue }
                 if result.count == limit { break }
                 result.append(entry)
             }

@@ -2,7 +2,8 @@ import Foundation
 import JSON
 
 /// Checks a `messages:send` body the way FCM would, plus the project's own rules for Live Activity pushes
-/// (known events, integer epoch seconds, the fields iOS needs to start an activity).
+/// (known events, integer epoch seconds, the fields iOS needs to start an activity) and for the Android
+/// countdown's data messages (`MessageValidator+Android.swift`).
 enum MessageValidator {
     typealias Violation = GoogleErrorBody.FieldViolation
 
@@ -35,13 +36,14 @@ enum MessageValidator {
             throw Violation(field: "message.token", description: "only token targets are accepted (no topic or condition)")
         }
         let token = try nonEmptyString(message["token"], field: "message.token")
+        try checkAndroidOptions(message["android"])
+        try checkDataSize(message)
         if let data = message["data"] { try stringMap(data, field: "message.data") }
         let apns = try optionalObject(message["apns"], field: "message.apns")
         if let headers = apns?["headers"] {
             try stringMap(headers, field: "message.apns.headers")
             try checkAPNsHeaders(headers)
         }
-        if let android = try optionalObject(message["android"], field: "message.android") { try checkAndroid(android) }
         let notification = try optionalObject(message["notification"], field: "message.notification")
         if let notification {
             for key in ["title", "body", "image"] {
@@ -53,7 +55,11 @@ enum MessageValidator {
 
         guard let liveActivityTokenValue = apns?["live_activity_token"] else {
             guard notification != nil else {
-                throw Violation(field: "message", description: "a message needs a notification or apns.live_activity_token")
+                guard message["data"] != nil else {
+                    throw Violation(field: "message", description: "a message needs a notification, data or apns.live_activity_token")
+                }
+                return ValidatedMessage(event: try dataMessageEvent(message), token: token, liveActivityToken: nil, validateOnly: validateOnly,
+                                        message: messageValue)
             }
             return ValidatedMessage(event: "notification", token: token, liveActivityToken: nil, validateOnly: validateOnly, message: messageValue)
         }
@@ -72,34 +78,6 @@ enum MessageValidator {
         }
         if let collapse = headers["apns-collapse-id"]?.string, collapse.utf8.count > 64 {
             throw Violation(field: "message.apns.headers.apns-collapse-id", description: "must be at most 64 bytes")
-        }
-    }
-
-    /// `android.ttl` is a duration such as `"412s"` (seconds, up to 9 fractional digits); `collapse_key` and
-    /// `notification.channel_id` are strings.
-    private static func checkAndroid(_ android: [String: JSONValue]) throws(Violation) {
-        if let ttl = android["ttl"] {
-            guard let text = ttl.string else { throw typeViolation("message.android.ttl", expected: "string", got: ttl) }
-            guard isDuration(text) else {
-                throw Violation(field: "message.android.ttl", description: "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(text)\"")
-            }
-        }
-        if let key = android["collapse_key"], key.string == nil { throw typeViolation("message.android.collapse_key", expected: "string", got: key) }
-        if let notification = try optionalObject(android["notification"], field: "message.android.notification"),
-           let channel = notification["channel_id"], channel.string == nil {
-            throw typeViolation("message.android.notification.channel_id", expected: "string", got: channel)
-        }
-    }
-
-    /// `<digits>[.<1-9 digits>]s`, protobuf's JSON form of a Duration.
-    static func isDuration(_ text: String) -> Bool {
-        guard text.hasSuffix("s") else { return false }
-        let parts = text.dropLast().split(separator: ".", omittingEmptySubsequences: false)
-        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
-        switch parts.count {
-        case 1: return digits(parts[0])
-        case 2: return digits(parts[0]) && digits(parts[1]) && parts[1].count <= 9
-        default: return false
         }
     }
 
@@ -146,27 +124,27 @@ enum MessageValidator {
         }
     }
 
-    private static func nonEmptyString(_ value: JSONValue?, field: String) throws(Violation) -> String {
+    static func nonEmptyString(_ value: JSONValue?, field: String) throws(Violation) -> String {
         guard let value else { throw Violation(field: field, description: "\(field) is required") }
         guard let text = value.string else { throw typeViolation(field, expected: "string", got: value) }
         guard !text.isEmpty else { throw Violation(field: field, description: "\(field) must not be empty") }
         return text
     }
 
-    private static func optionalObject(_ value: JSONValue?, field: String) throws(Violation) -> [String: JSONValue]? {
+    static func optionalObject(_ value: JSONValue?, field: String) throws(Violation) -> [String: JSONValue]? {
         guard let value else { return nil }
         guard let object = value.object else { throw typeViolation(field, expected: "object", got: value) }
         return object
     }
 
-    private static func stringMap(_ value: JSONValue, field: String) throws(Violation) {
+    static func stringMap(_ value: JSONValue, field: String) throws(Violation) {
         guard let object = value.object else { throw typeViolation(field, expected: "object", got: value) }
         for (key, entry) in object where entry.string == nil {
             throw Violation(field: "\(field).\(key)", description: "values of \(field) must be strings, got \(entry.typeName)")
         }
     }
 
-    private static func typeViolation(_ field: String, expected: String, got value: JSONValue) -> Violation {
+    static func typeViolation(_ field: String, expected: String, got value: JSONValue) -> Violation {
         Violation(field: field, description: "Invalid value at '\(field)': expected \(expected), got \(value.typeName)")
     }
 }

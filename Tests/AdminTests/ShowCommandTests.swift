@@ -57,7 +57,7 @@ import Testing
 
             let ledger = Self.table(text, under: "start ledger")
             #expect(ledger.map { Array($0.prefix(4)) } == [["ayse", "ayse-phone", "skipped", "preference_off"], ["selin", "selin-phone", "sent", "1"]])
-            #expect(ledger.first?.suffix(2) == ["0", "—"])
+            #expect(ledger.first?.suffix(4) == ["0", "—", "ios", "—"])
 
             let sessions = Self.table(text, under: "runtime sessions")
             #expect(sessions.map { Array($0.prefix(3)) } == [["mert-phone", "mert", "…" + AdminFixture.sessionTokenTail]])
@@ -128,6 +128,25 @@ import Testing
                 #expect(run.status == 2, "\(run)")
                 #expect(run.stderr.contains("usage: countdown-admin show <streamId> [--json]"))
             }
+        }
+    }
+
+    @Test func androidDevicesWithTheCountdownOn() async throws {
+        try await AdminFixture.with { fixture in
+            try await Self.arrange(fixture)
+            try await fixture.execute("""
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, attempts, sent_at, android_seq, android_ended_at, android_end_reason)
+                VALUES ('sh1', 'mert', 'mert-pixel', 'sent', 1, now(), 2, now(), 'takeover')
+                """)
+            let run = try await fixture.admin(["show", "sh1"], environment: ["ANDROID_COUNTDOWN": "on"])
+            #expect(run.status == 0, "\(run)")
+            #expect(Self.table(run.stdout, under: "devices").contains(["mert", "mert-pixel", "android", "eligible"]))
+            let pixel = Self.table(run.stdout, under: "start ledger").first { $0.contains("mert-pixel") }
+            #expect(pixel?.suffix(2) == ["android", "ended:takeover/seq=2"], "\(pixel ?? [])")
+            let report = try await fixture.admin(["show", "sh1", "--json"], environment: ["ANDROID_COUNTDOWN": "on"]).json(StreamReport.self)
+            let entry = report.ledger.first { $0.deviceID == "mert-pixel" }
+            #expect(entry?.platform == "android" && entry?.android?.seq == 2 && entry?.android?.endedReason == "takeover")
+            #expect(report.ledger.first { $0.deviceID == "selin-phone" }?.android == nil)
         }
     }
 }

@@ -40,7 +40,7 @@ import TestSupport
             #expect(Set(try run.jsonObject().keys) == [
                 "delayed", "dueNow", "leased", "dead", "oldestLatenessSeconds", "jobsByKind", "outboxBacklog",
                 "outboxOldestAgeSeconds", "recentStartResults", "remindersSentLastHour", "streamsByStatus", "paused", "pausedJobs",
-                "pausedInRedisOnly",
+                "pausedInRedisOnly", "recentAndroidStartResults", "androidEndsLastHour",
             ])
             let stats = try run.json(SystemStats.self)
             #expect(stats.delayed == 3)
@@ -66,13 +66,37 @@ import TestSupport
             let run = try await fixture.admin("stats")
             #expect(run.status == 0, "\(run)")
             let lines = run.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.count == 8)
+            #expect(lines.count == 10)
             #expect(lines.first == "queue:    delayed 3, due now 1, running 0, dead 1")
             #expect(lines.contains("jobs:     end=1 expire=1 reminder=1 start=1"))
             #expect(lines.contains("streams:  cancelled=1 scheduled=2 started=1"))
             #expect(lines.contains("starts in the last hour:    failed:unregistered=1 sent=2 skipped:preference_off=1"))
             #expect(lines.contains("reminders sent in the last hour: 1"))
+            #expect(lines.contains("android starts in the last hour: none"))
             #expect(lines.last == "paused:   nothing")
+        }
+    }
+
+    @Test func androidDeliveriesAndSkipsAreListed() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("sa1", startsIn: 1800, people: ["selin", "mert"])
+            try await fixture.execute("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token) VALUES
+                    ('selin-pixel', 'selin', 'android', 'fcm-1'), ('mert-pixel', 'mert', 'android', NULL)
+                """)
+            try await fixture.execute("""
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, android_seq, android_ended_at, android_end_reason) VALUES
+                    ('sa1', 'selin', 'selin-phone', 'sent', NULL, 0, NULL, NULL),
+                    ('sa1', 'selin', 'selin-pixel', 'sent', NULL, 3, now(), 'cancelled'),
+                    ('sa1', 'mert', 'mert-pixel', 'skipped', 'no_fcm_token', 0, NULL, NULL)
+                """)
+            let stats = try await fixture.admin("stats", "--json").json(SystemStats.self)
+            #expect(stats.recentStartResults == ["sent": 2, "skipped:no_fcm_token": 1])
+            #expect(stats.recentAndroidStartResults == ["sent": 1, "skipped:no_fcm_token": 1])
+            #expect(stats.androidEndsLastHour == ["cancelled": 1])
+            let text = try await fixture.admin("stats").stdout
+            #expect(text.contains("android starts in the last hour: sent=1 skipped:no_fcm_token=1"))
+            #expect(text.contains("android countdowns ended in the last hour: cancelled=1"))
         }
     }
 

@@ -59,6 +59,18 @@ import Testing
         }
     }
 
+    @Test func cancelCountsAndEndsAnAndroidCountdown() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("sa", startsIn: 1800, people: ["selin"])
+            try await fixture.execute("INSERT INTO devices (device_id, user_id, platform, fcm_token) VALUES ('selin-pixel', 'selin', 'android', 'fcm-1')")
+            try await fixture.execute("INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status) VALUES ('sa', 'selin', 'selin-pixel', 'sent')")
+            let run = try await fixture.admin("cancel", "sa", "--json", "--yes")
+            #expect(run.status == 0, "\(run)")
+            #expect(try run.json(StreamCommands.Report.self).sessionsToEnd == 1, "the Android countdown gets its end")
+            #expect(try await fixture.jobs([CountdownJob.end(stream: "sa").id]).count == 1)
+        }
+    }
+
     @Test func cancellingATerminalStreamChangesNothing() async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrangeBusyStream(fixture, "s3")

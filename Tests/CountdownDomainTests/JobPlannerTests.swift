@@ -168,4 +168,16 @@ import Testing
         #expect(StartEligibility.skipReason(for: device(enabled: false)) == .preferenceOff)
         #expect(StartEligibility.skipReason(for: device(fcm: nil), transport: .apns) == nil, "APNs direct needs no FCM token")
     }
+
+    @Test func androidDevicesWithTheCountdownOn() {
+        let android = device(platform: "android", pts: nil)
+        #expect(StartEligibility.skipReason(for: android, androidCountdown: true) == nil, "an FCM token is all an Android device needs")
+        #expect(StartEligibility.skipReason(for: android, transport: .apns, androidCountdown: true) == nil, "the countdown goes through FCM")
+        #expect(StartEligibility.skipReason(for: device(platform: "android", fcm: nil), androidCountdown: true) == .noFCMToken)
+        #expect(StartEligibility.skipReason(for: device(platform: "android", fcm: nil), transport: .apns, androidCountdown: true) == .noFCMToken)
+        #expect(StartEligibility.skipReason(for: device(platform: "android", enabled: false), androidCountdown: true) == .preferenceOff)
+        #expect(StartEligibility.skipReason(for: android, androidCountdown: false) == .notIOS, "off: as before")
+        #expect(StartEligibility.skipReason(for: device(platform: "web"), androidCountdown: true) == .notIOS, "web gets nothing")
+        #expect(StartEligibility.skipReason(for: device(), androidCountdown: true) == nil, "iOS unchanged")
+    }
 }

@@ -7,8 +7,12 @@ final class CountingFlowMetrics: FlowMetrics {
 
     let undeliverable = Locked([String: Int]())
 
-    func skip(kind: String, reason: String) {
+    /// Also counted by "kind/reason/platform" in `platformSkips`.
+    let platformSkips = Locked([String: Int]())
+
+    func skip(kind: String, reason: String, platform: String) {
         skips.withLock { $0[kind + "/" + reason, default: 0] += 1 }
+        platformSkips.withLock { $0[kind + "/" + reason + "/" + platform, default: 0] += 1 }
     }
 
     func countUndeliverableEnd(reason: String) {

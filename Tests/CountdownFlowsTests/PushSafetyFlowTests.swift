@@ -26,6 +26,9 @@ import TestSupport
                 key = activity
                 payloads.withLock { $0.append(String(decoding: payload.apsJSON, as: UTF8.self)) }
             case .notification(_, let fcm): key = fcm
+            case .androidCountdown(let message, let fcm):
+                key = fcm
+                payloads.withLock { $0.append("\(message.json)") }
             }
             sent.withLock { $0.append(key) }
             return answers[key] ?? .accepted(name: "ok")

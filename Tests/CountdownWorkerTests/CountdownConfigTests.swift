@@ -149,6 +149,36 @@ import Testing
         #expect(!config.flow.remindersEnabled)
     }
 
+    /// ANDROID_COUNTDOWN is off unless set to on; with PUSH_TRANSPORT=apns it needs the FCM credentials, as reminders do.
+    @Test func androidCountdownIsOffByDefaultAndNeedsFCMBesideAPNs() throws {
+        let defaults = try CountdownConfig.load(from: Environment(base))
+        #expect(defaults.androidCountdown == .off)
+        #expect(!defaults.flow.androidCountdownEnabled)
+        var env = base
+        env["ANDROID_COUNTDOWN"] = "on"
+        let on = try CountdownConfig.load(from: Environment(env))
+        #expect(on.androidCountdown == .on)
+        #expect(on.flow.androidCountdownEnabled)
+        env["ANDROID_COUNTDOWN"] = "yes"
+        #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
+
+        env = base
+        env.merge(["PUSH_TRANSPORT": "apns", "APNS_KEY_FILE": "/dev/null", "APNS_KEY_ID": "KEY", "APNS_TEAM_ID": "TEAM",
+                   "APNS_BUNDLE_ID": "com.example.app", "REMINDER_TRANSPORT": "off", "ANDROID_COUNTDOWN": "on"]) { $1 }
+        do {
+            _ = try CountdownConfig.load(from: Environment(env))
+            Issue.record("expected a missing GOOGLE_APPLICATION_CREDENTIALS")
+        } catch let error as ConfigProblems {
+            #expect(error.problems.map(\.variable) == ["GOOGLE_APPLICATION_CREDENTIALS"])
+            #expect(error.description.contains("ANDROID_COUNTDOWN=on"))
+        }
+        env["GOOGLE_APPLICATION_CREDENTIALS"] = "/dev/null"
+        let routed = try CountdownConfig.load(from: Environment(env))
+        #expect(routed.fcm?.credentialsFile == "/dev/null", "the Android countdown goes through FCM beside APNs")
+        env["ANDROID_COUNTDOWN"] = "off"
+        #expect(try CountdownConfig.load(from: Environment(env)).fcm == nil, "neither reminders nor Android need FCM")
+    }
+
     @Test func redisTLSSentinelAndPoolSettings() throws {
         var env = base
         env["REDIS_URL"] = "rediss://worker:pw@cache.example.com:6380/2"

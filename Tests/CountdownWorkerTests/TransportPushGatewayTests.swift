@@ -42,7 +42,7 @@ import TestSupport
             #expect(deliveries[index] == (title == "config" ? .configurationError(reason: "SENDER_ID_MISMATCH") : .accepted(name: "reminder:" + title)))
         }
         let rendered = metrics.registry.render()
-        #expect(rendered.contains(#"countdown_pushes_total{kind="reminder",result="accepted",reason=""} 8"#), "\(rendered)")
+        #expect(rendered.contains(#"countdown_pushes_total{kind="reminder",result="accepted",reason="",platform="any"} 8"#), "\(rendered)")
         #expect(rendered.contains(#"countdown_push_latency_seconds_count{transport="fcm"} 10"#))
         let logged = sink.lines.filter { $0.contains("push service configuration error") }
         #expect(logged.count == 1, "one log line per batch and reason")
@@ -74,6 +74,28 @@ import TestSupport
         }
         #expect(options == NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
                                                androidChannelID: "stream_reminders"))
+    }
+
+    /// Accepts everything.
+    final class AcceptingTransport: PushTransport {
+        func send(_ message: PushMessage) async -> PushResult { .accepted(messageName: message.id) }
+    }
+
+    @Test func anAndroidCountdownGoesAsADataMessageCountedUnderItsPlatform() async {
+        let metrics = WorkerMetrics()
+        let gateway = TransportPushGateway(transport: AcceptingTransport(), transportName: "fcm", concurrency: 16, metrics: metrics,
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let message = AndroidCountdownMessage(event: .end, priority: .high, ttlSeconds: 900, collapseKey: nil, data: ["type": "stream_countdown"])
+        let push = OutgoingPush.androidCountdown(message, fcmToken: "fcm-a")
+        guard case .androidData(let token, let options, let data) = TransportPushGateway.message(push, kind: .end).content else {
+            Issue.record("expected an Android data message")
+            return
+        }
+        #expect(token == "fcm-a" && options == AndroidMessageOptions(priority: .high, ttlSeconds: 900) && data == message.data)
+        _ = await gateway.sendBatch([push, Self.pushes(["r"])[0]], kind: .end)
+        let rendered = metrics.registry.render()
+        #expect(rendered.contains(#"countdown_pushes_total{kind="end",result="accepted",reason="",platform="android"} 1"#), "\(rendered)")
+        #expect(rendered.contains(#"countdown_pushes_total{kind="end",result="accepted",reason="",platform="any"} 1"#), "\(rendered)")
     }
 
     /// Answers the first push of a batch at once and the others when the gate opens.

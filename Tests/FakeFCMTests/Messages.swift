@@ -40,4 +40,26 @@ enum Messages {
                      "payload": ["aps": ["sound": "default"]]] as [String: Any],
         ] as [String: Any]
     }
+
+    /// An Android countdown data message as the worker builds it (SPEC 10.4).
+    static func androidCountdown(event: String, token: String = "fcm-android-0001", seq: Int = 1) -> [String: Any] {
+        var data: [String: String] = [
+            "type": "stream_countdown", "event": event, "streamId": "s1", "scheduledStartAt": "1776708000", "timestamp": "1776705330",
+            "title": "Yayının yaklaşıyor", "body": "Akşam Sohbeti 45 dakika sonra başlıyor", "streamTitle": "Akşam Sohbeti",
+            "creatorName": "Selin Kaya • Mert Demir", "role": "guest", "deepLink": "allmine://live-stream/s1", "viewerCount": "0",
+            "seq": String(seq),
+        ]
+        var android: [String: Any] = ["priority": "HIGH", "ttl": "2670s", "collapse_key": "countdown-87f2b0179c856f65"]
+        if event == "end" {
+            data["endedReason"] = "cancelled"
+            data["dismissAt"] = "1776706230"
+            data["title"] = "Yayın iptal edildi"
+            data["body"] = "Ana sayfaya dönmek için dokun"
+            android = ["priority": "HIGH", "ttl": "900s"]
+        } else {
+            data["staleAt"] = "1776711600"
+        }
+        if event == "update" { android["priority"] = "NORMAL" }
+        return ["token": token, "android": android, "data": data]
+    }
 }

@@ -33,6 +33,31 @@ import Testing
         try GoldenFile.check("end-\(reason.rawValue).\(language.rawValue).txt", rendered(payload))
     }
 
+    /// The Android countdown's data messages (SPEC 10.4): `{"android":{…},"data":{…}}`, sorted keys.
+    @Test(arguments: PayloadLanguage.allCases)
+    func androidStart(language: PayloadLanguage) throws {
+        let message = try builder.androidStart(builder.prepare(Fixtures.stream), role: .creator, language: language, now: Fixtures.startNow,
+                                               seq: 1)
+        try GoldenFile.check("android-start.\(language.rawValue).json", message.json.encoded() + Array("\n".utf8))
+    }
+
+    @Test(arguments: PayloadLanguage.allCases)
+    func androidUpdate(language: PayloadLanguage) throws {
+        var stream = Fixtures.stream
+        stream.plannedStartAt = Date(timeIntervalSince1970: 1_776_711_600)
+        let message = try builder.androidUpdate(builder.prepare(stream), role: .guest, language: language,
+                                                now: Date(timeIntervalSince1970: 1_776_705_400), seq: 2, lastAcceptedStart: Fixtures.plannedStart,
+                                                viewerCount: 128)
+        try GoldenFile.check("android-update.\(language.rawValue).json", message.json.encoded() + Array("\n".utf8))
+    }
+
+    @Test(arguments: PayloadLanguage.allCases, EndReason.allCases)
+    func androidEnd(language: PayloadLanguage, reason: EndReason) throws {
+        let message = try builder.androidEnd(builder.prepare(Fixtures.stream), reason: reason, role: .creator, language: language,
+                                             now: Date(timeIntervalSince1970: 1_776_708_120), seq: 3)
+        try GoldenFile.check("android-end-\(reason.rawValue).\(language.rawValue).json", message.json.encoded() + Array("\n".utf8))
+    }
+
     @Test(arguments: PayloadLanguage.allCases)
     func reminder(language: PayloadLanguage) throws {
         let reminder = try builder.reminder(Fixtures.stream, language: language, now: Date(timeIntervalSince1970: 1_776_707_400))

@@ -63,6 +63,8 @@ class Scenario:
         self.checks = []  # (passed, text)
         self.duplicate_bound = 0
         self.duplicate_bound_text = "0"
+        # With the Android countdown on, Android devices' countdown starts are expected and counted too.
+        self.android = (settings or {}).get("ANDROID_COUNTDOWN") == "on"
 
     @property
     def d(self):
@@ -89,7 +91,7 @@ class Scenario:
         return self.due
 
     def snapshot_expected(self):
-        self.expected = expected_starts(self.d, self.prefix)
+        self.expected = expected_starts(self.d, self.prefix, android=self.android)
 
     def wait_until(self, moment):
         wait_for(lambda: time.time() >= moment, 600, "the scenario's moment", every=0.02)
@@ -200,12 +202,14 @@ def worker_id(worker):
 
 
 def kill_and_record(s, victim):
-    """SIGKILLs `victim` and returns the (stream, push-to-start token) pairs it held claimed and not settled: its pushes
-    in flight (or claimed for its current page), the only starts its death may repeat."""
+    """SIGKILLs `victim` and returns the (stream, push-to-start token) pairs (FCM token for an Android countdown) it held
+    claimed and not settled: its pushes in flight (or claimed for its current page), the only starts its death may
+    repeat."""
     owner = worker_id(victim)
     victim.kill()
     rows = s.d.sql(f"""
-        SELECT l.stream_id, d.push_to_start_token FROM countdown_start_ledger l JOIN devices d ON d.device_id = l.device_id
+        SELECT l.stream_id, CASE WHEN d.platform = 'android' THEN d.fcm_token ELSE d.push_to_start_token END
+        FROM countdown_start_ledger l JOIN devices d ON d.device_id = l.device_id
         WHERE l.stream_id LIKE '{s.prefix}%' AND l.status = 'sending' AND l.claimed_by = '{owner}'
     """, single_transaction=False)
     return {(row[0], row[1]) for row in rows}
@@ -243,6 +247,16 @@ def scenario_kill_workers(s):
     in_flight, duplicated = report_kills(s, kills)
     s.note(f"{len(kills)} workers SIGKILLed and restarted: {in_flight} pushes in flight at the kills, {duplicated} duplicated")
     s.check(len(kills) >= s.size(3, 10), f"at least {s.size(3, 10)} kills during the burst ({len(kills)})")
+
+
+def scenario_kill_workers_android(s):
+    """19. Scenario 1 with ANDROID_COUNTDOWN=on: the Android devices' countdown starts go through the same ledger, so
+    lost 0 and duplicated ≤ pushes in flight hold for both platforms together."""
+    scenario_kill_workers(s)
+    android = sum(1 for key in s.expected if key[1] and key[1].startswith("fcm-"))
+    accepted = sum(1 for key in set(s.accepted_keys()) if key[1] and key[1].startswith("fcm-"))
+    s.note(f"{android} Android countdown starts expected, {accepted} accepted")
+    s.check(android > 0 and accepted == android, f"every Android device got its countdown start ({accepted}/{android})")
 
 
 def scenario_takeover(s):
@@ -786,6 +800,8 @@ SCENARIOS = [
     (17, "the primary demoted under the workers mid-burst (READONLY)", scenario_demoted_primary,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
     (18, "pause starts, Redis FLUSHALL, reconcile: nothing sent until resume", scenario_pause_redis_loss, {}, 30),
+    (19, "SIGKILL a random worker every 2 s during a burst, Android countdown on", scenario_kill_workers_android,
+     {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5", "ANDROID_COUNTDOWN": "on"}, 200),
 ]
 
 

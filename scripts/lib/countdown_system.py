@@ -399,7 +399,11 @@ def parse_iso_time(text):
 
 
 def start_key(record):
-    """(streamId, push-to-start token) of an accepted start message, else None."""
+    """(streamId, push-to-start token) of an accepted start message, (streamId, FCM token) of an accepted Android
+    countdown start (`ANDROID_COUNTDOWN=on`), else None."""
+    if record.get("event") == "android_start":
+        stream = ((record.get("message") or {}).get("data") or {}).get("streamId")
+        return (stream, record.get("token")) if stream else None
     if record.get("event") != "start":
         return None
     try:
@@ -707,18 +711,21 @@ def seed_streams_sql(people_prefix, stream_prefix, streams, planned_sql):
     """
 
 
-def expected_starts(deployment, stream_prefix):
+def expected_starts(deployment, stream_prefix, android=False):
     """What PostgreSQL says should get a start, read from the contract tables (SPEC section 5), not the ledger:
     (stream, push-to-start token) of every iOS device with both tokens, of the creator and guests of each scheduled
-    stream, whose user has not turned live_stream off."""
+    stream, whose user has not turned live_stream off; with `android` (`ANDROID_COUNTDOWN=on`, SPEC 10.4) also
+    (stream, FCM token) of every such Android device with an FCM token."""
+    android_devices = "OR (d.platform = 'android' AND coalesce(d.fcm_token, '') <> '')" if android else ""
     rows = deployment.sql(f"""
-        SELECT p.stream_id, d.push_to_start_token
+        SELECT p.stream_id, CASE WHEN d.platform = 'android' THEN d.fcm_token ELSE d.push_to_start_token END
         FROM streams s
         JOIN stream_participants p ON p.stream_id = s.id
         JOIN devices d ON d.user_id = p.user_id
         LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
         WHERE s.id LIKE '{stream_prefix}%' AND s.status = 'scheduled'
-          AND d.platform = 'ios' AND coalesce(d.fcm_token, '') <> '' AND coalesce(d.push_to_start_token, '') <> ''
+          AND ((d.platform = 'ios' AND coalesce(d.fcm_token, '') <> '' AND coalesce(d.push_to_start_token, '') <> '')
+               {android_devices})
           AND coalesce(np.enabled, true)
     """, single_transaction=False)
     return {(row[0], row[1]) for row in rows}

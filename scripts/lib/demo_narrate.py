@@ -32,6 +32,13 @@ def describe(push, known):
     if event == "notification":
         note = message.get("notification", {})
         return f"reminder → {device:<20} \"{note.get('title', '')}: {note.get('body', '')}\""
+    if event.startswith("android_"):
+        data = message.get("data", {})
+        kind = event[len("android_"):]
+        what = (f"reason {data.get('endedReason', '?'):<9} opens {data.get('deepLink', '?')}" if kind == "end"
+                else f"\"{data.get('body', '')}\" starts at {data.get('scheduledStartAt', '?')}")
+        return (f"android {kind:<7}→ {device:<20} {data.get('streamId', '?'):<14} seq {data.get('seq', '?')} "
+                f"{message.get('android', {}).get('priority', '?'):<6} {what}")
     aps = message.get("apns", {}).get("payload", {}).get("aps", {})
     state = aps.get("content-state", {})
     stream = state.get("streamId", "?")

@@ -1,0 +1,168 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import PushPayloads
+
+/// Updates and ends of the Android countdown (SPEC 10.4): to every Android device whose start was accepted and
+/// whose end was not (the start ledger is the Android session list), at its current `fcm_token`, whatever
+/// `ANDROID_COUNTDOWN` says now (off stops new starts only). Each device is claimed and given its next `seq` before
+/// the push; an end accepted is final, a refused FCM token is cleared (recorded, restorable) and ends the device's
+/// countdown, other failures of an end are retried until the dismissal window closes (`EndDeliveryLedger`), and
+/// wait for the push service's recovery as iOS ends do (`EndRecoveryWaits`).
+struct AndroidCountdownFanout: Sendable {
+    let context: FlowContext
+
+    typealias Countdown = AndroidCountdownStore.Countdown
+
+    /// End messages to the stream's live Android countdowns (nil when it has none and none is held elsewhere).
+    func end(stream streamID: String) async throws -> HandlerOutcome? {
+        let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
+        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int, Int)? in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status.isTerminal else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me, on: connection)
+            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: me, on: connection),
+                    try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+        }
+        guard let (stream, countdowns, elsewhere, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
+        if countdowns.isEmpty {
+            if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
+            return elsewhere > 0 ? .retry(after: .seconds(seconds), reason: "android_countdowns_claimed_elsewhere") : nil
+        }
+        let prepared = prepare(stream)
+        let (pushes, addressed, unreachable) = build(countdowns, kind: "end") { countdown, language in
+            try context.payloads.androidEnd(try prepared.get(), reason: reason, role: stream.roles[countdown.user], language: language,
+                                                   now: stream.now, seq: countdown.seq, viewerCount: stream.viewerCount)
+        }
+        let deliveries = await context.push.sendAll(pushes, kind: .end)
+        var settlements: [AndroidCountdownStore.Settlement] = []
+        var refused: [DeviceTokenStore.Invalidation] = []
+        var failures = unreachable.map { EndDeliveryLedger.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
+        var retryAfter: Duration?
+        var recovery = SessionFanout.RecoveryWait()
+        for (countdown, delivery) in zip(addressed, deliveries) {
+            recovery.note(delivery)
+            switch delivery {
+            case .accepted:
+                settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: reason.rawValue))
+            case .tokenRefused(let token, let why):
+                // The app is gone from the device (or the token moved): nothing can reach this countdown any more.
+                refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                                                             reason: why, stream: streamID))
+                settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: "dead_token:" + why))
+            case .rejected:
+                failures.append(.init(device: countdown.device, token: "", reason: "rejected"))
+            case .retry(let after, _):
+                failures.append(.init(device: countdown.device, token: "", reason: "retry"))
+                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+            case .configurationError:
+                failures.append(.init(device: countdown.device, token: "", reason: "config"))
+                retryAfter = max(retryAfter ?? .zero, .seconds(60))
+            }
+        }
+        let failed = failures
+        let released = failed.compactMap { failure in countdowns.first { $0.device == failure.device } }
+            .map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
+        let written = settlements + released
+        let invalidations = refused
+        let window = EndDeliveryLedger.window(context.settings)
+        let done = settlements.map(\.device)
+        let ledger = try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(invalidations, on: connection)
+            try AndroidCountdownStore.settle(streamID, written, on: connection)
+            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
+            return try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, android: true, on: connection)
+        }
+        for why in ledger.undeliverable {
+            context.metrics.countUndeliverableEnd(reason: why)
+            context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])
+        }
+        if ledger.retrying > 0 {
+            // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
+            await SessionFanout(context: context).awaitRecovery(recovery, job: .end(stream: streamID), attempts: ledger.attempts)
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "android_end_retry")
+        }
+        if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
+        return .done(detail: "ended \(settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
+    }
+
+    /// Update messages with the new planned start to the stream's live Android countdowns that do not show it yet
+    /// (nil when there are none).
+    func update(stream streamID: String) async throws -> HandlerOutcome? {
+        let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
+        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int)? in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status == .scheduled else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me,
+                                                              unlessShowing: stream.snapshot.plannedStartAt, on: connection)
+            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+        }
+        guard let (stream, countdowns, inFlight) = loaded else { return nil }
+        // A start being sent may carry the planned start from before the change: wait until its answer is written.
+        let waitForStarts: HandlerOutcome? = inFlight > 0 ? .retry(after: .seconds(1), reason: "android_starts_in_flight") : nil
+        guard !countdowns.isEmpty else { return waitForStarts }
+        let planned = stream.snapshot.plannedStartAt
+        let prepared = prepare(stream)
+        let (pushes, addressed, unreachable) = build(countdowns, kind: "update") { countdown, language in
+            try context.payloads.androidUpdate(try prepared.get(), role: stream.roles[countdown.user], language: language, now: stream.now,
+                                                      seq: countdown.seq, lastAcceptedStart: countdown.lastAcceptedStart,
+                                                      viewerCount: stream.viewerCount)
+        }
+        let deliveries = await context.push.sendAll(pushes, kind: .update)
+        var settlements = unreachable.map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
+        var refused: [DeviceTokenStore.Invalidation] = []
+        var retry = PushRetry()
+        for (countdown, delivery) in zip(addressed, deliveries) {
+            retry.note(delivery)
+            switch delivery {
+            case .accepted:
+                settlements.append(.init(user: countdown.user, device: countdown.device, accepted: true))
+            case .tokenRefused(let token, let why):
+                refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                                                             reason: why, stream: streamID))
+                settlements.append(.init(user: countdown.user, device: countdown.device))
+            case .rejected, .retry, .configurationError:
+                settlements.append(.init(user: countdown.user, device: countdown.device))
+            }
+        }
+        let written = settlements
+        let invalidations = refused
+        try await context.database.transaction { connection in
+            try DeviceTokenStore.clear(invalidations, on: connection)
+            try AndroidCountdownStore.settle(streamID, written, plannedStart: planned, on: connection)
+        }
+        if let retry = retry.outcome() { return retry }
+        if let waitForStarts { return waitForStarts }
+        return .done(detail: "updated \(written.filter(\.accepted).count) of \(countdowns.count) android countdowns")
+    }
+
+    /// The stream's texts, prepared once for all its devices.
+    func prepare(_ stream: StreamSnapshotRow) -> Result<PreparedStream, PushPayloadError> {
+        Result { () throws(PushPayloadError) -> PreparedStream in try context.payloads.prepare(stream.snapshot) }
+    }
+
+    /// The messages of `countdowns` (those without an FCM token, or whose message cannot be built, are unreachable).
+    func build(
+        _ countdowns: [Countdown], kind: String, message: (Countdown, PayloadLanguage) throws -> AndroidCountdownMessage
+    ) -> (pushes: [OutgoingPush], addressed: [Countdown], unreachable: [Countdown]) {
+        var pushes: [OutgoingPush] = []
+        var addressed: [Countdown] = []
+        var unreachable: [Countdown] = []
+        for countdown in countdowns {
+            guard let fcm = countdown.fcmToken, !fcm.isEmpty else {
+                context.metrics.skip(kind: kind, reason: "no_fcm_token", platform: "android")
+                unreachable.append(countdown)
+                continue
+            }
+            let language = PayloadLanguage.resolve(deviceLocale: countdown.locale, userLocale: countdown.userLocale)
+            do {
+                pushes.append(.androidCountdown(try message(countdown, language), fcmToken: fcm))
+                addressed.append(countdown)
+            } catch {
+                context.logger.error("android countdown message could not be built", ["device": .string(countdown.device), "error": .error(error)])
+                unreachable.append(countdown)
+            }
+        }
+        return (pushes, addressed, unreachable)
+    }
+}
