@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Countdown image: every executable product of Package.swift (but the benchmark) on a slim Debian runtime.
 #
 #   docker build -t countdown:dev .
