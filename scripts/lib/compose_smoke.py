@@ -100,6 +100,7 @@ class Smoke:
         self.compose_bin = os.path.join(CACHE, "venv", "bin", "docker-compose")
         self.project = f"countdown-smoke-{os.getpid()}"
         self.dockerd = None
+        self.made_bridge = False
         self.stack_started = False
         self.timings = []
         self.figures = {}
@@ -163,8 +164,11 @@ class Smoke:
     def start_engine(self):
         os.makedirs(os.path.join(CACHE, "docker"), exist_ok=True)
         os.makedirs(self.env["DOCKER_CONFIG"], exist_ok=True)
-        # No rlimits above the host's (containers cannot raise them without CAP_SYS_RESOURCE); no default
-        # bridge (compose makes its own networks), so another engine's docker0 is left alone.
+        # No rlimits above the host's (containers cannot raise them without CAP_SYS_RESOURCE). The default bridge
+        # (docker0) is needed by the image builds' RUN steps; one another engine made is a clear error.
+        self.made_bridge = not os.path.exists("/sys/class/net/docker0")
+        if not self.made_bridge:
+            raise SmokeError("docker0 exists: another Docker engine runs on this machine (stop it, or delete the interface)")
         config = os.path.join(self.run_dir, "daemon.json")
         with open(config, "w") as out:
             json.dump({"default-ulimits": {"nofile": {"Name": "nofile", "Soft": 16384, "Hard": 16384},
@@ -173,7 +177,7 @@ class Smoke:
             self.dockerd = subprocess.Popen(
                 ["/usr/sbin/dockerd", "--config-file", config, "--data-root", os.path.join(CACHE, "docker"),
                  "--exec-root", os.path.join(self.run_dir, "exec"), "--pidfile", os.path.join(self.run_dir, "dockerd.pid"),
-                 "--host", f"unix://{self.socket}", "--bridge", "none"],
+                 "--host", f"unix://{self.socket}"],
                 stdout=daemon_log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
 
         def answers():
@@ -183,14 +187,17 @@ class Smoke:
         wait_for(answers, 60, "dockerd to answer on its socket", every=0.5)
 
     def stop_engine(self):
-        if self.dockerd is None or self.dockerd.poll() is not None:
+        if self.dockerd is None:
             return
-        self.dockerd.terminate()
-        try:
-            self.dockerd.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.dockerd.kill()
-            self.dockerd.wait()
+        if self.dockerd.poll() is None:
+            self.dockerd.terminate()
+            try:
+                self.dockerd.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.dockerd.kill()
+                self.dockerd.wait()
+        if self.made_bridge and os.path.exists("/sys/class/net/docker0"):
+            subprocess.run(["ip", "link", "delete", "docker0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     # ----- base images ----------------------------------------------------------------------------------------
     def has_image(self, tag):
