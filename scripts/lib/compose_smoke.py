@@ -21,6 +21,7 @@ inside the containers it started. Every wait is bounded.
 import argparse
 import base64
 import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
@@ -456,6 +457,14 @@ def main():
     options = parser.parse_args()
     if os.geteuid() != 0:
         print("compose-smoke runs as root (it installs packages and starts dockerd)", file=sys.stderr)
+        return 2
+    # One run per cache at a time: the engine's data root and the virtualenv live there.
+    os.makedirs(CACHE, exist_ok=True)
+    lock = open(os.path.join(CACHE, "lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"compose-smoke: another run uses {CACHE}", file=sys.stderr)
         return 2
     output = options.output or tempfile.mkdtemp(prefix="countdown-compose-smoke.")
     os.makedirs(output, exist_ok=True)
