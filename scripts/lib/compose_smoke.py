@@ -210,10 +210,14 @@ class Smoke:
         if not self.has_image("debian:bookworm-slim"):
             rootfs = os.path.join(self.run_dir, "rootfs")
             self.run(["debootstrap", "--variant=minbase", "bookworm", rootfs, "http://deb.debian.org/debian"], "debootstrap", timeout=900)
-            # What the official slim image leaves out: package lists and the download cache.
+            # What the official slim image leaves out (package lists, apt's caches) and its apt and dpkg settings
+            # (scripts/lib/standins/debian), so that what a Dockerfile adds to this base measures as on the real one.
             for leftover in ("var/lib/apt/lists", "var/cache/apt"):
                 shutil.rmtree(os.path.join(rootfs, leftover), ignore_errors=True)
             os.makedirs(os.path.join(rootfs, "var/lib/apt/lists/partial"), exist_ok=True)
+            os.makedirs(os.path.join(rootfs, "var/cache/apt/archives/partial"), exist_ok=True)
+            shutil.copy(os.path.join(STANDINS, "debian", "docker-clean"), os.path.join(rootfs, "etc/apt/apt.conf.d/docker-clean"))
+            shutil.copy(os.path.join(STANDINS, "debian", "dpkg-slim"), os.path.join(rootfs, "etc/dpkg/dpkg.cfg.d/docker"))
             tar = subprocess.Popen(["tar", "-C", rootfs, "-c", "."], stdout=subprocess.PIPE)
             with open(os.path.join(self.output, "docker-import.log"), "w") as out:
                 done = subprocess.run([DOCKER, "import", "--change", 'CMD ["bash"]', "-", "debian:bookworm-slim"],
