@@ -96,6 +96,7 @@ class Smoke:
         self.socket = os.path.join(self.run_dir, "docker.sock")
         self.env = dict(os.environ, DOCKER_HOST=f"unix://{self.socket}", DOCKER_BUILDKIT="1",
                         DOCKER_CONFIG=os.path.join(self.run_dir, "docker-config"))
+        self.env["DEBIAN_FRONTEND"] = "noninteractive"
         self.env.pop("COMPOSE_FILE", None)
         self.env.pop("COMPOSE_PROFILES", None)
         self.compose_bin = os.path.join(CACHE, "venv", "bin", "docker-compose")
@@ -198,7 +199,8 @@ class Smoke:
                 self.dockerd.kill()
                 self.dockerd.wait()
         if self.made_bridge and os.path.exists("/sys/class/net/docker0"):
-            subprocess.run(["ip", "link", "delete", "docker0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with contextlib.suppress(OSError):
+                subprocess.run(["ip", "link", "delete", "docker0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     # ----- base images ----------------------------------------------------------------------------------------
     def has_image(self, tag):
