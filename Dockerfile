@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Countdown image: every executable product of Package.swift (but the benchmark) on a slim Debian runtime.
 #
 #   docker build -t countdown:dev .
@@ -66,6 +64,7 @@ FROM ${RUNTIME_IMAGE} AS runtime
 # Runtime libraries of the -dev packages above (libpq5, libhiredis0.14, libssl3, libmicrohttpd12, libcurl4);
 # ca-certificates and tzdata for TLS and time zones; curl for the health check; openssl for generating the
 # fake FCM service account in compose; tini as PID 1 so signals reach the process and children are reaped.
+# `apt-get clean`: no downloaded packages or apt caches in the layer, whatever the base image's apt settings.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libpq5 \
@@ -78,6 +77,7 @@ RUN apt-get update \
       curl \
       openssl \
       tini \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 countdown \
  && useradd --system --uid 10001 --gid countdown --home-dir /var/lib/countdown --no-create-home \
