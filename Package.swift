@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "countdown-fake-fcm", targets: ["countdown-fake-fcm"]),
         .executable(name: "countdown-bench", targets: ["countdown-bench"]),
         .executable(name: "countdown-api", targets: ["countdown-api"]),
+        .executable(name: "countdown-console", targets: ["countdown-console"]),
     ],
     targets: [
         // C libraries (apt packages named so SwiftPM can tell what is missing).
@@ -79,6 +80,12 @@ let package = Package(
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
         .target(name: "CountdownAPI", dependencies: ["BlockingIO", "Configuration", "CountdownCommands", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
+        // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
+        .target(name: "CountdownConsole", dependencies: [
+            "Configuration", "CountdownAdmin", "CountdownAPI", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "HTTPServer",
+            "JWT", "Postgres", "Push", "Redis", "Telemetry",
+        ]),
+
         // Executables.
         .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
@@ -87,6 +94,9 @@ let package = Package(
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .executableTarget(name: "countdown-console", dependencies: [
+            "Configuration", "CountdownConsole", "CountdownDomain", "CountdownWorker", "DelayQueue", "HTTPServer", "Postgres", "Push", "Redis", "Telemetry",
+        ]),
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
@@ -119,6 +129,10 @@ let package = Package(
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
+        ]),
+        .testTarget(name: "ConsoleTests", dependencies: [
+            "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
+            "Telemetry", "TestSupport",
         ]),
     ]
 )

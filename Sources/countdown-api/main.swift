@@ -16,21 +16,11 @@ import Glibc
 
 BuildInfo.answerVersionFlag(program: "countdown-api")
 
-func fail(_ lines: String, code: Int32) -> Never {
-    for line in lines.split(separator: "\n") {
-        FileHandle.standardError.write(Data("countdown-api: \(line)\n".utf8))
-    }
-    exit(code)
-}
+let process = ServerProcess(
+    program: "countdown-api", usage: "usage: countdown-api (configured by the environment; see docs/openapi.yaml and docs/deployment.md)")
+process.checkArguments()
 
-if CommandLine.arguments.count > 1 {
-    let usage = "usage: countdown-api (configured by the environment; see docs/openapi.yaml and docs/deployment.md)"
-    if ["-h", "--help"].contains(CommandLine.arguments[1]) {
-        print(usage)
-        exit(0)
-    }
-    fail("unexpected argument \"\(CommandLine.arguments[1])\"; \(usage)", code: 2)
-}
+func fail(_ lines: String, code: Int32) -> Never { process.fail(lines, code: code) }
 
 let config: APIConfig
 let database: PostgresClient
@@ -47,11 +37,7 @@ do {
 }
 
 // SIGINT / SIGTERM are taken by sigwait below; block them before any thread starts so every thread inherits it.
-var stopSignals = sigset_t()
-sigemptyset(&stopSignals)
-sigaddset(&stopSignals, SIGINT)
-sigaddset(&stopSignals, SIGTERM)
-pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+let stopSignals = process.blockStopSignals()
 
 let logger = config.logger.with(["component": "countdown-api"])
 let service = APIService(
@@ -85,8 +71,7 @@ logger.info("listening", [
     "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
 ])
 
-var received: Int32 = 0
-sigwait(&stopSignals, &received)
+let received = process.waitForStop(stopSignals)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
