@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
         .executableTarget(name: "countdown-console", dependencies: [
-            "Configuration", "CountdownConsole", "CountdownDomain", "CountdownWorker", "DelayQueue", "HTTPServer", "Postgres", "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownWorker", "DelayQueue", "HTTPServer", "Postgres", "Push", "Redis", "Telemetry",
         ]),
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 

@@ -47,20 +47,7 @@ let server = APIServer.make(service, configuration: APIServer.configuration(
     address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
     perIPConnectionLimit: config.connectionsPerIP, metrics: metrics))
 let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
-do {
-    try server.start()
-    try metricsServer.start()
-} catch {
-    fail("\(error)", code: 1)
-}
-
-let announcement: [String: Any] = [
-    "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
-    "metricsAddress": metricsServer.boundAddress ?? "", "metricsPort": metricsServer.boundPort ?? 0,
-]
-if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
-    FileHandle.standardOutput.write(line + Data("\n".utf8))
-}
+process.start(server, metrics: metricsServer)
 let algorithm = switch config.tokenKey {
 case .hs256: "HS256"
 case .rs256: "RS256"

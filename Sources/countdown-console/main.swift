@@ -1,4 +1,5 @@
 import Configuration
+import CountdownAPI
 import CountdownConsole
 import CountdownDomain
 import CountdownWorker
@@ -61,20 +62,7 @@ let service = ConsoleService(
     csrf: CSRFTokens(key: config.csrfKey ?? CSRFTokens.randomKey()), metrics: metrics, logger: logger)
 let server = ConsoleServer.make(service, address: config.address)
 let metricsServer = ConsoleServer.makeMetrics(service, address: config.metricsAddress)
-do {
-    try server.start()
-    try metricsServer.start()
-} catch {
-    fail("\(error)", code: 1)
-}
-
-let announcement: [String: Any] = [
-    "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
-    "metricsAddress": metricsServer.boundAddress ?? "", "metricsPort": metricsServer.boundPort ?? 0,
-]
-if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
-    FileHandle.standardOutput.write(line + Data("\n".utf8))
-}
+process.start(server, metrics: metricsServer)
 logger.info("listening", [
     "address": .string(server.boundAddress ?? ""), "metrics": .string(metricsServer.boundAddress ?? ""), "auth": .string(config.auth.rawValue),
     "operatorGroups": .string(config.operatorGroups.sorted().joined(separator: ",")),
