@@ -1,6 +1,6 @@
 enum AdminUsage {
     static let summary = """
-        usage: countdown-admin <command> [arguments] [--json] [--help]
+        usage: countdown-admin <command> [arguments] [--json] [--help] [--actor NAME]
 
         commands:
           migrate [--status]              apply the database schema (idempotent, safe to run concurrently); --status lists versions
