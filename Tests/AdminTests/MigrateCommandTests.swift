@@ -121,8 +121,9 @@ import Testing
         }
     }
 
-    /// An index build (SHARE lock) on the ledger holds migration 12's ALTER: each attempt gives up after the lock
-    /// timeout, says so on stderr, and the run fails naming the migration when the wait is spent.
+    /// An index build (SHARE lock) on the ledger and the streams holds the last migration (an ALTER of the ledger, a
+    /// trigger on streams): each attempt gives up after the lock timeout, says so on stderr, and the run fails naming
+    /// the migration when the wait is spent.
     @Test func aMigrationHeldBehindALockSaysSoAndFailsNamingItself() async throws {
         try await AdminFixture.with(migrated: false) { fixture in
             let sorted = Migration.all.sorted { $0.version < $1.version }
@@ -132,7 +133,7 @@ import Testing
             defer { holder.close() }
             try await holder.run { c in
                 try c.execute("BEGIN")
-                try c.execute("LOCK TABLE countdown_start_ledger IN SHARE MODE")
+                try c.execute("LOCK TABLE countdown_start_ledger, streams IN SHARE MODE")
             }
             let run = try await fixture.admin(["migrate"], environment: [
                 "MIGRATION_LOCK_TIMEOUT_MS": "100", "MIGRATION_LOCK_WAIT_SECONDS": "1",
