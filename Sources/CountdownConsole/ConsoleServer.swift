@@ -12,15 +12,18 @@ public enum ConsoleServer {
         return HTTPServer(configuration: configuration, asyncHandler: { [service] request in await service.respond(to: request) })
     }
 
-    /// `GET /metrics` only.
+    /// `GET /metrics`, and `/healthz` (the process serves; no sign-in, nothing read) for probes and health checks.
     public static func makeMetrics(_ service: ConsoleService, address: String) -> HTTPServer {
         var configuration = HTTPServerConfiguration(
             address: address, threads: 1, maxBodyBytes: 0, connectionTimeout: .seconds(15), connectionLimit: 64, perIPConnectionLimit: 16)
         configuration.requestDeadline = .seconds(10)
         return HTTPServer(configuration: configuration) { [service] request in
-            guard request.path == "/metrics" else { return .notFound }
             guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allowed: ["GET"]) }
-            return service.metricsResponse()
+            switch request.path {
+            case "/metrics": return service.metricsResponse()
+            case "/healthz": return .text("ok\n")
+            default: return .notFound
+            }
         }
     }
 }
