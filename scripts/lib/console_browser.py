@@ -18,6 +18,8 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 TRUSTED = os.environ["TRUSTED_URL"]
 UNTRUSTED = os.environ["UNTRUSTED_URL"]
@@ -74,6 +76,14 @@ def sign_in(driver, who):
     driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": who})
 
 
+def navigate(driver, action):
+    """Does `action` (a click or Enter that loads a page) and waits until the new page replaced the old one."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    action()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
 def h1(driver):
     return driver.find_element(By.TAG_NAME, "h1").text
 
@@ -93,7 +103,7 @@ def main():
         search = driver.find_element(By.ID, "q")
         label = driver.find_element(By.CSS_SELECTOR, "label[for=q]").text
         check(label == "Stream, device or user id", "the search box has a label")
-        search.send_keys("xss1", Keys.ENTER)
+        navigate(driver, lambda: search.send_keys("xss1", Keys.ENTER))
         check(driver.current_url.endswith("/streams/xss1") and h1(driver) == "Stream xss1", "search by id opens the stream")
         title = driver.find_element(By.XPATH, "//dt[text()='Title']/following-sibling::dd[1]").text
         check(title == XSS_TITLE, "the XSS payload in the title renders as text")
@@ -101,15 +111,15 @@ def main():
         check(not driver.find_elements(By.CSS_SELECTOR, "main img"), "no element from the title was created")
         check("not_ios" in driver.page_source, "the Android device's decision says not_ios")
 
-        driver.find_element(By.LINK_TEXT, "Cancel this stream…").click()
+        navigate(driver, driver.find_element(By.LINK_TEXT, "Cancel this stream…").click)
         check(h1(driver) == "Confirm stream.cancel", "the cancel link opens the confirmation page")
         check("Cancels stream xss1" in driver.page_source, "the confirmation states the effect")
         driver.find_element(By.ID, "reason").send_keys("browser test: creator asked")
-        driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click()
+        navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
         check(h1(driver) == "Done: stream.cancel", "the confirmed cancel is done")
         check(stream_status("xss1") == "cancelled", "the stream is cancelled")
 
-        driver.find_element(By.LINK_TEXT, "Audit").click()
+        navigate(driver, driver.find_element(By.LINK_TEXT, "Audit").click)
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")]
         check(any("stream.cancel" in row and "xss1" in row and "browser test: creator asked" in row and "ada" in row for row in rows),
               "the audit page lists the cancel with actor, target and reason")
@@ -118,7 +128,7 @@ def main():
         driver.get(TRUSTED + "/streams/s2/cancel")
         driver.execute_script("document.querySelector('input[name=csrf_token]').value = '1700000000.' + '0'.repeat(64)")
         driver.find_element(By.ID, "reason").send_keys("forged")
-        driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click()
+        navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
         check(h1(driver) == "Cannot do that" and "csrf_token" in driver.page_source, "a forged CSRF token is refused")
         check(stream_status("s2") == "scheduled", "the forged request changed nothing")
 
