@@ -43,7 +43,9 @@ ARG VERSION=""
 RUN if [ -n "${VERSION}" ]; then printf '%s\n' "${VERSION}" > Sources/Telemetry/VERSION; fi \
  && echo "building version $(cat Sources/Telemetry/VERSION)"
 
-# Every executable product goes into the image except these (space-separated).
+# Every executable product goes into the image except these (space-separated). The executables lose their DWARF
+# debug information (`strip --strip-debug`: most of their size) but keep their symbol table, so the backtracer
+# still names functions in a crash report.
 ARG EXCLUDED_EXECUTABLES="countdown-bench"
 RUN --mount=type=cache,target=/src/.build,id=countdown-swiftpm-build \
     mkdir -p /out/bin /out/libexec \
@@ -54,6 +56,7 @@ RUN --mount=type=cache,target=/src/.build,id=countdown-swiftpm-build \
       swift build -c release --static-swift-stdlib --product "${exe}" < /dev/null; \
       install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path < /dev/null)/${exe}" /out/bin/; \
     done < /out/executables \
+ && strip --strip-debug /out/bin/* \
  && install -m 0755 /usr/libexec/swift/linux/swift-backtrace-static /out/libexec/ \
  && ls -l /out/bin
 

@@ -27,26 +27,30 @@ let package = Package(
         // Threads the process owns for blocking C calls, and a bounded pool of thread-confined resources.
         .target(name: "BlockingIO"),
 
-        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields.
+        // Pure shared vocabulary: JSON values, parsing and the one string escaper; HTTP header fields; the one calendar routine.
         .target(name: "JSON"),
         .target(name: "HTTPTypes"),
+        .target(name: "CivilTime"),
 
         // Clients: the only code that touches the C APIs.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "BlockingIO", "CivilTime"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "BlockingIO"]),
-        .target(name: "JWT", dependencies: ["COpenSSL"]),
+        .target(name: "JWT", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "BlockingIO", "HTTPTypes"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
 
         // Logs, metrics and the build's version (Sources/Telemetry/VERSION, embedded at compile time).
-        .target(name: "Telemetry", dependencies: ["JSON"], resources: [.embedInCode("VERSION")]),
+        .target(name: "Telemetry", dependencies: ["CivilTime", "JSON"], resources: [.embedInCode("VERSION")]),
+
+        // How long-running parts live: services started and stopped as a group, shutdown signals, permits.
+        .target(name: "Lifecycle", dependencies: ["BlockingIO", "Telemetry"]),
 
         // The Redis delayed queue (knows ids, kinds, payload bytes, due times; nothing about streams).
         .target(name: "DelayQueue", dependencies: ["BlockingIO", "Redis"]),
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
         .target(name: "PushPayloads", dependencies: ["JSON"]),
-        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis", "Telemetry"]),
 
         // Reading and validating the environment (one line per problem, naming the variable).
         .target(name: "Configuration", dependencies: ["Telemetry"]),
@@ -59,22 +63,29 @@ let package = Package(
         // snapshots, sessions, reminders, outbox, progress, device tokens).
         .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
 
-        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): PostgreSQL only.
-        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "Postgres"]),
+        // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): their SQL is the store's.
+        .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "CountdownStore", "Postgres"]),
 
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
         .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
 
-        // The worker runtime: configuration, dispatcher, outbox relay, reconciler, health server, service group.
-        .target(name: "CountdownWorker", dependencies: [
-            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "DelayQueue", "HTTPClient",
-            "HTTPServer", "JSON", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        // What the worker, countdown-admin and countdown-console share without the push stack: the configuration, the
+        // reconciler, and the operator's reports and actions (stats, a stream's report, ending a stream, quarantine,
+        // token invalidations).
+        .target(name: "CountdownMaintenance", dependencies: [
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
         ]),
 
-        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows.
+        // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.
+        .target(name: "CountdownWorker", dependencies: [
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPClient",
+            "HTTPServer", "HTTPTypes", "JSON", "JWT", "Lifecycle", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+        ]),
+
+        // What countdown-admin does beyond parsing: connections, reports, stats, demo rows. No push stack, no HTTP.
         .target(name: "CountdownAdmin", dependencies: [
-            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres",
-            "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres",
+            "Redis", "Telemetry",
         ]),
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
@@ -82,20 +93,21 @@ let package = Package(
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
         .target(name: "CountdownConsole", dependencies: [
-            "Configuration", "CountdownAdmin", "CountdownAPI", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "HTTPServer",
-            "JWT", "Postgres", "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownAPI", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "JWT",
+            "Postgres", "Push", "Redis", "Telemetry",
         ]),
 
         // Executables.
-        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownWorker", "Telemetry"]),
+        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownMaintenance", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
-            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue",
-            "Postgres", "Redis",
+            "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
+            "Postgres", "Redis", "Telemetry",
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
         .executableTarget(name: "countdown-console", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownWorker", "DelayQueue", "HTTPServer", "Postgres", "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Postgres", "Push",
+            "Redis", "Telemetry",
         ]),
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
@@ -108,30 +120,36 @@ let package = Package(
         .testTarget(name: "DelayQueueTests", dependencies: ["BlockingIO", "DelayQueue", "Redis", "TestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain"]),
+        // The stores through their public API against real PostgreSQL, one migrated database per test.
+        .testTarget(name: "CountdownStoreTests", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "TestSupport"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
             "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownWorkerTests", dependencies: [
-            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Push",
+            "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue",
+            "Lifecycle", "Postgres", "Push",
             "PushPayloads", "Redis", "Telemetry", "TestSupport",
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
-        .testTarget(name: "EndToEndTests", dependencies: ["CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
+        ]),
         .testTarget(name: "AdminTests", dependencies: [
-            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis",
-            "TestSupport",
+            "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres", "Redis",
+            "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
-            "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
     ]

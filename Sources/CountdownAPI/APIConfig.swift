@@ -23,8 +23,10 @@ public struct APIConfig: Sendable {
     public var tokenIssuer: String?
     /// `aud` every token must contain (`API_JWT_AUDIENCE`).
     public var tokenAudience: String?
-    /// Longest accepted token lifetime (`API_JWT_MAX_LIFETIME_SECONDS`; nil: unlimited).
-    public var tokenMaxLifetime: Duration?
+    /// Longest accepted token lifetime (`API_JWT_MAX_LIFETIME_SECONDS`, a day unless set; 0 there: unlimited).
+    public var tokenMaxLifetime: Duration? = .seconds(APIConfig.defaultTokenMaxLifetimeSeconds)
+    /// A day (`JWTSettings.defaultMaxLifetimeSeconds`).
+    public static let defaultTokenMaxLifetimeSeconds = JWTSettings.defaultMaxLifetimeSeconds
     /// Statement and lock timeouts of every PostgreSQL session (`DATABASE_STATEMENT_TIMEOUT_MS`,
     /// `DATABASE_LOCK_TIMEOUT_MS`; 0 turns one off).
     public var statementTimeoutMilliseconds = 30_000
@@ -35,6 +37,12 @@ public struct APIConfig: Sendable {
     public var requestReadTimeout: Duration = .seconds(10)
     /// Simultaneous connections from one address (`API_MAX_CONNECTIONS_PER_IP`).
     public var connectionsPerIP = 64
+    /// Simultaneous connections in all (`API_MAX_CONNECTIONS`); lowered at start to what the descriptor limit
+    /// leaves (`DescriptorBudget`).
+    public var maxConnections = 4096
+    /// Devices without a user that never got one are deleted after this many hours untouched
+    /// (`API_OWNERLESS_DEVICE_TTL_HOURS`; 0: never).
+    public var ownerlessDeviceTTLHours = OwnerlessDeviceSweeper.defaultTTLHours
     public var logger: Logger
     public var shutdownGraceSeconds: Int
     /// Clock skew tolerated on `exp` and `nbf`.
@@ -73,6 +81,13 @@ public struct APIConfig: Sendable {
         let requestTimeout = read { try env.integer("API_REQUEST_TIMEOUT_SECONDS", default: 10, range: 1...300) }
         let readTimeout = read { try env.integer("API_REQUEST_READ_TIMEOUT_SECONDS", default: 10, range: 1...300) }
         let perIP = read { try env.integer("API_MAX_CONNECTIONS_PER_IP", default: 64, range: 1...100_000) }
+        let ownerlessTTL = read {
+            try env.integer("API_OWNERLESS_DEVICE_TTL_HOURS", default: OwnerlessDeviceSweeper.defaultTTLHours, range: 0...87_600)
+        }
+        let anonymous = read {
+            try env.integer("API_ANONYMOUS_WRITES_PER_MINUTE", default: APIPolicy.defaultAnonymousWritesPerMinute, range: 0...10_000_000)
+        }
+        let maxConnections = read { try env.integer("API_MAX_CONNECTIONS", default: 4096, range: DescriptorBudget.minimumConnections...1_000_000) }
         let perUser = read {
             try env.integer("API_WRITES_PER_MINUTE_PER_USER", default: APIPolicy.defaultWritesPerMinutePerUser, range: 0...1_000_000)
         }
@@ -94,7 +109,7 @@ public struct APIConfig: Sendable {
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
         guard problems.isEmpty, let databaseURL, let address, let metricsAddress, let jwt, let grace, let logger, let connections,
             let threads, let statementTimeout, let lockTimeout, let requestTimeout, let readTimeout, let perIP, let perUser,
-            let perAddress, let proxies
+            let perAddress, let proxies, let maxConnections, let ownerlessTTL, let anonymous
         else {
             throw ConfigProblems(problems: problems)
         }
@@ -112,8 +127,11 @@ public struct APIConfig: Sendable {
             requestTimeout: .seconds(requestTimeout), writesPerMinutePerUser: perUser > 0 ? perUser : nil,
             writesPerMinutePerIP: perAddress > 0 ? perAddress : nil)
         config.policy.trustedProxies = proxies
+        config.policy.anonymousWritesPerMinute = anonymous > 0 ? anonymous : nil
         config.requestReadTimeout = .seconds(readTimeout)
         config.connectionsPerIP = perIP
+        config.maxConnections = maxConnections
+        config.ownerlessDeviceTTLHours = ownerlessTTL
         return config
     }
 

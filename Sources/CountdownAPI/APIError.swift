@@ -6,6 +6,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case malformedJSON = "malformed_json"
         /// 400: a field has the wrong JSON type.
         case wrongType = "wrong_type"
+        /// 400: the request's framing is ambiguous (`Content-Length` with `Transfer-Encoding`, or repeated); the
+        /// connection is closed.
+        case badRequest = "bad_request"
         /// 401: no, or no valid, bearer token.
         case unauthorized
         /// 403: the caller may not do this.
@@ -43,7 +46,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The HTTP status this code is answered with.
         public var status: Int {
             switch self {
-            case .malformedJSON, .wrongType: 400
+            case .malformedJSON, .wrongType, .badRequest: 400
             case .unauthorized: 401
             case .forbidden, .unknownUser: 403
             case .notFound, .deviceNotFound, .streamNotFound: 404

@@ -17,6 +17,8 @@ public struct APIMetrics: Sendable {
     let slowRequestsClosed: Counter
     /// Failed reloads of `API_JWT_KEYS` (the previous keys stay in use).
     public let jwtKeyReloadFailures: Counter
+    /// Devices deleted because they never got a user within `API_OWNERLESS_DEVICE_TTL_HOURS`.
+    public let ownerlessDevicesExpired: Counter
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
@@ -32,7 +34,7 @@ public struct APIMetrics: Sendable {
             "countdown_api_deadline_exceeded_total", help: "Requests answered 503 because their deadline passed, by route template.",
             labels: ["route"])
         rateLimited = registry.counter(
-            "countdown_api_rate_limited_total", help: "Writes refused with 429, by limit (user or address).", labels: ["scope"])
+            "countdown_api_rate_limited_total", help: "Writes refused with 429, by limit (user, address or anonymous).", labels: ["scope"])
         takeovers = registry.counter(
             "countdown_api_device_takeovers_total", help: "Devices linked to one user taken over by another user's authenticated registration.")
         takeoverSessionsEnded = registry.counter(
@@ -45,6 +47,9 @@ public struct APIMetrics: Sendable {
             help: "Connections closed because a request (headers and body) did not arrive within API_REQUEST_READ_TIMEOUT_SECONDS.")
         jwtKeyReloadFailures = registry.counter(
             "countdown_api_jwt_key_reload_failures_total", help: "Reloads of API_JWT_KEYS that failed (the previous keys stay in use).")
+        ownerlessDevicesExpired = registry.counter(
+            "countdown_api_ownerless_devices_expired_total",
+            help: "Devices registered without a user that never got one, deleted after API_OWNERLESS_DEVICE_TTL_HOURS untouched.")
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: BuildInfo.version)
     }
 

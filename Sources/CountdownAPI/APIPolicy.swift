@@ -9,12 +9,17 @@ public struct APIPolicy: Sendable {
     public var writesPerMinutePerUser: Int?
     /// Writes a minute per client address, in bursts of as many; nil: unlimited (`API_WRITES_PER_MINUTE_PER_IP`).
     public var writesPerMinutePerIP: Int?
+    /// Unauthenticated device registrations a minute in all (every address together), in bursts of as many; nil:
+    /// unlimited (`API_ANONYMOUS_WRITES_PER_MINUTE`). Bounds the rows anonymous clients can create however many
+    /// addresses they use.
+    public var anonymousWritesPerMinute: Int? = defaultAnonymousWritesPerMinute
     /// Proxies whose `X-Forwarded-For` names the client address (`API_TRUSTED_PROXIES`).
     public var trustedProxies = TrustedProxies.none
 
     public static let defaultRequestTimeout = Duration.seconds(10)
     public static let defaultWritesPerMinutePerUser = 120
     public static let defaultWritesPerMinutePerIP = 1200
+    public static let defaultAnonymousWritesPerMinute = 3000
 
     public init(
         requestTimeout: Duration = defaultRequestTimeout, writesPerMinutePerUser: Int? = defaultWritesPerMinutePerUser,

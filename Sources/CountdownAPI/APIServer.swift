@@ -20,14 +20,17 @@ public enum APIServer {
     ///   - connectionTimeout: an idle connection is closed after this long without progress.
     ///   - requestReadTimeout: a request's headers and body must have arrived within this long, however
     ///     steadily they trickle.
+    ///   - connectionLimit: connections in all (see `DescriptorBudget`); past `overloadThreshold` requests are
+    ///     answered `503` with `Retry-After` at once.
     ///   - metrics: counts connections closed at the read deadline.
     public static func configuration(
         address: String, threads: Int = 4, connectionTimeout: Duration = .seconds(15), requestReadTimeout: Duration? = .seconds(10),
-        connectionLimit: Int = 4096, perIPConnectionLimit: Int? = 64, metrics: APIMetrics? = nil
+        connectionLimit: Int = 4096, overloadThreshold: Int? = nil, perIPConnectionLimit: Int? = 64, metrics: APIMetrics? = nil
     ) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(
             address: address, threads: threads, maxBodyBytes: serverBodyLimit, connectionTimeout: connectionTimeout,
             connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit, listenBacklog: 1024)
+        configuration.overloadThreshold = overloadThreshold
         configuration.requestDeadline = requestReadTimeout
         if let metrics { configuration.requestDeadlineExceeded = { metrics.slowRequestsClosed.increment() } }
         configuration.connectionMemoryLimit = connectionMemoryLimit
@@ -56,9 +59,10 @@ public enum APIServer {
         }
     }
 
-    /// The server's own answers as API errors.
+    /// The server's own answers (400 for ambiguous framing, 413, 431, 503) as API errors.
     @Sendable static func errorResponse(status: Int, message: String) -> HTTPResponse {
         let code: APIError.Code = switch status {
+        case 400: .badRequest
         case 413: .payloadTooLarge
         case 431: .headersTooLarge
         case 503: .unavailable

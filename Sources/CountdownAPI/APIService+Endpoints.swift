@@ -4,7 +4,7 @@ extension APIService {
     /// `POST /notifications/device-token`: auth optional; with auth the device is linked to the caller.
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticator.caller(of: request)
-        if let caller { try limitUser(caller) }
+        if let caller { try limitUser(caller) } else { try limitAnonymous() }
         let registration = try DeviceRegistration(body: try JSONBody(request))
         switch try await store.registerDevice(registration, userID: caller?.userID) {
         case .written:

@@ -31,9 +31,18 @@ extension APIService {
     /// Refuses a write past the client address's limit.
     func limitAddress(_ request: HTTPRequest) throws(APIError) {
         guard let addressWrites else { return }
+        // Every X-Forwarded-For line counts as one list (RFC 9110 §5.3): a proxy that appends a line of its own
+        // must not leave the client's earlier line to choose the address.
+        let lines = request.headers.values("X-Forwarded-For")
         let address = policy.trustedProxies.clientAddress(
-            peer: Self.clientIP(request.remoteAddress), forwardedFor: request.headers["X-Forwarded-For"])
+            peer: Self.clientIP(request.remoteAddress), forwardedFor: lines.isEmpty ? nil : lines.joined(separator: ","))
         if let wait = addressWrites.acquire(address) { throw rateLimited("address", wait) }
+    }
+
+    /// Refuses an unauthenticated device registration past the limit for all anonymous clients together.
+    func limitAnonymous() throws(APIError) {
+        guard let anonymousWrites else { return }
+        if let wait = anonymousWrites.acquire("") { throw rateLimited("anonymous", wait) }
     }
 
     /// Refuses a write past the user's limit.
@@ -46,7 +55,8 @@ extension APIService {
         metrics.rateLimited.increment(labels: scope)
         let (whole, fraction) = wait.components
         let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
-        return APIError(.rateLimited, "too many writes from this \(scope); retry in \(seconds) s", retryAfterSeconds: seconds)
+        let from = scope == "anonymous" ? "without a bearer token" : "from this \(scope)"
+        return APIError(.rateLimited, "too many writes \(from); retry in \(seconds) s", retryAfterSeconds: seconds)
     }
 
     /// The address part of `ip:port` / `[ip]:port`.

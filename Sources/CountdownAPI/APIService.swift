@@ -13,6 +13,7 @@ public final class APIService: Sendable {
     let policy: APIPolicy
     let userWrites: KeyedRateLimiter?
     let addressWrites: KeyedRateLimiter?
+    let anonymousWrites: KeyedRateLimiter?
     private let clock = ContinuousClock()
     let deadlines = RequestDeadlines()
     private let inFlight = Atomic<Int>(0)
@@ -26,6 +27,7 @@ public final class APIService: Sendable {
         self.policy = policy
         userWrites = policy.writesPerMinutePerUser.map { KeyedRateLimiter(perMinute: $0, burst: $0) }
         addressWrites = policy.writesPerMinutePerIP.map { KeyedRateLimiter(perMinute: $0, burst: $0) }
+        anonymousWrites = policy.anonymousWritesPerMinute.map { KeyedRateLimiter(perMinute: $0, burst: $0) }
     }
 
     /// Answers one request (the `HTTPServer` async handler).

@@ -4,20 +4,22 @@ import CountdownCommands
 /// not the owner, already ended); a lost database as `.unavailable`. `PostgresAPIStore` is the real one.
 public protocol APIStore: Sendable {
     /// Upserts the device (idempotent). With a user the device is linked to it (taking it over from another
-    /// user, whose sessions on it stay until their end push); without one, only a device with no user is written (`.refused`
+    /// user: what the request did not send is cleared, and that user's sessions on it are ended); without one, only a device with no user is written (`.refused`
     /// otherwise, nothing written). A push-to-start-only registration updates an existing device and throws
     /// `.deviceNotFound` otherwise.
     func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome
 
     /// Upserts the runtime session of the user's device.
-    /// Throws `.streamNotFound`, `.deviceNotFound`, `.forbidden` (not the device's owner).
+    /// Throws `.streamNotFound`, `.deviceNotFound` (no such device, or not the caller's: the two are answered
+    /// alike), `.unknownUser`.
     func registerSession(_ session: SessionRegistration, userID: String) async throws
 
-    /// Deletes the runtime session, if any. Throws `.forbidden` when the device belongs to someone else.
+    /// Deletes the runtime session, if any, of the caller's device. Throws `.deviceNotFound` when the device is not
+    /// the caller's or does not exist (alike), `.unknownUser`.
     func removeSession(streamID: String, deviceID: String, userID: String) async throws
 
-    /// Cancels the stream when the caller is its creator or an admin.
-    /// Throws `.streamNotFound`, `.forbidden`, `.streamAlreadyEnded`.
+    /// Cancels the stream when the caller is its creator or an admin (a user in `users` either way).
+    /// Throws `.unknownUser`, `.streamNotFound`, `.forbidden`, `.streamAlreadyEnded`.
     func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport
 
     /// Succeeds when PostgreSQL answers.

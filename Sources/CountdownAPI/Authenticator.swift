@@ -62,7 +62,10 @@ public struct Authenticator: Sendable {
         } catch {
             throw APIError(.unauthorized, Self.reason((error as? JWTError)?.code ?? .malformedToken))
         }
-        guard let subject = jwt.claims.sub, !subject.isEmpty, subject.count <= Self.maxUserIDLength else {
+        // A control character (NUL above all, which PostgreSQL text cannot hold) is no user id of ours.
+        guard let subject = jwt.claims.sub, !subject.isEmpty, subject.count <= Self.maxUserIDLength,
+            !subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
             throw APIError(.unauthorized, "the token has no usable sub (user id)")
         }
         let role = (try? jwt.decodeClaims(as: RoleClaims.self))?.role

@@ -4,9 +4,10 @@ import Postgres
 ///
 /// The rule: anyone may create a device or update one that has no user; a device linked to a user changes
 /// only with a bearer token. An authenticated user may take over a device linked to someone else (a login on
-/// a shared phone): the device becomes theirs, and the previous user's runtime sessions on it are ended and
-/// removed in the same transaction. Removed means moved out of `live_activity_sessions` into
-/// `countdown_retired_sessions` (migration 8): the row keeps the runtime token the end push needs, and the
+/// a shared phone): the device becomes theirs, keeps only what the request sent (every token, the time zone and
+/// the locale it did not send are cleared, so the previous user's push-to-start or FCM token never serves the new
+/// owner's streams), and the previous user's runtime sessions on it are ended and removed in the same
+/// transaction. Removed means moved out of `live_activity_sessions` into `countdown_retired_sessions` (migration 8): the row keeps the runtime token the end push needs, and the
 /// worker sends that end push (dismissing the activity at once) and deletes the row once it was accepted or the
 /// token is dead. Sessions of streams that already ended are left to the stream's own end push, which goes to
 /// every session whoever owns the device.
@@ -102,8 +103,20 @@ enum DeviceOwnership {
             FROM prior p LEFT JOIN written w USING (device_id)
             """
 
+        /// Whether the row `d` is being taken over by the user of `source` (`EXCLUDED` or the input `t`): it
+        /// is linked to a user, and the request's user is another one.
+        static func takeover(from source: String) -> String { "d.user_id <> \(source).user_id" }
+
+        /// An optional column of the request: the sent value, or the stored one when none was sent, except at a
+        /// takeover, where nothing of the previous user's device is kept (a value not sent is cleared).
+        static func kept(_ column: String, from source: String) -> String {
+            "CASE WHEN \(takeover(from: source)) THEN \(source).\(column) ELSE coalesce(\(source).\(column), d.\(column)) END"
+        }
+
         /// Idempotent: a repeat with the same values writes nothing. Absent optional values keep the stored
-        /// ones; a non-iOS platform drops the push-to-start token.
+        /// ones, except at a takeover (the tokens, time zone and locale not sent are cleared, so nothing of the
+        /// previous user's phone stays with the new owner); a non-iOS platform drops the push-to-start token.
+        /// The change check compares with the kept values: a takeover changes `user_id`, so it always writes.
         static let upsertDevices = input + """
             , written AS (
                 INSERT INTO devices AS d (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
@@ -113,9 +126,9 @@ enum DeviceOwnership {
                     platform = EXCLUDED.platform,
                     fcm_token = EXCLUDED.fcm_token,
                     push_to_start_token = CASE WHEN EXCLUDED.platform = 'ios'
-                        THEN coalesce(EXCLUDED.push_to_start_token, d.push_to_start_token) END,
-                    timezone = coalesce(EXCLUDED.timezone, d.timezone),
-                    locale = coalesce(EXCLUDED.locale, d.locale)
+                        THEN \(kept("push_to_start_token", from: "EXCLUDED")) END,
+                    timezone = \(kept("timezone", from: "EXCLUDED")),
+                    locale = \(kept("locale", from: "EXCLUDED"))
                 WHERE (d.user_id IS NULL OR EXCLUDED.user_id IS NOT NULL)
                   AND (d.user_id, d.platform, d.fcm_token, d.push_to_start_token, d.timezone, d.locale) IS DISTINCT FROM
                       (coalesce(EXCLUDED.user_id, d.user_id), EXCLUDED.platform, EXCLUDED.fcm_token,
@@ -126,12 +139,13 @@ enum DeviceOwnership {
             """ + retireAndReport
 
         /// `written` is every existing device it was allowed to update (changed or not), so a missing one is told
-        /// apart from an unchanged one.
+        /// apart from an unchanged one. At a takeover the FCM token (not part of such a request) is cleared.
         static let updatePushToStart = input + """
             , written AS (
                 UPDATE devices AS d SET platform = t.platform, push_to_start_token = t.push_to_start_token,
-                    user_id = coalesce(t.user_id, d.user_id), timezone = coalesce(t.timezone, d.timezone),
-                    locale = coalesce(t.locale, d.locale)
+                    user_id = coalesce(t.user_id, d.user_id), timezone = \(kept("timezone", from: "t")),
+                    locale = \(kept("locale", from: "t")),
+                    fcm_token = CASE WHEN \(takeover(from: "t")) THEN NULL ELSE d.fcm_token END
                 FROM input t
                 WHERE d.device_id = t.device_id AND (d.user_id IS NULL OR t.user_id IS NOT NULL)
                 RETURNING d.device_id

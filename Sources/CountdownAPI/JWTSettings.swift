@@ -18,7 +18,10 @@ public struct JWTSettings: Sendable {
     public var keysPath: String?
     public var issuer: String?
     public var audience: String?
+    /// Longest accepted token lifetime (`<prefix>_MAX_LIFETIME_SECONDS`, a day unless set; 0 there: unlimited).
     public var maxLifetime: Duration?
+    /// A day: a signed token that leaks is useless after it, and the apps renew theirs far more often.
+    public static let defaultMaxLifetimeSeconds = 86_400
     /// Clock skew tolerated on `exp` and `nbf`.
     public var leeway: Duration = .seconds(30)
 
@@ -42,7 +45,7 @@ public struct JWTSettings: Sendable {
         }
         let keysPath = env.optionalString(prefix + "_KEYS")
         let tokenKey = read { () throws -> TokenKey? in try Self.tokenKey(env, prefix: prefix, keysPath: keysPath) }
-        let lifetime = read { try env.integer(prefix + "_MAX_LIFETIME_SECONDS", default: 0, range: 0...31_536_000) }
+        let lifetime = read { try env.integer(prefix + "_MAX_LIFETIME_SECONDS", default: Self.defaultMaxLifetimeSeconds, range: 0...31_536_000) }
         if let keysPath {
             read { () throws in
                 let keys: [VerificationKey]

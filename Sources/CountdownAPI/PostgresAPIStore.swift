@@ -53,7 +53,7 @@ public final class PostgresAPIStore: APIStore {
             try await database.withConnection { connection -> APIError? in
                 let removed = try connection.execute(SQL.deleteOwnSession, [streamID, deviceID, userID])
                 if removed > 0 { return nil }
-                return try Self.ownership(of: deviceID, userID: userID, on: connection, lock: false, unknownDeviceRefused: false)
+                return try Self.ownership(of: deviceID, userID: userID, on: connection, lock: false)
             }
         }
         if let refusal { throw refusal }
@@ -61,7 +61,11 @@ public final class PostgresAPIStore: APIStore {
 
     public func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
         let rows = try await run { try await database.query(SQL.streamAndCreator, [id, caller.userID]) }
-        guard let row = rows.first else { throw APIError(.streamNotFound, "no stream \(id)", field: "id") }
+        // An admin token whose sub is no user (a deleted or made-up account) cancels nothing.
+        guard try rows.first?.decode("user_known", as: Bool.self) == true else { throw Self.unknownUser(caller.userID) }
+        guard let row = rows.first, try row.decode("stream_known", as: Bool.self) else {
+            throw APIError(.streamNotFound, "no stream \(id)", field: "id")
+        }
         let isCreator = try row.decode("is_creator", as: Bool.self)
         guard caller.isAdmin || isCreator else {
             throw APIError(.forbidden, "only the stream's creator or an admin may cancel it")
@@ -77,20 +81,20 @@ public final class PostgresAPIStore: APIStore {
         _ = try await database.query("SELECT 1", retryingOnConnectionLoss: true)
     }
 
-    /// Why `userID` may not use the device, or nil when it is theirs.
-    private static func ownership(
-        of deviceID: String, userID: String, on connection: PostgresConnection, lock: Bool, unknownDeviceRefused: Bool = true
-    ) throws -> APIError? {
-        let sql = "SELECT user_id, EXISTS (SELECT 1 FROM users WHERE id = $2) AS user_known FROM devices WHERE device_id = $1"
-            + (lock ? " FOR SHARE OF devices" : "")
-        guard let row = try connection.query(sql, [deviceID, userID]).first else {
-            guard unknownDeviceRefused else { return nil }
-            return APIError(.deviceNotFound, "no device \(deviceID); register it with POST /notifications/device-token first", field: "deviceId")
-        }
-        let owner = try row.decode("user_id", as: String?.self)
+    /// Why `userID` may not use the device, or nil when it is theirs. A device linked to someone else and one that
+    /// does not exist get the same answer (404), so nobody learns which device ids are in use.
+    private static func ownership(of deviceID: String, userID: String, on connection: PostgresConnection, lock: Bool) throws -> APIError? {
+        let sql = "SELECT user_id FROM devices WHERE device_id = $1" + (lock ? " FOR SHARE OF devices" : "")
+        let owner = try connection.query(sql, [deviceID]).first.map { try $0.decode("user_id", as: String?.self) }
         if owner == userID { return nil }
-        guard try row.decode("user_known", as: Bool.self) else { return unknownUser(userID) }
-        return APIError(.forbidden, "device \(deviceID) is not linked to you; register it with your bearer token first")
+        guard try connection.query("SELECT 1 FROM users WHERE id = $1", [userID]).first != nil else { return unknownUser(userID) }
+        return notYours(deviceID)
+    }
+
+    /// The answer for a device that is not the caller's, whether it exists or not.
+    static func notYours(_ deviceID: String) -> APIError {
+        APIError(.deviceNotFound, "no device \(deviceID) of yours; register it with POST /notifications/device-token and your bearer token first",
+                 field: "deviceId")
     }
 
     static func unknownUser(_ userID: String) -> APIError {
@@ -135,9 +139,10 @@ public final class PostgresAPIStore: APIStore {
             """
 
         static let streamAndCreator = """
-            SELECT EXISTS (SELECT 1 FROM stream_participants
-                           WHERE stream_id = s.id AND user_id = $2 AND role = 'creator') AS is_creator
-            FROM streams s WHERE s.id = $1
+            SELECT EXISTS (SELECT 1 FROM users WHERE id = $2) AS user_known,
+                   EXISTS (SELECT 1 FROM streams WHERE id = $1) AS stream_known,
+                   EXISTS (SELECT 1 FROM stream_participants
+                           WHERE stream_id = $1 AND user_id = $2 AND role = 'creator') AS is_creator
             """
     }
 }

@@ -1,5 +1,5 @@
 import Configuration
-import CountdownWorker
+import CountdownMaintenance
 import CountdownDomain
 import DelayQueue
 import Postgres

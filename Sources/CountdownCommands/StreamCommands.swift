@@ -1,4 +1,5 @@
 import CountdownDomain
+import CountdownStore
 import Foundation
 import Postgres
 
@@ -55,24 +56,16 @@ public struct StreamCommands: Sendable {
     public func end(_ streamID: String, as status: StreamStatus) async throws -> Report {
         precondition(status.isTerminal, "only terminal statuses end a stream")
         return try await database.transaction { connection in
-            guard let row = try connection.query("SELECT status FROM streams WHERE id = $1 FOR UPDATE", [streamID]).first else {
+            guard let row = try StreamStore.lockForCommand(streamID, on: connection) else {
                 throw Failure(code: .notFound, streamID: streamID, detail: "stream \(streamID) does not exist")
             }
-            let previous: String = try row.decode("status")
-            let sessions = try connection.query("SELECT count(*) AS n FROM live_activity_sessions WHERE stream_id = $1", [streamID])
-                .first?.decode("n", as: Int.self) ?? 0
-            guard previous == StreamStatus.scheduled.rawValue else {
-                return Report(streamID: streamID, previousStatus: previous, status: previous, changed: false, remindersCancelled: 0,
-                              sessionsToEnd: sessions, jobsRemoved: 0)
+            guard row.status == StreamStatus.scheduled.rawValue else {
+                return Report(streamID: streamID, previousStatus: row.status, status: row.status, changed: false, remindersCancelled: 0,
+                              sessionsToEnd: row.sessions, jobsRemoved: 0)
             }
-            let reminders = status == .cancelled
-                ? try connection.query("SELECT count(*) AS n FROM stream_reminders WHERE stream_id = $1 AND status = 'active'", [streamID])
-                    .first?.decode("n", as: Int.self) ?? 0
-                : 0
-            // The trigger cancels active reminders and records the change for the relay.
-            try connection.execute("UPDATE streams SET status = $2 WHERE id = $1", [streamID, status.rawValue])
-            return Report(streamID: streamID, previousStatus: previous, status: status.rawValue, changed: true,
-                          remindersCancelled: reminders, sessionsToEnd: sessions, jobsRemoved: 0)
+            try StreamStore.setStatus(streamID, to: status.rawValue, on: connection)
+            return Report(streamID: streamID, previousStatus: row.status, status: status.rawValue, changed: true,
+                          remindersCancelled: status == .cancelled ? row.activeReminders : 0, sessionsToEnd: row.sessions, jobsRemoved: 0)
         }
     }
 
@@ -80,20 +73,19 @@ public struct StreamCommands: Sendable {
     /// queues update pushes. The new time must be in the future by PostgreSQL's clock.
     public func reschedule(_ streamID: String, to plannedStartAt: Date) async throws -> Report {
         try await database.transaction { connection in
-            guard let row = try connection.query("SELECT status, now() AS now FROM streams WHERE id = $1 FOR UPDATE", [streamID]).first else {
+            guard let row = try StreamStore.lockForCommand(streamID, on: connection) else {
                 throw Failure(code: .notFound, streamID: streamID, detail: "stream \(streamID) does not exist")
             }
-            let status: String = try row.decode("status")
-            guard status == StreamStatus.scheduled.rawValue else {
-                throw Failure(code: .notScheduled, streamID: streamID, detail: "stream \(streamID) is \(status); only scheduled streams can be rescheduled")
+            guard row.status == StreamStatus.scheduled.rawValue else {
+                throw Failure(code: .notScheduled, streamID: streamID,
+                              detail: "stream \(streamID) is \(row.status); only scheduled streams can be rescheduled")
             }
-            let now: Date = try row.decode("now")
-            guard plannedStartAt > now else {
+            guard plannedStartAt > row.now else {
                 throw Failure(code: .inThePast, streamID: streamID,
-                              detail: "\(plannedStartAt.formatted(.iso8601)) is not in the future (database time is \(now.formatted(.iso8601)))")
+                              detail: "\(plannedStartAt.formatted(.iso8601)) is not in the future (database time is \(row.now.formatted(.iso8601)))")
             }
-            try connection.execute("UPDATE streams SET planned_start_at = $2 WHERE id = $1", [streamID, plannedStartAt])
-            return Report(streamID: streamID, previousStatus: status, status: status, changed: true, remindersCancelled: 0,
+            try StreamStore.setPlannedStart(streamID, to: plannedStartAt, on: connection)
+            return Report(streamID: streamID, previousStatus: row.status, status: row.status, changed: true, remindersCancelled: 0,
                           sessionsToEnd: 0, jobsRemoved: 0, plannedStartAt: plannedStartAt)
         }
     }

@@ -1,5 +1,5 @@
-import CountdownAdmin
 import CountdownDomain
+import CountdownMaintenance
 import CountdownStore
 import DelayQueue
 import Foundation

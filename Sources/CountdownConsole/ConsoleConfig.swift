@@ -1,6 +1,6 @@
 import Configuration
 import CountdownAPI
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 /// What `countdown-console` reads from the environment, checked at start: every problem is one line naming the

@@ -1,4 +1,4 @@
-import CountdownAdmin
+import CountdownMaintenance
 import CountdownStore
 import Foundation
 

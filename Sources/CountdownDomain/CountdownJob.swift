@@ -98,20 +98,17 @@ public enum CountdownJob: Hashable, Sendable {
         return Array((try? encoder.encode(fields)) ?? Data("{}".utf8))
     }
 
-    /// A payload's members when it is a JSON object of strings. Every claimed job passes here, so the project's
-    /// strict parser reads it; what that parser refuses (a repeated key, another encoding) goes to Foundation's
-    /// decoder as before, so the answer is the same for every payload.
+    /// A payload's members when it is a JSON object of strings, read by the project's strict parser (a repeated
+    /// key, invalid UTF-8 or trailing bytes make the payload unreadable: only this project writes payloads).
     static func stringFields(_ payload: [UInt8]) -> [String: String]? {
-        if let members = JSONValue.parse(payload)?.object {
-            var fields: [String: String] = [:]
-            fields.reserveCapacity(members.count)
-            for (name, value) in members {
-                guard let text = value.string else { return nil }
-                fields[name] = text
-            }
-            return fields
+        guard let members = JSONValue.parse(payload)?.object else { return nil }
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(members.count)
+        for (name, value) in members {
+            guard let text = value.string else { return nil }
+            fields[name] = text
         }
-        return try? JSONDecoder().decode([String: String].self, from: Data(payload))
+        return fields
     }
 
     /// Decodes a claimed job; a bad kind or payload comes back as a `JobDecodingError` value, never a crash.

@@ -55,7 +55,15 @@ struct ReminderFanout: Sendable {
         // Each chunk's outcome is written while the next chunk is sent (a chunk's users are after the last one
         // fetched, whatever the write): one PostgreSQL round of about a tenth of a second per chunk is hidden.
         var unwritten: ChunkOutcome?
+        var tooLate = false
         while let current = page.stream, let last = page.users.last {
+            // The planned start came during the fan-out (by PostgreSQL's clock, read with each chunk): a reminder
+            // is never sent from then on (SPEC 10.2); this chunk's devices are counted and the rest stay unsent.
+            if current.now >= current.snapshot.plannedStartAt {
+                for _ in page.recipients { context.metrics.skip(kind: "reminder", reason: "too_late") }
+                tooLate = true
+                break
+            }
             async let next = fetch(streamID, after: last, through: through)
             let previous = unwritten
             async let written: Void = write(previous, stream: streamID)
@@ -78,6 +86,7 @@ struct ReminderFanout: Sendable {
         }
         try await write(unwritten, stream: streamID)
         if page.stream == nil { return .skipped(reason: "stream_missing") }
+        if tooLate { return .skipped(reason: "too_late") }
         if needsRetry { return .retry(after: retryAfter, reason: "push_retry") }
         return .done(detail: "reminded \(sentUsers) users")
     }

@@ -1,5 +1,6 @@
 import CountdownFlows
 import CountdownStore
+import Lifecycle
 import Postgres
 import Telemetry
 

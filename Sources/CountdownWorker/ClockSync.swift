@@ -1,9 +1,11 @@
+import BlockingIO
+import Lifecycle
 import Redis
 import Telemetry
 
 /// Keeps the worker's `ServerClock` measured against Redis `TIME` and exports the offset, warning when the
 /// host clock is far off (NTP broken): decisions stay correct, but operators should know.
-public final class ClockSync: Service {
+public final class ClockSync: PeriodicService {
     public let name = "clock-sync"
     /// Offsets beyond this are logged as a warning.
     public static let warnAbove = 2.0
@@ -12,6 +14,7 @@ public final class ClockSync: Service {
     private let metrics: WorkerMetrics
     private let logger: Logger
     private let interval: Duration
+    private let warned = Locked(false)
 
     public init(clock: ServerClock, redis: RedisClient, metrics: WorkerMetrics, logger: Logger, interval: Duration = .seconds(30)) {
         self.clock = clock
@@ -21,22 +24,19 @@ public final class ClockSync: Service {
         self.interval = interval
     }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        var warned = false
-        while !shutdown.isTriggered {
-            do {
-                try await clock.sync(with: redis)
-                let offset = clock.offsetSeconds
-                metrics.clockOffset.set(offset)
-                let far = abs(offset) > Self.warnAbove
-                if far && !warned {
-                    logger.warn("host clock is off; signing credentials with the Redis server's time", ["offset_seconds": .double(offset)])
-                }
-                warned = far
-            } catch {
-                logger.debug("clock sync failed", ["error": .error(error)])
+    public func runOnce() async -> Duration? {
+        do {
+            try await clock.sync(with: redis)
+            let offset = clock.offsetSeconds
+            metrics.clockOffset.set(offset)
+            let far = abs(offset) > Self.warnAbove
+            if far && !warned.value {
+                logger.warn("host clock is off; signing credentials with the Redis server's time", ["offset_seconds": .double(offset)])
             }
-            await shutdown.sleep(for: interval)
+            warned.withLock { $0 = far }
+        } catch {
+            logger.debug("clock sync failed", ["error": .error(error)])
         }
+        return interval
     }
 }

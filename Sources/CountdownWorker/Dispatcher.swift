@@ -2,11 +2,13 @@ import BlockingIO
 import CountdownDomain
 import DelayQueue
 import Foundation
+import Lifecycle
 import Telemetry
 
-/// Claims due jobs, never more than its free slots, runs them (grouped by its batch policy) on tasks of their own,
-/// and settles each on the queue as `JobDisposition` decides. Leases of running jobs are extended; on shutdown it
-/// stops claiming, lets running jobs finish within the drain time and hands back the rest for another worker.
+/// Claims due jobs, never more than its free slots, runs them (grouped by its batch policy) as child tasks of a
+/// group it owns, and settles each on the queue as `JobDisposition` decides. Leases of running jobs are extended;
+/// on shutdown it stops claiming, lets running jobs finish within the drain time, then cancels the rest: a cancelled
+/// job sends nothing more and hands its lease back for another worker.
 public final class Dispatcher: Service {
     public let name = "dispatcher"
     private let queue: any DelayQueue
@@ -22,14 +24,18 @@ public final class Dispatcher: Service {
     private let onClaimed: @Sendable () async -> Void
     private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
     private let slotFreed = WakeSignal()
+    private let cancelGrace: Duration
 
     /// - Parameters:
     ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
     ///   - kindLimits: at most this many jobs of a kind in flight on this worker (the rest stay in the queue for
     ///     other workers), for work handed out as many jobs at once, such as reminder pages.
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
+    ///   - drain: how long running jobs may finish after shutdown; then they are cancelled.
+    ///   - cancelGrace: how long cancelled jobs get to stop and hand themselves back.
     ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
+                cancelGrace: Duration = .seconds(3),
                 batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
                 metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
         self.queue = queue
@@ -37,6 +43,7 @@ public final class Dispatcher: Service {
         self.concurrency = concurrency
         self.lease = lease
         self.drain = drain
+        self.cancelGrace = cancelGrace
         self.batching = batching
         self.kindLimits = kindLimits
         self.transient = transient
@@ -52,7 +59,17 @@ public final class Dispatcher: Service {
     public var heldLeases: [JobLease] { inFlight.withLock { $0.values.map(\.lease) } }
 
     public func run(shutdown: ShutdownSignal) async throws {
-        let extender = Task { await extendLeases() }
+        // Every job runs as a child of this group, beside the lease extender: at the drain deadline the group is
+        // cancelled, so a job stops sending before its lease is handed back, and nothing outlives `run`.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.extendLeases() }
+            await claimUntilShutdown(shutdown, into: &group)
+            await finishOrHandBack(cancelling: &group)
+            group.cancelAll()
+        }
+    }
+
+    private func claimUntilShutdown(_ shutdown: ShutdownSignal, into group: inout DiscardingTaskGroup) async {
         var failures = 0
         while !shutdown.isTriggered {
             let free = concurrency - busySlots
@@ -73,7 +90,7 @@ public final class Dispatcher: Service {
                         logger.error("dead-lettered an unreadable job", ["job": .string(id), "reason": .string(reason)])
                     }
                 }
-                for group in batching.group(claimed) { start(group, claimedAt: batch.claimedAt) }
+                for jobs in batching.group(claimed) { start(jobs, claimedAt: batch.claimedAt, in: &group) }
                 if !claimed.isEmpty { await onClaimed() }
                 if batch.items.isEmpty && room.values.contains(0) {
                     // Jobs of a kind at its limit may be due and left for others: wait for one of ours to finish
@@ -89,18 +106,17 @@ public final class Dispatcher: Service {
                 await shutdown.sleep(for: wait)
             }
         }
-        await finishOrHandBack()
-        extender.cancel()
     }
 
-    /// Runs `jobs` on a task of their own; each holds a slot (and has its lease extended) until settled.
-    private func start(_ jobs: [ClaimedJob], claimedAt: Date) {
+    /// Runs `jobs` as a child task of the dispatcher's group; each holds a slot (and has its lease extended) until
+    /// settled.
+    private func start(_ jobs: [ClaimedJob], claimedAt: Date, in group: inout DiscardingTaskGroup) {
         inFlight.withLock { inFlight in
             for job in jobs { inFlight[job.lease.id] = (job.lease, job.kind) }
         }
         metrics.slots.set(Double(busySlots), labels: "busy")
         for job in jobs { metrics.jobLateness.observe(max(0, claimedAt.timeIntervalSince(job.dueAt)), labels: job.kind) }
-        Task {
+        group.addTask {
             await self.process(jobs)
             self.inFlight.withLock { inFlight in
                 for job in jobs { inFlight.removeValue(forKey: job.lease.id) }
@@ -124,9 +140,10 @@ public final class Dispatcher: Service {
             let started = ContinuousClock.now
             let results = await runner.run(runnable.map(\.1))
             let elapsed = ContinuousClock.now - started
+            let cancelled = Task.isCancelled
             for ((job, decoded), result) in zip(runnable, results) {
                 metrics.jobDuration.observe(elapsed, labels: job.kind)
-                decided.append((job, decoded, JobDisposition.decide(result, attempt: job.attempt, transient: transient)))
+                decided.append((job, decoded, JobDisposition.decide(result, attempt: job.attempt, cancelled: cancelled, transient: transient)))
             }
         }
         await settle(decided, batch: claimed.count)
@@ -220,15 +237,25 @@ public final class Dispatcher: Service {
         }
     }
 
-    private func finishOrHandBack() async {
+    /// Waits up to the drain time for running jobs; then cancels them (they stop sending and hand themselves back)
+    /// and waits up to `cancelGrace` more. A job still running after that keeps its lease, which expires or is
+    /// taken over once this process is gone: it is never handed back while it might still send.
+    private func finishOrHandBack(cancelling group: inout DiscardingTaskGroup) async {
         let deadline = ContinuousClock.now.advanced(by: drain)
         while busySlots > 0 && ContinuousClock.now < deadline {
             await slotFreed.wait(timeout: .milliseconds(100))
         }
-        let leftovers = inFlight.withLock { $0.values.map(\.lease) }
-        for held in leftovers {
-            _ = try? await queue.postpone(held, after: .zero, error: "worker shut down before the job finished")
+        let running = busySlots
+        guard running > 0 else { return }
+        logger.warn("cancelling unfinished jobs at the drain deadline; they are handed back once stopped", ["jobs": .int(running)])
+        group.cancelAll()
+        let stopBy = ContinuousClock.now.advanced(by: cancelGrace)
+        while busySlots > 0 && ContinuousClock.now < stopBy {
+            await slotFreed.wait(timeout: .milliseconds(50))
         }
-        if !leftovers.isEmpty { logger.warn("handed back unfinished jobs", ["jobs": .int(leftovers.count)]) }
+        let stuck = busySlots
+        if stuck > 0 {
+            logger.error("jobs did not stop after cancellation; their leases are left to expire", ["jobs": .int(stuck)])
+        }
     }
 }

@@ -3,6 +3,7 @@ import CountdownFlows
 import DelayQueue
 import Foundation
 import JSON
+import Lifecycle
 import Redis
 import Telemetry
 

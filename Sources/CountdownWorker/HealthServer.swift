@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Lifecycle
 import Telemetry
 
 /// `/healthz` (the process is alive), `/readyz` (its dependencies answer) and `/metrics` (Prometheus text).

@@ -28,8 +28,16 @@ public struct JobDisposition: Sendable, Equatable {
 
     /// Decides for one job. `transient` tells whether an error means a dependency was away (PostgreSQL or Redis
     /// down, a deadlock, a timeout) rather than a fault of the job.
-    public static func decide(_ result: Result<HandlerOutcome, any Error>, attempt: Int,
+    /// - Parameter cancelled: the run was cancelled by shutdown; an outcome that would try again hands the job back
+    ///   at once instead, without spending an attempt (what it sent is recorded; the rest was never sent).
+    public static func decide(_ result: Result<HandlerOutcome, any Error>, attempt: Int, cancelled: Bool = false,
                               transient: (any Error) -> Bool) -> JobDisposition {
+        if cancelled {
+            switch result {
+            case .success(.done), .success(.fanOut), .success(.skipped), .success(.reschedule): break
+            case .success(.retry), .failure: return decide(.failure(CancellationError()), attempt: attempt, transient: transient)
+            }
+        }
         switch result {
         case .success(.done(let detail)):
             return JobDisposition(action: .ack, outcome: "done", level: .info, message: "job done", fields: ["outcome": "done", "detail": detail])

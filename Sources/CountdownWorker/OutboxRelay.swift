@@ -2,6 +2,7 @@ import CountdownDomain
 import CountdownStore
 import DelayQueue
 import Foundation
+import Lifecycle
 import Postgres
 import Telemetry
 

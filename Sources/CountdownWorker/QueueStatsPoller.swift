@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownStore
 import DelayQueue
+import Lifecycle
 import Postgres
 import Telemetry
 
@@ -33,10 +34,6 @@ public final class QueueStatsPoller: Service {
                 metrics.queueJobs.set(Double(stats.dead), labels: "dead")
                 let (seconds, attoseconds) = stats.oldestDueLateness.components
                 metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
-            }
-            if let paused = try? await queue.pausedKinds() {
-                let kinds = Set(paused.map(\.kind))
-                for kind in CountdownJob.Kind.allCases { metrics.queuePaused.set(kinds.contains(kind.rawValue) ? 1 : 0, labels: kind.rawValue) }
             }
             if let outbox = try? await database.withConnection({ connection -> (Int, Double) in
                 let row = try connection.query("""

@@ -1,5 +1,7 @@
+import CountdownMaintenance
 import DelayQueue
 import Foundation
+import Lifecycle
 import Redis
 import Telemetry
 

@@ -1,4 +1,5 @@
 import BlockingIO
+import Lifecycle
 import Redis
 import Telemetry
 
@@ -9,7 +10,7 @@ import Telemetry
 /// A server that refuses `INFO` (an ACL user without it, a renamed command) turns the watch off with one log line.
 /// Changes closer together than `minimumGap` count once: a setup whose address leads to several servers in turn (a
 /// proxy over independent servers, which the queue does not support anyway) must not reconcile the fleet nonstop.
-public final class RedisServerWatch: Service {
+public final class RedisServerWatch: PeriodicService {
     public let name = "redis-server-watch"
     private struct State {
         var runID: String?
@@ -33,11 +34,8 @@ public final class RedisServerWatch: Service {
     /// How many times the server changed since the first reading.
     public var changes: Int { state.withLock { $0.changes } }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        while !shutdown.isTriggered {
-            guard await check() else { return }
-            await shutdown.sleep(for: interval)
-        }
+    public func runOnce() async -> Duration? {
+        await check() ? interval : nil
     }
 
     /// Reads the server's `run_id` once; false when the server refuses `INFO` (the watch stops).

@@ -1,4 +1,5 @@
 import BlockingIO
+import Lifecycle
 import Telemetry
 
 /// Holds back the services that write (dispatcher, outbox relay, reconciler) until the database has the schema

@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownFlows
 import Foundation
+import Lifecycle
 import Push
 import Telemetry
 
@@ -21,6 +22,9 @@ public final class TransportPushGateway: PushGateway {
         self.logger = logger.with(["component": "push"])
     }
 
+    /// The retry reason of a push left unsent because its job was cancelled.
+    static let cancelledReason = "cancelled"
+
     /// `PUSH_CONCURRENCY` permits free now.
     var permitsAvailable: Int { permits.available }
 
@@ -31,7 +35,8 @@ public final class TransportPushGateway: PushGateway {
     /// Sends the pushes through the transport in batches of at most a quarter of `PUSH_CONCURRENCY` (so a small
     /// setting still keeps several batches in flight). A batch waits for one permit per push; each push gives its
     /// permit back as its answer arrives, so a slow answer holds one permit, not its batch's. Every push of a
-    /// batch is counted with the batch's latency.
+    /// batch is counted with the batch's latency. Once the calling task is cancelled nothing more is sent: the
+    /// pushes not yet handed to the transport come back as `retry` (`cancelled`).
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         var deliveries: [Delivery] = []
         deliveries.reserveCapacity(pushes.count)
@@ -41,6 +46,13 @@ public final class TransportPushGateway: PushGateway {
             let started = ContinuousClock.now
             await permits.acquire(messages.count)
             let held = HeldPermits(messages.count, of: permits)
+            if Task.isCancelled {
+                // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
+                // whichever worker runs the job next.
+                held.giveBackRest()
+                deliveries.append(contentsOf: repeatElement(Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count - start))
+                break
+            }
             let results = await transport.sendAll(messages, onAnswer: { held.giveBackOne() })
             held.giveBackRest()
             precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
@@ -67,7 +79,7 @@ public final class TransportPushGateway: PushGateway {
                           apnsHeaders: payload.apnsHeaders, apsJSON: payload.apsJSON)
         case .notification(let notification, let fcmToken):
             .notification(id: kind.rawValue, fcmToken: fcmToken, title: notification.title, body: notification.body,
-                          data: notification.data)
+                          data: notification.data, options: NotificationOptions(notification.delivery))
         }
     }
 

@@ -1,3 +1,4 @@
+import CountdownMaintenance
 import JWT
 import HTTPClient
 import Push

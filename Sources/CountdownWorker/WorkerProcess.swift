@@ -2,11 +2,13 @@ import BlockingIO
 import Configuration
 import CountdownDomain
 import CountdownFlows
+import CountdownMaintenance
 import CountdownStore
 import DelayQueue
 import Foundation
 import HTTPClient
 import JWT
+import Lifecycle
 import Postgres
 import Push
 import PushPayloads
@@ -25,6 +27,8 @@ public struct WorkerProcess: Sendable {
     private let heartbeat: FleetHeartbeat
     /// Tripped by SIGTERM/SIGINT once `trapSignals()` ran: during the Redis startup wait as while running.
     private let shutdown = ShutdownSignal()
+    /// Run once at start, beside the services (with `FLEET_MAX_WORKERS`).
+    private let budgetCheck: ConnectionBudgetCheck?
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
     /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, claim keeper,
@@ -36,6 +40,7 @@ public struct WorkerProcess: Sendable {
         self.metrics = metrics
         let postgresConfiguration = try config.postgresConfiguration()
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
+        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: database, logger: logger) }
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
         let clock = ServerClock()
@@ -46,7 +51,8 @@ public struct WorkerProcess: Sendable {
                                            concurrency: config.pushConcurrency, metrics: metrics, logger: logger)
         let payloads = try PushPayloadBuilder(settings: PayloadSettings(
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
-            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds))
+            expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds,
+            reminderAndroidChannelID: config.reminderAndroidChannelID))
         let workerID = FleetHeartbeat.makeID()
         let leases = Locked<Dispatcher?>(nil)
         let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
@@ -59,10 +65,7 @@ public struct WorkerProcess: Sendable {
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
-        let appliedVersion: @Sendable () async throws -> Int = {
-            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
-                .first?.decode("v", as: Int.self) ?? 0
-        }
+        let appliedVersion: @Sendable () async throws -> Int = { try await Migrator.appliedVersion(database) }
         let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
@@ -96,6 +99,7 @@ public struct WorkerProcess: Sendable {
             QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
             heartbeat,
             serverWatch,
+            gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
@@ -160,7 +164,10 @@ public struct WorkerProcess: Sendable {
             guard !Task.isCancelled else { return }
             Self.exitUnlessStopped(stopped, within: grace + .seconds(10), logger: logger)
         }
+        // Beside the services, so an unreachable server never delays the start.
+        let budget = Task { [budgetCheck] in await budgetCheck?.run() }
         let outcome = await ServiceGroup(services: services, grace: grace, logger: logger).run(shutdown: shutdown)
+        budget.cancel()
         stopped.signal()
         watchdog.cancel()
         for close in closers { close() }

@@ -1,3 +1,4 @@
+import HTTPTypes
 /// Limits and protocol choices of one `HTTPClient`.
 public struct HTTPClientConfiguration: Sendable {
     public enum HTTPVersion: Sendable {

@@ -1,5 +1,6 @@
 import BlockingIO
 import CCurl
+import HTTPTypes
 import Synchronization
 
 /// Drives one libcurl multi handle on a thread it owns, through libcurl's socket interface: libcurl names the

@@ -127,6 +127,9 @@ public final class HTTPServer: Sendable {
         if let limit = configuration.perIPConnectionLimit {
             options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))
         }
+        if configuration.strictFraming {
+            options.append(MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil))
+        }
         if let limit = configuration.connectionMemoryLimit {
             options.append(MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limit, ptr_value: nil))
         }

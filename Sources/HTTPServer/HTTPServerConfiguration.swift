@@ -25,7 +25,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Header blocks (names and values) larger than this are answered `431` by the server (nil: no limit
     /// besides `connectionMemoryLimit`). Keep it well below the memory limit so such requests get this answer.
     public var maxHeaderBytes: Int?
-    /// Builds the answers the server gives on its own (413, 431, 503 while stopping) from the status and a
+    /// Past this many open connections every new request is answered `503` (with the error response's
+    /// `Retry-After`) and its connection closed, at once, so an overloaded server says so instead of leaving
+    /// clients waiting (nil: no such threshold). Keep it below `connectionLimit`, past which connections are
+    /// closed unanswered.
+    public var overloadThreshold: Int?
+    /// Strict framing (on unless turned off): libmicrohttpd's `MHD_OPTION_STRICT_FOR_CLIENT` (HTTP/1.1 without
+    /// `Host`, spaces in the URL) and the server's own refusal of ambiguous bodies, so no proxy in front can read
+    /// a request's length differently from this server (request smuggling): `Content-Length` together with
+    /// `Transfer-Encoding`, and `Content-Length` repeated or not a plain number, are answered `400` and the
+    /// connection closed.
+    public var strictFraming = true
+    /// Builds the answers the server gives on its own (400 for framing, 413, 431, 503 while stopping) from the status and a
     /// message; plain text unless set.
     public var errorResponse: @Sendable (_ status: Int, _ message: String) -> HTTPResponse = { status, message in
         .text(message + "\n", status: status)
@@ -60,6 +71,7 @@ public struct HTTPServerConfiguration: Sendable {
         guard listenBacklog >= 1 else { throw invalid("listenBacklog", "must be positive") }
         if let requestDeadline, requestDeadline <= .zero { throw invalid("requestDeadline", "must be positive") }
         if let connectionMemoryLimit, connectionMemoryLimit < 4096 { throw invalid("connectionMemoryLimit", "must be at least 4096") }
+        if let overloadThreshold, overloadThreshold < 1 { throw invalid("overloadThreshold", "must be positive") }
         if let maxHeaderBytes, maxHeaderBytes < 1 { throw invalid("maxHeaderBytes", "must be positive") }
     }
 }

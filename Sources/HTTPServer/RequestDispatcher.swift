@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// What the daemon's callbacks reach: the handler, the body limit, and the connections suspended while
 /// an async handler runs.
@@ -19,6 +20,10 @@ final class RequestDispatcher: @unchecked Sendable {
     let maxBodyBytes: Int
     let maxHeaderBytes: Int?
     let errorResponse: @Sendable (Int, String) -> HTTPResponse
+    let strictFraming: Bool
+    let overloadThreshold: Int?
+    /// Connections open now (the daemon's connection notifications).
+    private let openConnections = Atomic<Int>(0)
     let watchdog: RequestDeadlineWatchdog?
     private let condition = NSCondition()
     private var stopping = false  // guarded by condition
@@ -29,6 +34,8 @@ final class RequestDispatcher: @unchecked Sendable {
         maxBodyBytes = configuration.maxBodyBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         errorResponse = configuration.errorResponse
+        strictFraming = configuration.strictFraming
+        overloadThreshold = configuration.overloadThreshold
         watchdog = configuration.requestDeadline.map { RequestDeadlineWatchdog(deadline: $0, exceeded: configuration.requestDeadlineExceeded) }
     }
 
@@ -43,10 +50,13 @@ final class RequestDispatcher: @unchecked Sendable {
             let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             if let maxHeaderBytes, Self.headerBytes(of: connection) > maxHeaderBytes {
-                context.answeredEarly = true
-                var response = errorResponse(431, "the request headers are larger than \(maxHeaderBytes) bytes")
-                response.headers["Connection"] = "close"
-                return Self.queue(response, on: connection)
+                return answerAndClose(context, 431, "the request headers are larger than \(maxHeaderBytes) bytes")
+            }
+            if let overloadThreshold, openConnections.load(ordering: .relaxed) > overloadThreshold {
+                return answerAndClose(context, 503, "the server is at its connection limit; retry shortly")
+            }
+            if strictFraming, let problem = FramingCheck(connection: connection).problem {
+                return answerAndClose(context, 400, problem)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > maxBodyBytes {
@@ -161,6 +171,14 @@ final class RequestDispatcher: @unchecked Sendable {
         return reply
     }
 
+    /// Answers a request before its body is read, with `Connection: close` (what follows is dropped).
+    private func answerAndClose(_ context: RequestContext, _ status: Int, _ message: String) -> MHD_Result {
+        context.answeredEarly = true
+        var response = errorResponse(status, message)
+        response.headers["Connection"] = "close"
+        return Self.queue(response, on: context.connection)
+    }
+
     /// Bytes past the limit read (and dropped) from a chunked body before the connection is closed.
     static let discardAllowance = 1 << 20
 
@@ -170,8 +188,9 @@ final class RequestDispatcher: @unchecked Sendable {
         return response
     }
 
-    /// A connection opened or closed (the daemon's connection notifications).
+    /// A connection opened or closed (the daemon's connection notifications): counted, and told to the watchdog.
     func connection(_ connection: OpaquePointer, started: Bool) {
+        openConnections.add(started ? 1 : -1, ordering: .relaxed)
         guard let watchdog else { return }
         if started {
             watchdog.connectionStarted(connection, fd: countdown_mhd_connection_fd(connection))

@@ -84,20 +84,25 @@ public struct JWTVerifier: Sendable {
             let limit = Self.seconds(maxLifetime)
             guard let exp = claims.exp else { throw JWTError(.invalidClaims, "the token has no exp (a maximum lifetime is set)") }
             if exp - current > limit + slack {
-                throw JWTError(.lifetimeTooLong, "exp \(Int64(exp)) is more than \(Int64(limit)) s ahead of now \(Int64(current))")
+                throw JWTError(.lifetimeTooLong, "exp \(Self.whole(exp)) is more than \(Self.whole(limit)) s ahead of now \(Self.whole(current))")
             }
             if let iat = claims.iat, exp - iat > limit {
-                throw JWTError(.lifetimeTooLong, "exp - iat is \(Int64(exp - iat)) s, more than \(Int64(limit)) s")
+                throw JWTError(.lifetimeTooLong, "exp - iat is \(Self.whole(exp - iat)) s, more than \(Self.whole(limit)) s")
             }
         }
         if let exp = claims.exp {
-            if current >= exp + slack { throw JWTError(.expired, "expired at \(Int64(exp)), now \(Int64(current))") }
+            if current >= exp + slack { throw JWTError(.expired, "expired at \(Self.whole(exp)), now \(Self.whole(current))") }
         } else if requireExpiry {
             throw JWTError(.invalidClaims, "the token has no exp")
         }
         if let nbf = claims.nbf, current + slack < nbf {
-            throw JWTError(.notYetValid, "not valid before \(Int64(nbf)), now \(Int64(current))")
+            throw JWTError(.notYetValid, "not valid before \(Self.whole(nbf)), now \(Self.whole(current))")
         }
+    }
+
+    /// Epoch or elapsed seconds for a message, without a conversion that could trap.
+    private static func whole(_ seconds: Double) -> String {
+        Int64(exactly: seconds.rounded(.towardZero)).map(String.init) ?? "\(seconds)"
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -36,14 +36,14 @@ enum KeyMaterial: Sendable {
         return .secret(secret)
     }
 
-    /// The JWS signature of `input` (for ES256 the 64-byte `r || s`).
+    /// The JWS signature of `input` (for ES256 the 64-byte `r || s`, with the low S).
     func sign(_ input: [UInt8], algorithm: JWTAlgorithm) throws -> [UInt8] {
         switch self {
         case .secret(let secret):
             return try HMACSHA256.mac(key: secret, message: input)
         case .asymmetric(let key):
             let signature = try DigestContext().sign(input, with: key.handle)
-            return algorithm == .es256 ? try ECDSASignature(der: signature).raw() : signature
+            return algorithm == .es256 ? ECDSALowS.normalized(try ECDSASignature(der: signature).raw()) : signature
         }
     }
 
@@ -54,7 +54,8 @@ enum KeyMaterial: Sendable {
             return HMACSHA256.equalInConstantTime(try HMACSHA256.mac(key: secret, message: input), signature)
         case .asymmetric(let key):
             if algorithm == .es256 {
-                guard signature.count == 2 * ECDSASignature.componentSize else { return false }
+                // A high-S twin of a valid signature verifies too; only the low-S form is accepted (ECDSALowS).
+                guard signature.count == 2 * ECDSASignature.componentSize, ECDSALowS.isLow(signature) else { return false }
                 let der = try ECDSASignature(raw: signature).der()
                 return try DigestContext().verify(der, of: input, with: key.handle)
             }

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// Text form of timestamps with microsecond precision, computed with integer calendar arithmetic (UTC).
@@ -10,8 +11,8 @@ enum PostgresTimestamp {
     /// `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`.
     static func format(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSinceReferenceDate * 1_000_000).rounded()) + referenceOffsetMicros
-        let days = floorDivide(micros, microsPerDay)
-        let (year, month, day) = civil(fromDays: days)
+        let days = CivilDate.floorDivide(micros, microsPerDay)
+        let date = CivilDate(daysSinceEpoch: days)
         var rest = micros - days * microsPerDay
         let hour = rest / (3600 * microsPerSecond)
         rest -= hour * 3600 * microsPerSecond
@@ -19,8 +20,8 @@ enum PostgresTimestamp {
         rest -= minute * 60 * microsPerSecond
         let second = rest / microsPerSecond
         let fraction = rest - second * microsPerSecond
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-            + ".\(pad(fraction, 6))+00:00"
+        let pad = CivilDate.padded
+        return "\(date)T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(fraction, 6))+00:00"
     }
 
     /// Reads `YYYY-MM-DD[( |T)HH:MM[:SS[.f...]]][Z|±HH[[:]MM[[:]SS]]]`; no offset means UTC.
@@ -30,7 +31,7 @@ enum PostgresTimestamp {
               let month = scanner.number(digits: 2), (1...12).contains(month), scanner.skip("-"),
               let day = scanner.number(digits: 2), (1...31).contains(day)
         else { return nil }
-        var micros = daysFromCivil(year: year, month: month, day: day) * microsPerDay
+        var micros = CivilDate(year: year, month: month, day: day).daysSinceEpoch * microsPerDay
         if scanner.skip(" ") || scanner.skip("T") {
             guard let hour = scanner.number(digits: 2), hour <= 24, scanner.skip(":"),
                   let minute = scanner.number(digits: 2), minute < 60
@@ -50,38 +51,6 @@ enum PostgresTimestamp {
         guard let offset = scanner.offsetSeconds(), scanner.atEnd else { return nil }
         micros -= offset * microsPerSecond
         return Date(timeIntervalSinceReferenceDate: Double(micros - referenceOffsetMicros) / 1_000_000)
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-        let quotient = value / divisor
-        return value % divisor < 0 ? quotient - 1 : quotient
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(shiftedYear, 400)
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = floorDivide(shifted, 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Reads ASCII digits and signs from the text form.

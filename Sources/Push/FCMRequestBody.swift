@@ -17,7 +17,7 @@ public enum FCMRequestBody {
             json.raw(",\"payload\":")
             json.raw(apsJSON)
             json.raw("}}}")
-        case let .notification(fcmToken, title, body, data):
+        case let .notification(fcmToken, title, body, data, options):
             json.raw("{\"message\":{\"token\":")
             json.string(fcmToken)
             json.raw(",\"notification\":{\"title\":")
@@ -26,9 +26,40 @@ public enum FCMRequestBody {
             json.string(body)
             json.raw("},\"data\":")
             json.object(data)
-            json.raw(",\"apns\":{\"payload\":{\"aps\":{\"sound\":\"default\"}}}}}")
+            android(options, into: &json)
+            json.raw(",\"apns\":{")
+            let headers = options.apnsHeaders
+            if !headers.isEmpty {
+                json.raw("\"headers\":")
+                json.object(headers)
+                json.raw(",")
+            }
+            json.raw("\"payload\":{\"aps\":{\"sound\":\"default\"}}}}}")
         }
         return json.bytes
+    }
+
+    /// `,"android":{"ttl":"412s","collapse_key":…,"notification":{"channel_id":…}}` with the options that are set;
+    /// nothing when none is.
+    private static func android(_ options: NotificationOptions, into json: inout JSONWriter) {
+        var members: [(String, String)] = []
+        if let ttl = options.androidTTLSeconds { members.append(("ttl", "\(max(0, ttl))s")) }
+        if let collapse = options.collapseID { members.append(("collapse_key", collapse)) }
+        guard !members.isEmpty || options.androidChannelID != nil else { return }
+        json.raw(",\"android\":{")
+        for (index, (key, value)) in members.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.string(key)
+            json.raw(":")
+            json.string(value)
+        }
+        if let channel = options.androidChannelID {
+            if !members.isEmpty { json.raw(",") }
+            json.raw("\"notification\":{\"channel_id\":")
+            json.string(channel)
+            json.raw("}")
+        }
+        json.raw("}")
     }
 
     /// A shape check, not a parse (parsing every payload again cost a fifth of a push's CPU): the payload

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Telemetry
 
 /// `PUSH_TRANSPORT=log`: prints each push as one JSON line (tokens shortened to their last 8 characters) and
 /// reports it accepted. Sends nothing.
@@ -29,7 +30,7 @@ public struct LogTransport: PushTransport {
             json.object(apnsHeaders)
             json.raw(",\"payload\":")
             if FCMRequestBody.isJSONObject(apsJSON) { json.raw(apsJSON) } else { json.string(String(decoding: apsJSON, as: UTF8.self)) }
-        case let .notification(fcmToken, title, body, data):
+        case let .notification(fcmToken, title, body, data, options):
             json.raw("{\"push\":\"notification\"")
             json.member("id", message.id)
             json.member("fcm_token", PushToken.redacted(fcmToken))
@@ -37,6 +38,13 @@ public struct LogTransport: PushTransport {
             json.member("body", body)
             json.raw(",\"data\":")
             json.object(data)
+            let headers = options.apnsHeaders
+            if !headers.isEmpty {
+                json.raw(",\"apns_headers\":")
+                json.object(headers)
+            }
+            if let ttl = options.androidTTLSeconds { json.member("android_ttl", "\(ttl)s") }
+            if let channel = options.androidChannelID { json.member("android_channel_id", channel) }
         }
         json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)

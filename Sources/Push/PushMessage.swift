@@ -4,8 +4,8 @@ public struct PushMessage: Sendable, Equatable {
         /// A Live Activity start, update or end. `apsJSON` is a complete `{"aps":{...}}` object; `apnsHeaders`
         /// are APNs headers such as `apns-priority` and `apns-expiration` (string values, as FCM requires).
         case liveActivity(fcmToken: String, activityToken: String, apnsHeaders: [String: String], apsJSON: [UInt8])
-        /// A plain notification with a data payload.
-        case notification(fcmToken: String, title: String, body: String, data: [String: String])
+        /// A plain notification with a data payload and its delivery options.
+        case notification(fcmToken: String, title: String, body: String, data: [String: String], options: NotificationOptions)
     }
 
     /// Names the push in logs and metrics (e.g. a job id and target device).
@@ -23,7 +23,9 @@ public struct PushMessage: Sendable, Equatable {
         PushMessage(id: id, content: .liveActivity(fcmToken: fcmToken, activityToken: activityToken, apnsHeaders: apnsHeaders, apsJSON: apsJSON))
     }
 
-    public static func notification(id: String, fcmToken: String, title: String, body: String, data: [String: String]) -> PushMessage {
-        PushMessage(id: id, content: .notification(fcmToken: fcmToken, title: title, body: body, data: data))
+    public static func notification(
+        id: String, fcmToken: String, title: String, body: String, data: [String: String], options: NotificationOptions = NotificationOptions()
+    ) -> PushMessage {
+        PushMessage(id: id, content: .notification(fcmToken: fcmToken, title: title, body: body, data: data, options: options))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPTypes
 import JSON
+import Telemetry
 
 /// Turns a push service's answer (status, headers, body) or a transport failure into a `PushResult`. Pure: no I/O.
 public enum PushOutcomeClassifier {

@@ -1,3 +1,4 @@
+import Telemetry
 /// Which token of a push a refusal names.
 public enum PushTokenKind: String, Sendable, Equatable, CaseIterable {
     /// The FCM registration token (`message.token`).

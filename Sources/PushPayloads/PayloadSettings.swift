@@ -1,5 +1,5 @@
 /// The configurable parts of the payloads (from `LIVE_ACTIVITY_ATTRIBUTES_TYPE`, `DEEP_LINK_SCHEME`,
-/// `EXPIRE_AFTER_SECONDS`, `END_DISMISS_AFTER_SECONDS`).
+/// `EXPIRE_AFTER_SECONDS`, `END_DISMISS_AFTER_SECONDS`, `REMINDER_ANDROID_CHANNEL_ID`).
 public struct PayloadSettings: Sendable, Equatable {
     /// `attributes-type` of start pushes: the app's `ActivityAttributes` type name.
     public var attributesType: String
@@ -12,16 +12,20 @@ public struct PayloadSettings: Sendable, Equatable {
     /// The language for locales that are missing or not supported. Turkish, since the product is Turkish-first
     /// and `users.locale` defaults to `tr`.
     public var fallbackLanguage: PayloadLanguage
+    /// `android.notification.channel_id` of reminders; nil leaves the channel to the app's default.
+    public var reminderAndroidChannelID: String?
 
     public init(
         attributesType: String = "AllmineLiveActivityAttributes", deepLinkScheme: String = "allmine",
-        expireAfterSeconds: Int = 3600, endDismissAfterSeconds: Int = 900, fallbackLanguage: PayloadLanguage = .tr
+        expireAfterSeconds: Int = 3600, endDismissAfterSeconds: Int = 900, fallbackLanguage: PayloadLanguage = .tr,
+        reminderAndroidChannelID: String? = nil
     ) {
         self.attributesType = attributesType
         self.deepLinkScheme = deepLinkScheme
         self.expireAfterSeconds = expireAfterSeconds
         self.endDismissAfterSeconds = endDismissAfterSeconds
         self.fallbackLanguage = fallbackLanguage
+        self.reminderAndroidChannelID = reminderAndroidChannelID
     }
 
     /// Throws when a value cannot produce a sensible payload.

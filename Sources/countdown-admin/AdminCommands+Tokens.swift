@@ -1,7 +1,7 @@
 import Configuration
 import CountdownAdmin
 import CountdownDomain
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 #if canImport(Glibc)

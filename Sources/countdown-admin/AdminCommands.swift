@@ -3,7 +3,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import DelayQueue
 import Foundation
 import Postgres
@@ -56,6 +56,9 @@ enum AdminCommands {
                 range: 1...600_000)),
             patience: .seconds(try environment.integer(
                 "MIGRATION_LOCK_WAIT_SECONDS", default: Int(MigrationLockPolicy.defaultPatience.components.seconds),
+                range: 0...86_400)),
+            connectPatience: .seconds(try environment.integer(
+                "MIGRATION_CONNECT_WAIT_SECONDS", default: Int(MigrationLockPolicy.defaultConnectPatience.components.seconds),
                 range: 0...86_400)))
         let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
         defer { database.close() }
@@ -70,6 +73,8 @@ enum AdminCommands {
         }, lockWait: { wait in
             // On stderr in both modes: stdout stays the report.
             FileHandle.standardError.write(Data(AdminText.migrationLockWait(wait, policy: lockPolicy).utf8))
+        }, reconnect: { wait in
+            FileHandle.standardError.write(Data(AdminText.migrationConnectionWait(wait, policy: lockPolicy).utf8))
         })
         struct Output: Encodable { var applied: [Int]; var version: Int }
         AdminOutput(json: json).emit(Output(applied: report.applied, version: report.currentVersion)) {
@@ -118,10 +123,12 @@ enum AdminCommands {
     }
 
     static func reschedule(_ arguments: [String]) async throws {
-        let parsed = try parse(arguments, "reschedule", positionals: ["streamId", "time"])
+        let parsed = try parse(arguments, "reschedule", flags: ["json", "yes"], positionals: ["streamId", "time"])
         let streamID = parsed.positionals[0]
         try IdentifierRule.validate(streamID, what: "stream id")
         let time = try TimeArgument.parse(parsed.positionals[1])
+        guard try Confirmation.ask("Move stream \(streamID) to \(TimeArgument.format(time))? Its jobs move and running activities are updated.",
+                                   command: "reschedule", yes: parsed.has("yes")) else { return }
         let connections = try AdminConnections()
         defer { connections.close() }
         let report = try await StreamCommands(database: connections.database).reschedule(streamID, to: time)

@@ -3,7 +3,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 /// Prints results as text for people or as one JSON document with `--json`.
@@ -25,7 +25,9 @@ struct AdminOutput {
     static func time(_ date: Date?) -> String { date.map(TimeArgument.format) ?? "—" }
 
     static func relative(_ date: Date, to now: Date) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+        // A stored time may be far off (PostgreSQL allows year 294276, and infinity): never a trapping conversion.
+        let interval = date.timeIntervalSince(now)
+        let seconds = interval.isFinite && abs(interval) < 1e12 ? Int(interval.rounded()) : (interval < 0 ? -999_999_999_999 : 999_999_999_999)
         let magnitude = abs(seconds)
         let text = magnitude < 120 ? "\(magnitude)s" : magnitude < 7200 ? "\(magnitude / 60)m" : "\(magnitude / 3600)h\((magnitude % 3600) / 60)m"
         return seconds >= 0 ? "in \(text)" : "\(text) ago"

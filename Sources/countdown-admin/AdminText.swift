@@ -3,7 +3,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 
 /// Human-readable renderings of the admin reports.
@@ -62,9 +62,12 @@ enum AdminText {
             streams:  \(pairs(stats.streamsByStatus))
             starts in the last hour:    \(pairs(stats.recentStartResults))
             reminders sent in the last hour: \(stats.remindersSentLastHour)
-            paused:   \(stats.paused.isEmpty ? "nothing" : stats.paused.map { "\($0.kind) since \(TimeArgument.format($0.since))"
+            paused:   \(stats.paused.isEmpty ? "nothing" : stats.paused.map { "\($0.kind) since \(TimeArgument.format($0.since)) by \($0.actor)"
                 + ($0.reason.isEmpty ? "" : " (\($0.reason))") }.joined(separator: ", ") + "; \(stats.pausedJobs) due job(s) held")
-            """
+            """ + (stats.pausedInRedisOnly.isEmpty ? "" : """
+
+            paused in Redis only (not recorded in PostgreSQL; `resume` lifts it): \(stats.pausedInRedisOnly.joined(separator: ", "))
+            """)
     }
 
     static func reconcile(_ report: Reconciler.Report) -> String {

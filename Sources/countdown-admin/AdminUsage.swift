@@ -1,4 +1,7 @@
 enum AdminUsage {
+    /// Every command that goes through `Confirmation` (asks on a terminal, needs `--yes` elsewhere).
+    static let confirmedCommands = ["cancel", "set-status", "reschedule", "pause", "dead drop", "tokens restore", "quarantine drop"]
+
     static let summary = """
         usage: countdown-admin <command> [arguments] [--json] [--help] [--actor NAME]
 
@@ -6,7 +9,7 @@ enum AdminUsage {
           migrate [--status]              apply the database schema (idempotent, safe to run concurrently); --status lists versions
           cancel <streamId> [--yes]       cancel a stream: status cancelled, jobs removed, reminders cancelled, activities ended
           set-status <streamId> <status>  end a stream as ready, started or expired (asks; --yes)
-          reschedule <streamId> <time>    move a scheduled stream (ISO-8601 with zone, e.g. 2026-12-01T20:00:00+03:00)
+          reschedule <streamId> <time>    move a scheduled stream (ISO-8601 with zone, e.g. 2026-12-01T20:00:00+03:00) [--yes]
           show <streamId>                 the stream, participants, devices, jobs, start ledger, sessions, reminders
           stats                           queue depth, lateness, dead letters, outbox backlog, recent push results
           dead list [--limit N]           dead-lettered jobs with their last error
@@ -16,14 +19,14 @@ enum AdminUsage {
           seed-demo [--t60-in S]          insert the demo users, devices and streams (replaces earlier demo rows; --force on a non-demo database)
           tokens list [--since T]         tokens the worker cleared (T: RFC 3339 time or 90s, 15m, 2h ago; default 24h)
           tokens restore --since T        put cleared tokens back where the device has no newer one [--reason R] [--yes]
-          pause [--kind K]... [--reason]  stop claiming jobs of these kinds (all without --kind), fleet-wide; jobs stay due
+          pause [--kind K]... [--reason]  stop claiming jobs of these kinds (all without --kind), fleet-wide; jobs stay due [--yes]
           resume [--kind K]...            claim them again
           quarantine list                 rows the worker could not read or plan, with the reason
           quarantine retry <key>…|--all   plan quarantined streams again (those that now read and plan leave the quarantine)
           quarantine drop <key>…|--all    forget quarantine entries (asks on a terminal, needs --yes elsewhere)
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate, which prefers MIGRATION_DATABASE_URL), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
-        destructive commands (cancel, set-status, dead drop) ask on a terminal; elsewhere they need --yes
+        commands that change what the fleet does (\(confirmedCommands.joined(separator: ", "))) ask on a terminal; elsewhere they need --yes
         exit codes: 0 success, 1 runtime failure, 2 usage error (also a destructive command without --yes off a terminal)
         """
 
@@ -38,15 +41,16 @@ enum AdminUsage {
             terminal it asks first, elsewhere --yes is required.
             """,
         "pause": """
-            usage: countdown-admin pause [--kind K]... [--reason TEXT] [--json]
+            usage: countdown-admin pause [--kind K]... [--reason TEXT] [--yes] [--json]
             Stops every worker claiming jobs of kind K (start, reminder, reminder_page, end, update, expire, session_end,
             backfill_device, backfill_user; every kind without --kind) within a second. Paused jobs stay due and run after resume.
+            Without --yes on a terminal, asks first; elsewhere --yes is required.
             """,
         "resume": "usage: countdown-admin resume [--kind K]... [--json]\nClaims the kinds again (every paused kind without --kind).",
-        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.\nEach migration statement waits at most MIGRATION_LOCK_TIMEOUT_MS (default 2000) for a table lock, then gives way and tries again for up to MIGRATION_LOCK_WAIT_SECONDS (default 600).",
+        "migrate": "usage: countdown-admin migrate [--status] [--json]\nApplies missing schema versions in order (through MIGRATION_DATABASE_URL, else DATABASE_URL); prints each one, or that the schema is up to date.\nWith --status: lists applied and pending versions and changes nothing.\nEach migration statement waits at most MIGRATION_LOCK_TIMEOUT_MS (default 2000) for a table lock, then gives way and tries again for up to MIGRATION_LOCK_WAIT_SECONDS (default 600); another migrate holding the migration lock (a transaction-level lock, safe through PgBouncer in transaction mode) is waited for the same way, each wait logged on stderr.\nAn unreachable server (refused, a failover) is tried again for up to MIGRATION_CONNECT_WAIT_SECONDS (default 120).",
         "cancel": "usage: countdown-admin cancel <streamId> [--yes] [--json]\nCancels a scheduled stream exactly like POST /live-stream/:id/cancel. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "set-status": "usage: countdown-admin set-status <streamId> ready|started|expired [--yes] [--json]\nEnds the stream's Live Activities with that reason. Without --yes on a terminal, asks first; elsewhere --yes is required.",
-        "reschedule": "usage: countdown-admin reschedule <streamId> <ISO-8601 time with zone> [--json]\nMoves the planned start; jobs follow and running activities get an update push.",
+        "reschedule": "usage: countdown-admin reschedule <streamId> <ISO-8601 time with zone> [--yes] [--json]\nMoves the planned start; jobs follow and running activities get an update push. Without --yes on a terminal, asks first; elsewhere --yes is required.",
         "show": "usage: countdown-admin show <streamId> [--json]",
         "stats": "usage: countdown-admin stats [--json]",
         "dead": "usage: countdown-admin dead list [--limit N] [--json] | dead retry <jobId>|--all | dead drop <jobId> [--yes]\nDropping asks first on a terminal; elsewhere --yes is required.",

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// The one gate in front of every command that changes or deletes data an operator cannot get back
-/// (`cancel`, `set-status`, `dead drop`, and any later one): `--yes` goes ahead; on a terminal (stdin and stdout
+/// or changes what the whole fleet does (`AdminUsage.confirmedCommands`: `cancel`, `set-status`, `reschedule`,
+/// `pause`, `dead drop`, `tokens restore`, `quarantine drop`, and any later one): `--yes` goes ahead; on a terminal (stdin and stdout
 /// both) it asks; anywhere else (`kubectl exec` without `-it`, CI, a pipe) it refuses with exit code 2, so a
 /// script must say `--yes` explicitly.
 ///

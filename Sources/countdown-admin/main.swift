@@ -3,7 +3,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 import Redis
 import Telemetry

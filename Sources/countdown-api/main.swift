@@ -40,14 +40,37 @@ do {
 let stopSignals = process.blockStopSignals()
 
 let logger = config.logger.with(["component": "countdown-api"])
+// Descriptors: the soft limit raised to the hard one, and client connections capped below it less the pool and a
+// reserve, so PostgreSQL always finds a descriptor however many clients connect.
+let descriptorLimit = DescriptorBudget.raiseSoftLimit()
+guard let budget = DescriptorBudget(descriptorLimit: descriptorLimit, configured: config.maxConnections, pool: config.databaseConnections) else {
+    fail("API_DATABASE_CONNECTIONS: the open-file limit \(descriptorLimit) leaves fewer than \(DescriptorBudget.minimumConnections) "
+        + "client connections after \(config.databaseConnections) database connections and a reserve of \(DescriptorBudget.reserve); "
+        + "raise the limit (ulimit -n, the container's nofile) or lower API_DATABASE_CONNECTIONS", code: 2)
+}
+let budgetFields: [String: LogValue] = [
+    "descriptorLimit": .int(descriptorLimit), "connections": .int(budget.connections), "overloadAt": .int(budget.overloadThreshold),
+    "databaseConnections": .int(config.databaseConnections), "reserve": .int(DescriptorBudget.reserve),
+]
+if budget.lowered {
+    logger.warn("connection cap lowered to fit the open-file limit", budgetFields.merging(["configured": .int(config.maxConnections)]) { a, _ in a })
+} else {
+    logger.info("connection budget", budgetFields)
+}
 let service = APIService(
     store: PostgresAPIStore(database: database), authenticator: Authenticator(keys: keys), metrics: metrics, logger: logger,
     policy: config.policy)
 let server = APIServer.make(service, configuration: APIServer.configuration(
     address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
-    perIPConnectionLimit: config.connectionsPerIP, metrics: metrics))
+    connectionLimit: budget.connections, overloadThreshold: budget.overloadThreshold, perIPConnectionLimit: config.connectionsPerIP,
+    metrics: metrics))
 let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
 process.start(server, metrics: metricsServer)
+let sweeper = config.ownerlessDeviceTTLHours > 0
+    ? Task {
+        await OwnerlessDeviceSweeper(database: database, ttlHours: config.ownerlessDeviceTTLHours, metrics: metrics,
+                                     logger: logger.with(["component": "ownerless-devices"])).run(every: .seconds(600))
+    } : nil
 let algorithm = switch config.tokenKey {
 case .hs256: "HS256"
 case .rs256: "RS256"
@@ -61,6 +84,7 @@ logger.info("listening", [
 let received = process.waitForStop(stopSignals)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
+sweeper?.cancel()
 let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
 await server.shutdown()
 await metricsServer.shutdown()

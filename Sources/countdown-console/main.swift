@@ -2,7 +2,7 @@ import Configuration
 import CountdownAPI
 import CountdownConsole
 import CountdownDomain
-import CountdownWorker
+import CountdownMaintenance
 import DelayQueue
 import Foundation
 import HTTPServer

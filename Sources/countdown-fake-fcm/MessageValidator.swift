@@ -37,7 +37,11 @@ enum MessageValidator {
         let token = try nonEmptyString(message["token"], field: "message.token")
         if let data = message["data"] { try stringMap(data, field: "message.data") }
         let apns = try optionalObject(message["apns"], field: "message.apns")
-        if let headers = apns?["headers"] { try stringMap(headers, field: "message.apns.headers") }
+        if let headers = apns?["headers"] {
+            try stringMap(headers, field: "message.apns.headers")
+            try checkAPNsHeaders(headers)
+        }
+        if let android = try optionalObject(message["android"], field: "message.android") { try checkAndroid(android) }
         let notification = try optionalObject(message["notification"], field: "message.notification")
         if let notification {
             for key in ["title", "body", "image"] {
@@ -61,11 +65,46 @@ enum MessageValidator {
         return ValidatedMessage(event: event, token: token, liveActivityToken: liveActivityToken, validateOnly: validateOnly, message: messageValue)
     }
 
-    /// Checks `apns.payload.aps` of a Live Activity push and returns its event.
-    private static func checkLiveActivity(_ apns: [String: JSONValue]) throws(Violation) -> String {
-        if let expiration = apns["headers"]?["apns-expiration"]?.string, expiration.isEmpty || !expiration.allSatisfy(\.isASCII) || !expiration.allSatisfy(\.isNumber) {
+    /// `apns-expiration` is epoch seconds as a decimal string; `apns-collapse-id` at most 64 bytes (APNs' rules).
+    private static func checkAPNsHeaders(_ headers: JSONValue) throws(Violation) {
+        if let expiration = headers["apns-expiration"]?.string, expiration.isEmpty || !expiration.allSatisfy(\.isASCII) || !expiration.allSatisfy(\.isNumber) {
             throw Violation(field: "message.apns.headers.apns-expiration", description: "must be epoch seconds as a decimal string")
         }
+        if let collapse = headers["apns-collapse-id"]?.string, collapse.utf8.count > 64 {
+            throw Violation(field: "message.apns.headers.apns-collapse-id", description: "must be at most 64 bytes")
+        }
+    }
+
+    /// `android.ttl` is a duration such as `"412s"` (seconds, up to 9 fractional digits); `collapse_key` and
+    /// `notification.channel_id` are strings.
+    private static func checkAndroid(_ android: [String: JSONValue]) throws(Violation) {
+        if let ttl = android["ttl"] {
+            guard let text = ttl.string else { throw typeViolation("message.android.ttl", expected: "string", got: ttl) }
+            guard isDuration(text) else {
+                throw Violation(field: "message.android.ttl", description: "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(text)\"")
+            }
+        }
+        if let key = android["collapse_key"], key.string == nil { throw typeViolation("message.android.collapse_key", expected: "string", got: key) }
+        if let notification = try optionalObject(android["notification"], field: "message.android.notification"),
+           let channel = notification["channel_id"], channel.string == nil {
+            throw typeViolation("message.android.notification.channel_id", expected: "string", got: channel)
+        }
+    }
+
+    /// `<digits>[.<1-9 digits>]s`, protobuf's JSON form of a Duration.
+    static func isDuration(_ text: String) -> Bool {
+        guard text.hasSuffix("s") else { return false }
+        let parts = text.dropLast().split(separator: ".", omittingEmptySubsequences: false)
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        switch parts.count {
+        case 1: return digits(parts[0])
+        case 2: return digits(parts[0]) && digits(parts[1]) && parts[1].count <= 9
+        default: return false
+        }
+    }
+
+    /// Checks `apns.payload.aps` of a Live Activity push and returns its event.
+    private static func checkLiveActivity(_ apns: [String: JSONValue]) throws(Violation) -> String {
         guard let payload = try optionalObject(apns["payload"], field: "message.apns.payload"),
             let aps = try optionalObject(payload["aps"], field: "message.apns.payload.aps")
         else {

@@ -1,4 +1,5 @@
 import Configuration
+import CountdownMaintenance
 import CountdownWorker
 import Foundation
 import Telemetry
@@ -20,7 +21,7 @@ let environment = Environment()
 let config: CountdownConfig
 let logger: Logger
 do {
-    config = try CountdownConfig.load(from: environment)
+    config = try CountdownConfig.loadForWorker(from: environment)
     logger = config.logger.with(["service": "countdown-worker"])
 } catch let problems as ConfigProblems {
     for problem in problems.problems { FileHandle.standardError.write(Data("countdown-worker: \(problem)\n".utf8)) }

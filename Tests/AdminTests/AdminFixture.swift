@@ -2,7 +2,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import DelayQueue
 import Foundation
 import Postgres
@@ -45,12 +45,19 @@ final class AdminFixture: Sendable {
     private func close() async {
         queue.close()
         db.close()
-        _ = try? await redis.command([
+        _ = try? await loseRedisData()
+        redis.close()
+        try? await database.drop()
+    }
+
+    /// Deletes every key of the fixture's namespace, as a Redis that lost its data (FLUSHALL, a restart without
+    /// persistence) would, without touching other tests' namespaces.
+    @discardableResult
+    func loseRedisData() async throws -> RedisReply {
+        try await redis.command([
             "EVAL", "local keys = redis.call('KEYS', ARGV[1]) for i = 1, #keys do redis.call('DEL', keys[i]) end return #keys", "0",
             RedisArgument("{\(namespace)}*"),
         ])
-        redis.close()
-        try? await database.drop()
     }
 
     /// What the command runs with: this fixture's database and namespace, pushes only logged, short leads.

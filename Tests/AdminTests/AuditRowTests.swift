@@ -17,7 +17,7 @@ import Testing
         try await AdminFixture.with { fixture in
             try await fixture.stream("s1", startsIn: 1800, people: ["selin"])
             #expect(try await fixture.admin("cancel", "s1", "--yes", "--actor", "ada").status == 0)
-            #expect(try await fixture.admin("pause", "--kind", "start", "--reason", "APNs incident", "--actor=ada").status == 0)
+            #expect(try await fixture.admin("pause", "--kind", "start", "--reason", "APNs incident", "--yes", "--actor=ada").status == 0)
             #expect(try await fixture.admin("show", "s1").status == 0)
             let audit = try await rows(fixture)
             #expect(audit.count == 2)

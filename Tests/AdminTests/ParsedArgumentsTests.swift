@@ -4,7 +4,7 @@ import Testing
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-@testable import CountdownWorker
+@testable import CountdownMaintenance
 
 @Suite struct ParsedArgumentsTests {
     @Test func splitsPositionalsAndFlags() throws {

@@ -2,7 +2,7 @@
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-@testable import CountdownWorker
+@testable import CountdownMaintenance
 import DelayQueue
 import Foundation
 import Testing

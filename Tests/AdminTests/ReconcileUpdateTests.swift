@@ -1,6 +1,6 @@
 import CountdownDomain
 import CountdownStore
-@testable import CountdownWorker
+@testable import CountdownMaintenance
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@
 @testable import CountdownCommands
 import CountdownDomain
 import CountdownStore
-@testable import CountdownWorker
+@testable import CountdownMaintenance
 import Foundation
 import Testing
 
@@ -26,7 +26,7 @@ import Testing
             let text = Self.istanbul(target)
             #expect(text.hasSuffix("+03:00"))
 
-            let run = try await fixture.admin("reschedule", "r1", text, "--json")
+            let run = try await fixture.admin("reschedule", "r1", text, "--json", "--yes")
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == StreamStatusCommandTests.reportKeys.union(["plannedStartAt"]))
             #expect(try run.json(StreamCommands.Report.self) == StreamCommands.Report(
@@ -43,7 +43,7 @@ import Testing
         try await AdminFixture.with { fixture in
             try await fixture.stream("r2", startsIn: 7200, people: ["selin"])
             let target = Self.wholeSeconds(Date().addingTimeInterval(86_400))
-            let run = try await fixture.admin("reschedule", "r2", Self.istanbul(target))
+            let run = try await fixture.admin("reschedule", "r2", Self.istanbul(target), "--yes")
             #expect(run.status == 0, "\(run)")
             #expect(run.stdout.hasPrefix("stream r2 now starts at \(TimeArgument.format(target));"))
             #expect(TimeArgument.format(target).hasSuffix("Z"))
@@ -55,7 +55,7 @@ import Testing
             try await fixture.stream("r3", startsIn: 7200, people: ["selin"])
             let whole = Self.wholeSeconds(Date().addingTimeInterval(86_400))
             let text = TimeArgument.format(whole).replacingOccurrences(of: "Z", with: ".250Z")
-            let run = try await fixture.admin("reschedule", "r3", text)
+            let run = try await fixture.admin("reschedule", "r3", text, "--yes")
             #expect(run.status == 0, "\(run)")
             let planned = try await fixture.plannedStart(of: "r3")
             #expect(abs(planned.timeIntervalSince(whole) - 0.25) < 0.001)
@@ -67,7 +67,7 @@ import Testing
             try await fixture.stream("r4", startsIn: 7200, people: ["selin"])
             let before = try await fixture.plannedStart(of: "r4")
             let past = Self.istanbul(Date().addingTimeInterval(-60))
-            let run = try await fixture.admin("reschedule", "r4", past)
+            let run = try await fixture.admin("reschedule", "r4", past, "--yes")
             #expect(run.status == 1, "\(run)")
             #expect(run.errorLines.count == 1)
             let line = try #require(run.errorLines.first)
@@ -82,7 +82,7 @@ import Testing
         try await AdminFixture.with { fixture in
             try await fixture.stream("r5", startsIn: 7200, people: ["selin"])
             let before = try await fixture.plannedStart(of: "r5")
-            let run = try await fixture.admin("reschedule", "r5", time)
+            let run = try await fixture.admin("reschedule", "r5", time, "--yes")
             #expect(run.status == 2, "\(run)")
             #expect(run.errorLines.first == "countdown-admin: \"\(time)\" is not an ISO-8601 time with a zone, e.g. 2026-12-01T20:00:00+03:00")
             #expect(run.stderr.contains("usage: countdown-admin reschedule"))
@@ -95,7 +95,7 @@ import Testing
             try await fixture.stream("r6", startsIn: 7200, people: ["selin"])
             try await fixture.execute("UPDATE streams SET status = 'started' WHERE id = 'r6'")
             let before = try await fixture.plannedStart(of: "r6")
-            let run = try await fixture.admin("reschedule", "r6", Self.istanbul(Date().addingTimeInterval(86_400)))
+            let run = try await fixture.admin("reschedule", "r6", Self.istanbul(Date().addingTimeInterval(86_400)), "--yes")
             #expect(run.status == 1, "\(run)")
             #expect(run.errorLines == ["countdown-admin: stream r6 is started; only scheduled streams can be rescheduled"])
             #expect(try await fixture.plannedStart(of: "r6") == before)
@@ -104,13 +104,40 @@ import Testing
 
     @Test func unknownStreamAndMissingArguments() async throws {
         try await AdminFixture.with { fixture in
-            let unknown = try await fixture.admin("reschedule", "nope", Self.istanbul(Date().addingTimeInterval(86_400)))
+            let unknown = try await fixture.admin("reschedule", "nope", Self.istanbul(Date().addingTimeInterval(86_400)), "--yes")
             #expect(unknown.status == 1, "\(unknown)")
             #expect(unknown.errorLines == ["countdown-admin: stream nope does not exist"])
 
             let missing = try await fixture.admin("reschedule", "r7")
             #expect(missing.status == 2, "\(missing)")
             #expect(missing.errorLines.first == "countdown-admin: missing <time>")
+        }
+    }
+
+    @Test func trailingGarbageOrNoConfirmationChangesNothing() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r8", startsIn: 7200, people: ["selin"])
+            let before = try await fixture.plannedStart(of: "r8")
+            let time = Self.istanbul(Date().addingTimeInterval(86_400))
+            for text in [time + "garbage", time + " ", time + "Z", "2027-01-01T20:00:00", "2027-01-01 20:00:00+03:00"] {
+                let run = try await fixture.admin("reschedule", "r8", text, "--yes")
+                #expect(run.status == 2, "\(text): \(run)")
+                #expect(run.errorLines.first?.contains("is not an ISO-8601 time with a zone") == true, "\(run)")
+            }
+            let unconfirmed = try await fixture.admin("reschedule", "r8", time)
+            #expect(unconfirmed.status == 2, "\(unconfirmed)")
+            #expect(unconfirmed.errorLines.first?.contains("pass --yes") == true, "\(unconfirmed)")
+            #expect(try await fixture.plannedStart(of: "r8") == before)
+        }
+    }
+
+    @Test func theTimeShapeIsCheckedWhole() {
+        for good in ["2027-01-01T20:00:00+03:00", "2027-01-01T20:00:00Z", "2027-01-01t20:00:00.123456z", "2027-01-01T20:00:00.5-05:30"] {
+            #expect(TimeArgument.hasShape(good), "\(good)")
+        }
+        for bad in ["2027-01-01T20:00:00+03:00garbage", "2027-01-01T20:00:00+03:00 ", " 2027-01-01T20:00:00Z", "2027-01-01T20:00:00.Z",
+                    "2027-01-01T20:00:00+0300", "2027-1-01T20:00:00Z", "2027-01-01T20:00:00"] {
+            #expect(!TimeArgument.hasShape(bad), "\(bad)")
         }
     }
 }

@@ -2,7 +2,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@ import CountdownAdmin
 import CountdownCommands
 import CountdownDomain
 import CountdownStore
-import CountdownWorker
+import CountdownMaintenance
 import DelayQueue
 import Foundation
 import Testing
@@ -40,6 +40,7 @@ import TestSupport
             #expect(Set(try run.jsonObject().keys) == [
                 "delayed", "dueNow", "leased", "dead", "oldestLatenessSeconds", "jobsByKind", "outboxBacklog",
                 "outboxOldestAgeSeconds", "recentStartResults", "remindersSentLastHour", "streamsByStatus", "paused", "pausedJobs",
+                "pausedInRedisOnly",
             ])
             let stats = try run.json(SystemStats.self)
             #expect(stats.delayed == 3)

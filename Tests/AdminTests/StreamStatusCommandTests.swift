@@ -2,7 +2,7 @@
 @testable import CountdownCommands
 import CountdownDomain
 import CountdownStore
-@testable import CountdownWorker
+@testable import CountdownMaintenance
 import Foundation
 import Testing
 

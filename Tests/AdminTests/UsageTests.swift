@@ -36,6 +36,10 @@ import Testing
                 #expect(run.stdout.hasPrefix("usage: countdown-admin <command>"))
                 for command in Self.commands { #expect(run.stdout.contains("\n  \(command) "), "\(command) is listed") }
                 #expect(run.stdout.contains("exit codes: 0 success, 1 runtime failure, 2 usage error"))
+                let confirmed = try #require(run.stdout.split(separator: "\n").first { $0.contains("ask on a terminal") })
+                for command in ["cancel", "set-status", "reschedule", "pause", "dead drop", "tokens restore", "quarantine drop"] {
+                    #expect(confirmed.contains(command), "\(command) is listed as confirmed: \(confirmed)")
+                }
             }
         }
     }

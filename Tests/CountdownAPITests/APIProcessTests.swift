@@ -48,12 +48,14 @@ struct APIProcessTests {
         let bad = try APIProcess.runToExit(environment: [
             "DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": "/nonexistent/jwks.json", "API_METRICS_ADDR": "nowhere",
             "API_TRUSTED_PROXIES": "10.0.0.0/40", "DATABASE_LOCK_TIMEOUT_MS": "-5", "API_JWT_MAX_LIFETIME_SECONDS": "soon",
-            "API_WRITES_PER_MINUTE_PER_IP": "many",
+            "API_WRITES_PER_MINUTE_PER_IP": "many", "API_MAX_CONNECTIONS": "8", "API_ANONYMOUS_WRITES_PER_MINUTE": "-1",
+            "API_OWNERLESS_DEVICE_TTL_HOURS": "forever",
         ])
         #expect(bad.status == 2)
         let lines = bad.stderr.split(separator: "\n")
         for variable in ["API_JWT_KEYS", "API_METRICS_ADDR", "API_TRUSTED_PROXIES", "DATABASE_LOCK_TIMEOUT_MS", "API_JWT_MAX_LIFETIME_SECONDS",
-                         "API_WRITES_PER_MINUTE_PER_IP"] {
+                         "API_WRITES_PER_MINUTE_PER_IP", "API_MAX_CONNECTIONS", "API_ANONYMOUS_WRITES_PER_MINUTE",
+                         "API_OWNERLESS_DEVICE_TTL_HOURS"] {
             #expect(lines.contains { $0.contains(variable) }, "\(variable) in \(bad.stderr)")
         }
         let empty = try APIProcess.runToExit(environment: ["DATABASE_URL": "postgres://u@127.0.0.1:1/db", "API_JWT_KEYS": emptyDirectory])
@@ -89,7 +91,7 @@ struct APIProcessTests {
         let session = try JSONSerialization.data(withJSONObject: ["streamId": "s1", "deviceId": Sample.deviceID(), "liveActivityToken": Sample.hexToken()])
         #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: json).status == 401)
         let authed = json.merging(["Authorization": "Bearer \(token)"]) { _, new in new }
-        #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 404)
+        #expect(try await api.fetch("POST", "/notifications/live-activity-sessions", body: session, headers: authed).status == 403, "unknown user")
 
         #expect(try await api.fetch("GET", "/metrics").status == 404, "metrics are not on the public port")
         let metrics = String(decoding: try await api.fetch("GET", "/metrics", port: api.metricsPort).body, as: UTF8.self)

@@ -37,12 +37,19 @@ struct CancelEndpointTests {
     @Test func guestsAndStrangersMayNotCancelButAdminsMay() async throws {
         try await DatabaseFixture.with { fixture in
             try await fixture.seed(users: ["creator", "guest", "fan"], stream: "s1", creator: "creator", guests: ["guest"])
-            for user in ["guest", "fan", "ghost"] {
+            for user in ["guest", "fan"] {
                 let reply = try await cancel(fixture, "s1", as: user)
                 #expect(reply.status == 403, "\(user)")
                 #expect(reply.errorCode == "forbidden")
             }
+            // A token whose sub is no user cancels nothing, even with the admin role.
+            for role in [nil, "admin"] as [String?] {
+                let ghost = try await cancel(fixture, "s1", as: "ghost", role: role)
+                #expect(ghost.status == 403)
+                #expect(ghost.errorCode == "unknown_user")
+            }
             #expect(try await status(fixture, "s1") == "scheduled")
+            try await fixture.seed(users: ["ops"])
             #expect(try await cancel(fixture, "s1", as: "ops", role: "admin").succeeded)
             #expect(try await status(fixture, "s1") == "cancelled")
         }
@@ -50,7 +57,7 @@ struct CancelEndpointTests {
 
     @Test func unknownAndEndedStreams() async throws {
         try await DatabaseFixture.with { fixture in
-            try await fixture.seed(users: ["creator"], stream: "s1", creator: "creator")
+            try await fixture.seed(users: ["creator", "ops"], stream: "s1", creator: "creator")
             let unknown = try await cancel(fixture, "missing", as: "ops", role: "admin")
             #expect(unknown.status == 404)
             #expect(unknown.errorCode == "stream_not_found")

@@ -32,10 +32,11 @@ struct DeviceUpsertBatcherTests {
             return .written
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { recorder.open() }  // a failed wait fails the test instead of leaving the held write (and the group) waiting
             group.addTask { try await batcher.submit(Self.registration("first"), userID: nil) }
-            try await waitUntil(timeout: .seconds(5), "the first batch is being written") { recorder.batches.value.count == 1 }
+            try await waitUntil(timeout: .seconds(20), "the first batch is being written") { recorder.batches.value.count == 1 }
             for index in 0..<50 { group.addTask { try await batcher.submit(Self.registration("d\(index)"), userID: "u") } }
-            try await waitUntil(timeout: .seconds(5), "50 registrations wait") { batcher.waiting == 50 }
+            try await waitUntil(timeout: .seconds(20), "50 registrations wait") { batcher.waiting == 50 }
             recorder.open()
             try await group.waitForAll()
         }
@@ -58,13 +59,14 @@ struct DeviceUpsertBatcherTests {
             return .written
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { recorder.open() }  // a failed wait fails the test instead of leaving the held write (and the group) waiting
             group.addTask { try await batcher.submit(Self.registration("same", token: "t1"), userID: nil) }
-            try await waitUntil(timeout: .seconds(5), "t1 is being written") { recorder.batches.value.count == 1 }
+            try await waitUntil(timeout: .seconds(20), "t1 is being written") { recorder.batches.value.count == 1 }
             group.addTask { try await batcher.submit(Self.registration("same", token: "t2"), userID: nil) }
-            try await waitUntil(timeout: .seconds(5), "t2 waits") { batcher.waiting == 1 }
+            try await waitUntil(timeout: .seconds(20), "t2 waits") { batcher.waiting == 1 }
             group.addTask { try await batcher.submit(Self.registration("same", token: "t3"), userID: nil) }
             group.addTask { try await batcher.submit(Self.registration("other"), userID: nil) }
-            try await waitUntil(timeout: .seconds(5), "all queued") { batcher.waiting + recorder.batches.value.dropFirst().joined().count >= 3 }
+            try await waitUntil(timeout: .seconds(20), "all queued") { batcher.waiting + recorder.batches.value.dropFirst().joined().count >= 3 }
             recorder.open()
             try await group.waitForAll()
         }
@@ -113,10 +115,11 @@ struct DeviceUpsertBatcherTests {
             throw PostgresError(code: .connectionLost, what: "upsert device", message: "server closed the connection")
         })
         let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+            defer { recorder.open() }
             group.addTask { (try? await batcher.submit(Self.registration("first"), userID: nil)) == nil }
-            try await waitUntil(timeout: .seconds(5), "the first batch is being written") { recorder.batches.value.count == 1 }
+            try await waitUntil(timeout: .seconds(20), "the first batch is being written") { recorder.batches.value.count == 1 }
             for index in 0..<10 { group.addTask { (try? await batcher.submit(Self.registration("d\(index)"), userID: nil)) == nil } }
-            try await waitUntil(timeout: .seconds(5), "10 registrations wait") { batcher.waiting == 10 }
+            try await waitUntil(timeout: .seconds(20), "10 registrations wait") { batcher.waiting == 10 }
             recorder.open()
             var failed = 0
             for try await didFail in group where didFail { failed += 1 }

@@ -46,13 +46,15 @@ final class InMemoryAPIStore: APIStore {
                 for key in retired { state.sessions[key] = nil }
                 outcome = .takenOver(previousUser: previous, sessionsEnded: retired.count)
             }
+            // A takeover keeps nothing the request did not send.
+            let kept = outcome == .written ? existing : nil
             var device = existing ?? Device(platform: registration.platform)
-            if !registration.isPushToStartUpdate { device.fcmToken = registration.fcmToken }
+            device.fcmToken = registration.isPushToStartUpdate ? kept?.fcmToken : registration.fcmToken
             device.platform = registration.platform
             device.userID = userID ?? existing?.userID
-            device.pushToStartToken = registration.platform == "ios" ? registration.pushToStartToken ?? existing?.pushToStartToken : nil
-            device.timezone = registration.timezone ?? existing?.timezone
-            device.locale = registration.locale ?? existing?.locale
+            device.pushToStartToken = registration.platform == "ios" ? registration.pushToStartToken ?? kept?.pushToStartToken : nil
+            device.timezone = registration.timezone ?? kept?.timezone
+            device.locale = registration.locale ?? kept?.locale
             state.devices[registration.deviceID] = device
             return outcome
         }
@@ -61,21 +63,21 @@ final class InMemoryAPIStore: APIStore {
     func registerSession(_ session: SessionRegistration, userID: String) async throws {
         try state.withLock { state in
             guard state.streams[session.streamID] != nil else { throw APIError(.streamNotFound, "unknown stream") }
-            guard let device = state.devices[session.deviceID] else { throw APIError(.deviceNotFound, "unknown device") }
-            guard device.userID == userID else { throw APIError(.forbidden, "not yours") }
+            guard let device = state.devices[session.deviceID], device.userID == userID else { throw APIError(.deviceNotFound, "not yours") }
             state.sessions[[session.streamID, session.deviceID]] = Session(userID: userID, token: session.liveActivityToken, activityID: session.activityID)
         }
     }
 
     func removeSession(streamID: String, deviceID: String, userID: String) async throws {
         try state.withLock { state in
-            if let device = state.devices[deviceID], device.userID != userID { throw APIError(.forbidden, "not yours") }
+            guard state.devices[deviceID]?.userID == userID else { throw APIError(.deviceNotFound, "not yours") }
             state.sessions[[streamID, deviceID]] = nil
         }
     }
 
     func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
         try state.withLock { state in
+            guard state.users.contains(caller.userID) else { throw APIError(.unknownUser, "unknown user") }
             guard let stream = state.streams[id] else { throw APIError(.streamNotFound, "unknown stream") }
             guard caller.isAdmin || stream.creator == caller.userID else { throw APIError(.forbidden, "not the creator") }
             guard stream.status == "scheduled" else { throw APIError(.streamAlreadyEnded, "already \(stream.status)") }

@@ -53,8 +53,8 @@ struct SessionEndpointTests {
             let device = try await prepare(fixture)
             let body: [String: Any] = ["streamId": "s1", "deviceId": device, "liveActivityToken": Sample.hexToken()]
             let other = try await post(fixture, body, as: "u2")
-            #expect(other.status == 403)
-            #expect(other.errorCode == "forbidden")
+            #expect(other.status == 404, "someone else's device is answered as an unknown one")
+            #expect(other.errorCode == "device_not_found")
             let ghost = try await post(fixture, body, as: "ghost")
             #expect(ghost.status == 403)
             #expect(ghost.errorCode == "unknown_user")
@@ -64,7 +64,7 @@ struct SessionEndpointTests {
                                            json: ["token": Sample.fcmToken(), "platform": "ios", "deviceId": anonymous]).succeeded)
             var unlinked = body
             unlinked["deviceId"] = anonymous
-            #expect(try await post(fixture, unlinked, as: "u1").status == 403)
+            #expect(try await post(fixture, unlinked, as: "u1").status == 404)
             #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 0)
         }
     }
@@ -81,7 +81,7 @@ struct SessionEndpointTests {
             #expect(try await post(fixture, own, as: "u2").succeeded, "u2 is no participant of s1 and may still follow it")
             #expect(try await sessionRow(fixture, device: viewersDevice).prefix(2) == ["s1", "u2"])
             let others: [String: Any] = ["streamId": "s1", "deviceId": creatorsDevice, "liveActivityToken": Sample.hexToken()]
-            #expect(try await post(fixture, others, as: "u2").status == 403)
+            #expect(try await post(fixture, others, as: "u2").status == 404)
             #expect(try await sessionRow(fixture, device: creatorsDevice).isEmpty)
         }
     }
@@ -114,7 +114,11 @@ struct SessionEndpointTests {
 
             #expect(try await delete(fixture, stream: "s1", device: device, as: nil).status == 401)
             let other = try await delete(fixture, stream: "s1", device: device, as: "u2")
-            #expect(other.status == 403)
+            let unknown = try await delete(fixture, stream: "s1", device: Sample.deviceID(), as: "u2")
+            #expect(other.status == 404)
+            #expect(unknown.status == 404)
+            #expect(other.errorCode == unknown.errorCode, "someone else's device and an unknown one answer alike")
+            #expect(other.body.count == unknown.body.count)
             #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 1)
 
             let removed = try await delete(fixture, stream: "s1", device: device, as: "u1")
@@ -122,7 +126,7 @@ struct SessionEndpointTests {
             #expect(removed.body.isEmpty)
             #expect(try await fixture.count("SELECT count(*) FROM live_activity_sessions") == 0)
             #expect(try await delete(fixture, stream: "s1", device: device, as: "u1").status == 204, "already gone")
-            #expect(try await delete(fixture, stream: "other", device: Sample.deviceID(), as: "u1").status == 204, "never existed")
+            #expect(try await delete(fixture, stream: "other", device: device, as: "u1").status == 204, "never existed on an own device")
             #expect(try await delete(fixture, stream: "s1", device: "bad%20id", as: "u1").status == 422)
         }
     }

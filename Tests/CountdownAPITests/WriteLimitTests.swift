@@ -10,10 +10,10 @@ struct WriteLimitTests {
         return (try TestAPI(store: store, policy: policy), store)
     }
 
-    func register(_ api: TestAPI, as user: String? = nil, from address: String = "203.0.113.9:5000", forwardedFor: String? = nil) async throws
+    func register(_ api: TestAPI, as user: String? = nil, from address: String = "203.0.113.9:5000", forwardedFor: String...) async throws
         -> TestAPI.Reply {
         await api.send("POST", "/notifications/device-token", json: ["token": Sample.fcmToken(), "platform": "ios", "deviceId": Sample.deviceID()],
-                       bearer: try user.map { try api.token($0) }, headers: forwardedFor.map { [("X-Forwarded-For", $0)] } ?? [],
+                       bearer: try user.map { try api.token($0) }, headers: forwardedFor.map { ("X-Forwarded-For", $0) },
                        from: address)
     }
 
@@ -45,6 +45,33 @@ struct WriteLimitTests {
         #expect(try await register(api, from: "203.0.113.5:1", forwardedFor: "192.0.2.1").succeeded)
         #expect(try await register(api, from: "203.0.113.5:2", forwardedFor: "192.0.2.2").status == 429)
         #expect(try await register(api, from: "[fd00::7]:443", forwardedFor: "2001:db8::1, fd00::8").succeeded)
+    }
+
+    @Test func anonymousRegistrationsAreLimitedForEveryAddressTogether() async throws {
+        var policy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: 100)
+        policy.anonymousWritesPerMinute = 2
+        let (api, _) = try api(policy)
+        #expect(try await register(api, from: "203.0.113.1:1").succeeded)
+        #expect(try await register(api, from: "203.0.113.2:1").succeeded)
+        let limited = try await register(api, from: "203.0.113.3:1")
+        #expect(limited.status == 429, "a third address does not get a budget of its own")
+        #expect(limited.errorCode == "rate_limited")
+        #expect(limited.headers["Retry-After"] != nil)
+        #expect(try await register(api, as: "u1", from: "203.0.113.3:1").succeeded, "signed-in registrations are not counted")
+    }
+
+    @Test func everyForwardedForLineIsReadAsOneList() async throws {
+        var policy = APIPolicy(writesPerMinutePerUser: nil, writesPerMinutePerIP: 2)
+        policy.trustedProxies = try TrustedProxies(parsing: "10.0.0.0/8")
+        let (api, _) = try api(policy)
+        // The client sends a line of its own; the proxy appends the real address as a second line.
+        for forged in ["192.0.2.1", "192.0.2.2"] {
+            #expect(try await register(api, from: "10.1.2.3:4000", forwardedFor: forged, "198.51.100.7").succeeded)
+        }
+        let third = try await register(api, from: "10.1.2.3:4000", forwardedFor: "192.0.2.3", "198.51.100.7")
+        #expect(third.status == 429, "the right-most untrusted address of all lines is counted, not the client's own line")
+        #expect(try await register(api, from: "10.1.2.3:4000", forwardedFor: "198.51.100.8", "10.9.9.9").succeeded,
+                "trusted hops on the last line are skipped")
     }
 
     @Test func trustedProxyRangesParse() throws {

@@ -10,17 +10,9 @@ enum MigratedDatabase {
 
     /// The same, also handing over the database itself (its name, administration).
     static func with(prefix: String, _ body: (TestDatabase, PostgresClient) async throws -> Void) async throws {
-        let database = try await TestDatabase.create(prefix: prefix)
-        let client = PostgresClient(configuration: database.configuration, maxConnections: 2)
-        do {
+        try await TestDatabase.withFresh(prefix: prefix) { database, client in
             _ = try await Migrator().migrate(client)
             try await body(database, client)
-            client.close()
-            try await database.drop()
-        } catch {
-            client.close()
-            try? await database.drop()
-            throw error
         }
     }
 }

@@ -14,10 +14,17 @@ import TestSupport
     /// Accepts every notification and records its FCM token.
     final class NotificationGateway: PushGateway {
         let sent = Locked([String]())
+        /// Runs once, at the first send, before it is answered.
+        let beforeFirstAnswer = Locked<(@Sendable () async -> Void)?>(nil)
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
             guard case .notification(_, let fcm) = push else { return .rejected(reason: "unexpected") }
             sent.withLock { $0.append(fcm) }
+            let hook = beforeFirstAnswer.withLock { hook in
+                defer { hook = nil }
+                return hook
+            }
+            await hook?()
             return .accepted(name: "projects/p/messages/\(fcm)")
         }
     }
@@ -99,6 +106,24 @@ import TestSupport
             #expect(outcome == .done(detail: "reminded 120 users"))
             #expect(gateway.sent.value.count == 120)
             #expect(try await Self.activeReminders(db) == 0)
+        }
+    }
+
+    /// Once the planned start has come (by PostgreSQL's clock, here moved there while the first chunk is sent), the
+    /// fan-out sends no further chunk: the job is skipped as `too_late` and the devices reached are counted.
+    @Test func aFanOutThatReachesThePlannedStartStopsSending() async throws {
+        let users = ReminderFanout.chunkSize * 2 + 10
+        try await Self.withStream(users: users) { handler, db, gateway, observed in
+            gateway.beforeFirstAnswer.withLock { hook in
+                hook = { _ = try? await db.execute("UPDATE streams SET planned_start_at = now() - interval '1 second' WHERE id = 's'") }
+            }
+            let outcome = try await handler.handle(.reminderPage(stream: "s", after: "", through: nil))
+            #expect(outcome == .skipped(reason: "too_late"))
+            let sent = gateway.sent.value.count
+            // The second chunk may have been read before the move; the third never goes out.
+            #expect(sent == ReminderFanout.chunkSize || sent == ReminderFanout.chunkSize * 2)
+            #expect(observed.metrics.skips.value["reminder/too_late"] == (sent == ReminderFanout.chunkSize ? ReminderFanout.chunkSize : 10))
+            #expect(try await Self.activeReminders(db) == users - sent, "the reminders not sent stay active")
         }
     }
 

@@ -1,4 +1,5 @@
 import CountdownDomain
+@testable import CountdownMaintenance
 import CountdownStore
 @testable import CountdownWorker
 import DelayQueue

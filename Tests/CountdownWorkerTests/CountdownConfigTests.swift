@@ -1,5 +1,6 @@
 import Configuration
 import CountdownDomain
+@testable import CountdownMaintenance
 @testable import CountdownWorker
 import Foundation
 import Testing
@@ -19,6 +20,17 @@ import Testing
         #expect(config.statementTimeoutMilliseconds == 30_000)
         #expect(config.lockTimeoutMilliseconds == 5_000)
         #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "30000", "lock_timeout": "5000"])
+    }
+
+    @Test func reminderAndroidChannelIsOptionalAndChecked() throws {
+        #expect(try CountdownConfig.load(from: Environment(base)).reminderAndroidChannelID == nil)
+        var env = base
+        env["REMINDER_ANDROID_CHANNEL_ID"] = "stream_reminders"
+        #expect(try CountdownConfig.load(from: Environment(env)).reminderAndroidChannelID == "stream_reminders")
+        env["REMINDER_ANDROID_CHANNEL_ID"] = "bad\u{07}id"
+        #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
+        env["REMINDER_ANDROID_CHANNEL_ID"] = String(repeating: "c", count: 256)
+        #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
     }
 
     @Test func databaseTimeoutsAreReadAndChecked() throws {
@@ -174,11 +186,13 @@ import Testing
         #expect(config.pushProxy.noProxy == "localhost")
         #expect(!config.pushProxy.summary.contains("secret"))
         env["HTTPS_PROXY"] = "ftp://user:secret@proxy.internal:21"
+        #expect(try CountdownConfig.load(from: Environment(env)).pushProxy.https != nil, "countdown-admin does not check the proxy")
+        env["SHUTDOWN_GRACE_SECONDS"] = "-1"
         do {
-            _ = try CountdownConfig.load(from: Environment(env))
+            _ = try CountdownConfig.loadForWorker(from: Environment(env))
             Issue.record("expected a configuration problem")
         } catch let error as ConfigProblems {
-            #expect(error.problems.map(\.variable) == ["HTTPS_PROXY"])
+            #expect(error.problems.map(\.variable) == ["SHUTDOWN_GRACE_SECONDS", "HTTPS_PROXY"], "every problem at once")
             #expect(!error.description.contains("secret"), "never echo credentials")
         }
     }

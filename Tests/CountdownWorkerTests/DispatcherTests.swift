@@ -3,6 +3,7 @@ import CountdownDomain
 @testable import CountdownWorker
 import DelayQueue
 import Foundation
+@testable import Lifecycle
 import Telemetry
 import Testing
 import TestSupport
@@ -250,18 +251,75 @@ import TestSupport
         try await harness.stop()
     }
 
-    @Test func shutdownHandsBackWhatDidNotFinishWithinTheDrain() async throws {
-        let gate = AsyncGate()
-        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
-        let harness = Harness(drain: .milliseconds(200), runner: runner)
-        let job = CountdownJob.reminder(stream: "stuck")
-        try await harness.enqueue([job])
-        try await waitUntil("running") { !runner.calls.value.isEmpty }
-        try await harness.stop()
-        let info = try await harness.info(job)
+    /// Sends (records) every few milliseconds until its task is cancelled, noting the job's state in the queue at
+    /// every send and when it stops.
+    final class SendingRunner: JobRunner {
+        struct Send: Sendable { var handedBack: Bool }
+        let queue: InMemoryDelayQueue
+        let sends = Locked([Send]())
+        let stoppedWhileLeased = Locked<Bool?>(nil)
+
+        init(queue: InMemoryDelayQueue) { self.queue = queue }
+
+        func handedBack(_ job: CountdownJob) async -> Bool {
+            guard let info = try? await queue.jobs(ids: [job.id])[job.id] else { return true }
+            if case .leased = info.state { return false }
+            return true
+        }
+
+        func run(_ jobs: [CountdownJob]) async -> [Result<HandlerOutcome, any Error>] {
+            while !Task.isCancelled {
+                let back = await handedBack(jobs[0])
+                sends.withLock { $0.append(Send(handedBack: back)) }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            let back = await handedBack(jobs[0])
+            stoppedWhileLeased.withLock { $0 = !back }
+            return jobs.map { _ in .success(.retry(after: .seconds(1), reason: "cancelled")) }
+        }
+    }
+
+    @Test func shutdownCancelsWhatDidNotFinishWithinTheDrainAndHandsItBackOnceStopped() async throws {
+        let queue = InMemoryDelayQueue()
+        let runner = SendingRunner(queue: queue)
+        let dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, drain: .milliseconds(200), metrics: WorkerMetrics(),
+                                    logger: Logger(level: .error, sink: CapturingLogSink()))
+        let shutdown = ShutdownSignal()
+        let task = Task { try await dispatcher.run(shutdown: shutdown) }
+        let job = CountdownJob.reminder(stream: "long")
+        try await queue.enqueue(NewJob(id: job.id, kind: job.kind.rawValue, payload: job.payload, due: .now))
+        try await waitUntil("sending") { !runner.sends.value.isEmpty }
+        shutdown.trigger()
+        try await task.value
+        #expect(runner.stoppedWhileLeased.value == true, "the job was cancelled and stopped before its lease was handed back")
+        #expect(runner.sends.value.allSatisfy { !$0.handedBack }, "nothing was sent after the hand-back")
+        let info = try await queue.jobs(ids: [job.id])[job.id]
         #expect(Self.waitingDue(info).map { $0 <= Date() } == true, "due again at once for another worker")
-        #expect(info?.attempts == 0)
+        #expect(info?.attempts == 0, "a shutdown does not spend an attempt")
+    }
+
+    @Test func aJobThatIgnoresCancellationKeepsItsLease() async throws {
+        let gate = AsyncGate()
+        let queue = InMemoryDelayQueue()
+        let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, drain: .milliseconds(100), cancelGrace: .milliseconds(100),
+                                    metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+        let shutdown = ShutdownSignal()
+        let task = Task { try await dispatcher.run(shutdown: shutdown) }
+        let job = CountdownJob.reminder(stream: "stuck")
+        try await queue.enqueue(NewJob(id: job.id, kind: job.kind.rawValue, payload: job.payload, due: .now))
+        try await waitUntil("running") { !runner.calls.value.isEmpty }
+        shutdown.trigger()
+        try await Task.sleep(for: .milliseconds(500))  // past the drain and the cancel grace
+        let info = try await queue.jobs(ids: [job.id])[job.id]
+        guard case .leased? = info?.state else {
+            Issue.record("a job that may still send is not handed back: \(String(describing: info?.state))")
+            gate.open()
+            return
+        }
         gate.open()
+        try await task.value
+        #expect(try await queue.jobs(ids: [job.id])[job.id] == nil, "it finished after all and was acknowledged")
     }
 
     @Test func aLimitedKindTakesNoMoreThanItsLimitAndLeavesTheRestDue() async throws {

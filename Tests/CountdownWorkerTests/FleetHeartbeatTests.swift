@@ -1,6 +1,7 @@
 import CountdownWorker
 import DelayQueue
 import Foundation
+import Lifecycle
 import Redis
 import Telemetry
 import Testing

@@ -21,6 +21,18 @@ import Testing
         #expect(skipped.fields["reason"] == "too_late")
     }
 
+    @Test func aRunCancelledByShutdownHandsBackWhatWouldTryAgainAndKeepsWhatFinished() {
+        let handBack = JobAction.postpone(after: .zero, error: "worker shut down before the job finished")
+        let cancelled = { (result: Result<HandlerOutcome, any Error>) in
+            JobDisposition.decide(result, attempt: 2, cancelled: true) { $0 is Away }.action
+        }
+        #expect(cancelled(.success(.retry(after: .seconds(30), reason: "cancelled"))) == handBack)
+        #expect(cancelled(.success(.retry(after: nil, reason: "cancelled"))) == handBack)
+        #expect(cancelled(.failure(Broken())) == handBack, "no attempt spent on an error caused by the cancellation")
+        #expect(cancelled(.success(.done(detail: "sent 3"))) == .ack, "work finished before the cancellation is kept")
+        #expect(Self.decide(.success(.retry(after: nil, reason: "x"))).action == .fail(error: "x"), "not cancelled: as before")
+    }
+
     @Test func aRescheduleGivesTheAttemptBack() {
         let decision = Self.decide(.success(.reschedule(after: .seconds(90), reason: "start window opens later")))
         #expect(decision.action == .postpone(after: .seconds(90), error: nil))

@@ -1,9 +1,11 @@
 import BlockingIO
 import CountdownDomain
+@testable import CountdownMaintenance
 import CountdownStore
 @testable import CountdownWorker
 import DelayQueue
 import Foundation
+@testable import Lifecycle
 import Postgres
 import Redis
 import Telemetry

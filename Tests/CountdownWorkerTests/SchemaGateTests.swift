@@ -1,5 +1,6 @@
 import BlockingIO
 @testable import CountdownWorker
+@testable import Lifecycle
 import Telemetry
 import Testing
 

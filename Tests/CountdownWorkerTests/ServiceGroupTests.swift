@@ -1,6 +1,7 @@
 import BlockingIO
 @testable import CountdownWorker
 import Foundation
+@testable import Lifecycle
 import Telemetry
 import Testing
 

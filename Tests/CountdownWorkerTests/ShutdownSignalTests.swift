@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownWorker
 import Foundation
+import Lifecycle
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ShutdownSignalTests {

@@ -2,6 +2,7 @@ import BlockingIO
 import CountdownDomain
 import CountdownFlows
 @testable import CountdownWorker
+@testable import Lifecycle
 import Push
 import PushPayloads
 import Telemetry
@@ -17,7 +18,7 @@ import TestSupport
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.count) }
             return messages.map { message in
-                guard case .notification(_, let title, _, _) = message.content else { return .rejected(reason: "unexpected") }
+                guard case .notification(_, let title, _, _, _) = message.content else { return .rejected(reason: "unexpected") }
                 if title == "config" { return .configurationError(reason: "SENDER_ID_MISMATCH") }
                 return .accepted(messageName: message.id + ":" + title)
             }
@@ -47,6 +48,32 @@ import TestSupport
         #expect(logged.count == 1, "one log line per batch and reason")
         #expect(logged.first?.contains(#""pushes":2"#) == true)
         #expect(await gateway.send(Self.pushes(["one"])[0], kind: .reminder) == .accepted(name: "reminder:one"))
+    }
+
+    @Test func aCancelledTaskSendsNothingMoreAndGetsItsPushesBackUnsent() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await gateway.sendBatch(Self.pushes(["a", "b", "c", "d", "e"]), kind: .start)
+        }
+        let deliveries = await task.value
+        #expect(transport.batches.value.isEmpty, "nothing reached the transport")
+        #expect(deliveries == Array(repeating: .retry(after: nil, reason: TransportPushGateway.cancelledReason), count: 5))
+        #expect(gateway.permitsAvailable == 16, "every permit given back")
+    }
+
+    @Test func aReminderKeepsItsDeliveryOptions() {
+        let delivery = NotificationDelivery(expiresAt: 1_776_708_000, timeToLiveSeconds: 412, collapseID: "reminder-0123456789abcdef",
+                                            androidChannelID: "stream_reminders")
+        let push = OutgoingPush.notification(ReminderNotification(title: "t", body: "b", data: [:], delivery: delivery), fcmToken: "f")
+        guard case .notification(_, _, _, _, let options) = TransportPushGateway.message(push, kind: .reminder).content else {
+            Issue.record("expected a notification")
+            return
+        }
+        #expect(options == NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
+                                               androidChannelID: "stream_reminders"))
     }
 
     /// Answers the first push of a batch at once and the others when the gate opens.

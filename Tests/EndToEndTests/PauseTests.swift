@@ -17,7 +17,7 @@ import TestSupport
         try system.startWorker()
         try system.startWorker()
         try await system.waitForPushes(timeout: .seconds(30), "the burst to begin") { $0.events("start").count >= 20 }
-        let paused = try await system.admin(["pause", "--kind", "start", "--reason", "chaos"])
+        let paused = try await system.admin(["pause", "--kind", "start", "--reason", "chaos", "--yes"])
         #expect(paused.status == 0, "\(paused.output)")
         // Jobs already running finish; after that nothing more starts (observing an absence takes a while).
         try await waitUntil(timeout: .seconds(20), "the running start jobs finished") {

@@ -89,6 +89,20 @@ import TestSupport
             var m = Messages.reminder(); m["data"] = ["streamId": 7]; return m
         },
         Broken(label: "unknown field", field: "message.tokens") { var m = Messages.reminder(); m["tokens"] = ["a"]; return m },
+        Broken(label: "ttl without unit", field: "message.android.ttl") { var m = Messages.reminder(); m["android"] = ["ttl": "412"]; return m },
+        Broken(label: "numeric ttl", field: "message.android.ttl") { var m = Messages.reminder(); m["android"] = ["ttl": 412]; return m },
+        Broken(label: "numeric collapse key", field: "message.android.collapse_key") {
+            var m = Messages.reminder(); m["android"] = ["collapse_key": 1]; return m
+        },
+        Broken(label: "numeric channel id", field: "message.android.notification.channel_id") {
+            var m = Messages.reminder(); m["android"] = ["notification": ["channel_id": 5]]; return m
+        },
+        Broken(label: "long collapse id", field: "message.apns.headers.apns-collapse-id") {
+            var m = Messages.reminder(); m["apns"] = ["headers": ["apns-collapse-id": String(repeating: "r", count: 65)]]; return m
+        },
+        Broken(label: "reminder expiration not seconds", field: "message.apns.headers.apns-expiration") {
+            var m = Messages.reminder(); m["apns"] = ["headers": ["apns-expiration": "soon"]]; return m
+        },
     ]
 
     static func editAPS(_ event: String, _ edit: (inout [String: Any]) -> Void) -> [String: Any] {

@@ -35,6 +35,9 @@ enum Messages {
             "token": token,
             "notification": ["title": "Yayın başlıyor", "body": "10 dakika kaldı"],
             "data": ["type": "stream_reminder", "streamId": "s1", "deepLink": "allmine://live-stream/s1"],
-        ]
+            "android": ["ttl": "412s", "collapse_key": "reminder-0123456789abcdef", "notification": ["channel_id": "stream_reminders"]],
+            "apns": ["headers": ["apns-expiration": "1776708000", "apns-collapse-id": "reminder-0123456789abcdef"],
+                     "payload": ["aps": ["sound": "default"]]] as [String: Any],
+        ] as [String: Any]
     }
 }

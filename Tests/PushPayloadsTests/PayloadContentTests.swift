@@ -135,6 +135,24 @@ import Testing
         #expect(en.body == "Live stream is starting now")
     }
 
+    @Test func reminderExpiresAtThePlannedStartAndCollapsesPerStream() throws {
+        let planned = Int(Fixtures.plannedStart.timeIntervalSince1970)
+        let early = try builder.reminder(Fixtures.stream, language: .tr, now: Fixtures.plannedStart.addingTimeInterval(-411.5))
+        #expect(early.delivery == NotificationDelivery(expiresAt: planned, timeToLiveSeconds: 412,
+                                                       collapseID: "reminder-" + CollapseID.shortHash(Fixtures.stream.id)))
+        let late = try builder.reminder(Fixtures.stream, language: .tr, now: Fixtures.plannedStart.addingTimeInterval(30))
+        #expect(late.delivery?.timeToLiveSeconds == 1, "at least one second")
+        let other = StreamSnapshot(id: String(repeating: "x", count: 128), title: "T", plannedStartAt: Fixtures.plannedStart, creatorName: "C")
+        let collapse = try #require(try builder.reminder(other, language: .en, now: Fixtures.startNow).delivery?.collapseID)
+        #expect(collapse.utf8.count <= 64 && collapse.hasPrefix("reminder-") && collapse != early.delivery?.collapseID)
+        #expect(CollapseID.shortHash("65f000000000000000000001").count == 16)
+        #expect(CollapseID.shortHash("") == "cbf29ce484222325", "FNV-1a's offset basis: stable across releases")
+
+        let channeled = Fixtures.builder(PayloadSettings(reminderAndroidChannelID: "stream_reminders"))
+        #expect(try channeled.reminder(Fixtures.stream, language: .tr, now: Fixtures.startNow).delivery?.androidChannelID == "stream_reminders")
+        #expect(early.delivery?.androidChannelID == nil)
+    }
+
     @Test func reminderTitleIsCapped() throws {
         let long = String(repeating: "ğ", count: 5000)
         let reminder = try builder.reminder(Fixtures.stream(title: long), language: .tr, now: Fixtures.startNow)

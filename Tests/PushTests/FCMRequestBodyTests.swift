@@ -34,6 +34,28 @@ import Testing
         #expect(inner["token"] as? String == "tok")
     }
 
+    @Test func notificationOptionsBecomeAndroidAndAPNsFields() throws {
+        let options = NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
+                                          androidChannelID: "stream_reminders")
+        let message = PushMessage.notification(id: "reminder:s1", fcmToken: "tok", title: "T", body: "B", data: [:], options: options)
+        let body = try #require(FCMRequestBody.encode(message))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let inner = try #require(object["message"] as? [String: Any])
+        let android = try #require(inner["android"] as? [String: Any])
+        #expect(android["ttl"] as? String == "412s")
+        #expect(android["collapse_key"] as? String == "reminder-0123456789abcdef")
+        #expect((android["notification"] as? [String: String]) == ["channel_id": "stream_reminders"])
+        let apns = try #require(inner["apns"] as? [String: Any])
+        #expect(apns["headers"] as? [String: String] == ["apns-expiration": "1776708000", "apns-collapse-id": "reminder-0123456789abcdef"])
+        #expect(((apns["payload"] as? [String: Any])?["aps"] as? [String: String]) == ["sound": "default"])
+
+        let noChannel = PushMessage.notification(id: "r", fcmToken: "tok", title: "T", body: "B", data: [:],
+                                                 options: NotificationOptions(androidTTLSeconds: 1))
+        let text = String(decoding: try #require(FCMRequestBody.encode(noChannel)), as: UTF8.self)
+        #expect(text.contains(#""android":{"ttl":"1s"}"#))
+        #expect(!text.contains("channel_id") && !text.contains("headers"))
+    }
+
     @Test func invalidApsIsRefused() {
         for aps in ["", "not json", "[1]", #"{"aps":"#] {
             let message = PushMessage.liveActivity(id: "x", fcmToken: "t", activityToken: "a", apnsHeaders: [:], apsJSON: Array(aps.utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTypes
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import HTTPClient
+import HTTPTypes
 import Testing
 
 /// The proxy read once from the environment must be the one libcurl would have read for every transfer.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPTypes
 import Push
+import Telemetry
 import Testing
 
 @Suite struct PushOutcomeClassifierTests {

@@ -30,6 +30,11 @@ public final class ThrowawayPgBouncer: @unchecked Sendable {
             pidfile = \(directory)/pgbouncer.pid
             logfile = \(directory)/pgbouncer.log
             """.write(toFile: "\(directory)/pgbouncer.ini", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    /// Starts the pooler (again, after `stop()`) on the same port and configuration.
+    public func start() throws {
         var arguments = ["-d", "\(directory)/pgbouncer.ini"]
         if geteuid() == 0 {
             // PgBouncer refuses to run as root: it switches to the PostgreSQL server's user.

@@ -282,7 +282,7 @@ def check_fake_account_script(repo, report):
 
 
 def _check_observability(repo, services, report):
-    for name in ("prometheus", "grafana"):
+    for name in ("prometheus", "alertmanager", "grafana"):
         if "observability" not in services.get(name, {}).get("profiles", []):
             report.error(f"services.{name}", "must be in the observability profile (opt-in)")
     mounts = container_mounts(services.get("prometheus", {}))
@@ -294,6 +294,13 @@ def _check_observability(repo, services, report):
     for rule_file in config.get("rule_files", []):
         if rule_file not in mounts:
             report.error(config_path, f"rule file {rule_file} is not mounted into the prometheus service")
+    alertmanagers = [target for manager in config.get("alerting", {}).get("alertmanagers", [])
+                     for static in manager.get("static_configs", []) for target in static.get("targets", [])]
+    if not any(target.split(":")[0] in services for target in alertmanagers):
+        report.error(config_path, "alerting.alertmanagers names no compose service: firing alerts would go nowhere")
+    if container_mounts(services.get("alertmanager", {})).get("/etc/alertmanager/alertmanager.yml") \
+            != "deploy/prometheus/alertmanager.yml":
+        report.error("services.alertmanager", "must mount deploy/prometheus/alertmanager.yml")
     worker_port = port_of(environment(services["worker"]).get("HTTP_ADDR", "0.0.0.0:9090"))
     scraped = False
     for job in config.get("scrape_configs", []):

@@ -1,6 +1,8 @@
 """Kubernetes manifests: every file and every kustomization's output against the API schemas, and the
 rules of this deployment (probes, drain time, security context, references, network policy)."""
 
+import re
+
 import yaml
 
 import kube_schema
@@ -78,14 +80,19 @@ def load_file(path):
     return [r for r in yaml.safe_load_all(path.read_text()) if r]
 
 
+OPTIONAL_KEY = re.compile(r"^\s*#\s*([A-Z][A-Z0-9_]*):\s", re.MULTILINE)
+
+
 def secret_templates(repo):
-    """Secret name -> keys, from deploy/kubernetes/secrets."""
+    """Secret name -> keys, from deploy/kubernetes/secrets. Keys a template shows only in a comment
+    (`# KEY: value`) are optional: listed as `KEY?`, for secretKeyRefs with `optional: true`."""
     secrets = {}
     for path in sorted((repo / SECRETS).glob("*.yaml")):
+        optional = {key + "?" for key in OPTIONAL_KEY.findall(path.read_text())}
         for resource in load_file(path):
             if resource.get("kind") == "Secret":
                 data = {**resource.get("stringData", {}), **resource.get("data", {})}
-                secrets[resource["metadata"]["name"]] = set(data)
+                secrets[resource["metadata"]["name"]] = set(data) | optional
     return secrets
 
 
@@ -141,8 +148,27 @@ def check_render(name, resources, secrets, image_executables, adapter_metrics, n
             if resource["metadata"].get("labels", {}).get("pod-security.kubernetes.io/enforce") != "restricted":
                 report.error(where, "must enforce the restricted Pod Security Standard")
     _check_network_policies(name, resources, workloads, report)
+    _check_connection_budget(name, resources, config, report)
     if namespace and not any(r["kind"] == "Namespace" for r in resources):
         report.error(name, f"sets namespace {namespace} but does not create it")
+
+
+def _check_connection_budget(name, resources, config, report):
+    """The ConfigMap's FLEET_MAX_WORKERS and FLEET_API_REPLICAS (what the worker's start-up connection budget check
+    assumes) are the autoscaler's maxReplicas and the API Deployment's replicas, and DATABASE_POOL_SIZE is set."""
+    data = config.get("countdown-config", {})
+    hpa = next((r for r in resources if r["kind"] == "HorizontalPodAutoscaler"
+                and r["spec"]["scaleTargetRef"]["name"] == "countdown-worker"), None)
+    api = next((r for r in resources if r["kind"] == "Deployment" and r["metadata"]["name"] == "countdown-api"), None)
+    where = f"{name} ConfigMap/countdown-config"
+    if "DATABASE_POOL_SIZE" not in data:
+        report.error(where, "sets no DATABASE_POOL_SIZE (docs/operations.md, Connection budget)")
+    if hpa and str(data.get("FLEET_MAX_WORKERS")) != str(hpa["spec"].get("maxReplicas")):
+        report.error(where, f"FLEET_MAX_WORKERS {data.get('FLEET_MAX_WORKERS')!r} is not the worker autoscaler's "
+                            f"maxReplicas {hpa['spec'].get('maxReplicas')}")
+    if api and str(data.get("FLEET_API_REPLICAS")) != str(api["spec"].get("replicas", 1)):
+        report.error(where, f"FLEET_API_REPLICAS {data.get('FLEET_API_REPLICAS')!r} is not the API Deployment's "
+                            f"replicas {api['spec'].get('replicas', 1)}")
 
 
 def _pod(workload):
@@ -249,7 +275,8 @@ def _environment(where, container, config, secrets, report):
         value_from = variable.get("valueFrom", {})
         if "secretKeyRef" in value_from:
             ref = value_from["secretKeyRef"]
-            if ref["key"] not in secrets.get(ref["name"], set()):
+            keys = secrets.get(ref["name"], set())
+            if ref["key"] not in keys and not (ref.get("optional") is True and ref["key"] + "?" in keys):
                 report.error(where, f"{variable['name']} reads key {ref['key']} of Secret {ref['name']}, which no "
                                     f"template in {SECRETS} defines")
             env[variable["name"]] = "(secret)"

@@ -13,6 +13,7 @@ import image_checks
 import kube_checks
 import kubectl_kustomize
 import observability_checks
+import release_checks
 import native_build
 import runtime_libraries
 from dockerfile import Dockerfile, apt_installed
@@ -85,6 +86,7 @@ def main():
         name = str(directory.relative_to(REPO / kube_checks.KUBERNETES))
         section(report, f"kustomization {name} (kubectl kustomize, schemas, rules)",
                 lambda d=directory, n=name: _kustomization(tools, d, n, secrets, executables, adapter_metrics, report))
+    section(report, "release version of the overlays and compose", lambda: release_checks.check(REPO, report))
     section(report, "generated files up to date", lambda: observability_checks.check_generated(REPO, report))
     section(report, f"Grafana dashboard against {catalog.source}",
             lambda: f"{observability_checks.check_dashboard(REPO, catalog, report)} queries")

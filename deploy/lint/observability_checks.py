@@ -41,6 +41,7 @@ ALERTS_MUST_COVER = {
     "reconciler errors": "countdown_reconcile_runs_total",
     "clock offset": "countdown_worker_clock_offset_seconds",
     "scrape failures": "up",
+    "JWT key reload failures": "countdown_api_jwt_key_reload_failures_total",
 }
 RUNBOOKS = "docs/runbooks.md"
 RUNBOOK_URL = re.compile(r"^https://\S+/docs/runbooks\.md#([a-z0-9-]+)$")

@@ -615,7 +615,7 @@ def scenario_pause(s):
     due = s.seed(s.size(300, 2000))
     s.wait_until(due + 0.5)
     before = len(s.accepted_keys())
-    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos")
+    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos", "--yes")
     paused_at = time.time()
     wait_for(lambda: s.d.queue_counts()[2] == 0, 30, "the running start jobs to finish", every=0.1)
     settled = len(s.accepted_keys())
@@ -628,6 +628,30 @@ def scenario_pause(s):
     s.check(during == settled, f"nothing claimed while paused ({settled} → {during})")
     s.check(during < len(s.expected), "the pause came in the middle of the burst")
     s.check(stats.get("pausedJobs", 0) > 0, "stats showed the held jobs")
+    s.wait_quiet(s.size(60, 120))
+
+
+def scenario_pause_redis_loss(s):
+    """18. `pause --kind start` before the starts are due, Redis FLUSHALL, `countdown-admin reconcile`: nothing is sent
+    while paused (the pause lives in PostgreSQL; the reconcile and every worker mirror it back into Redis); then
+    `resume`: lost 0, duplicated 0."""
+    hold = s.size(6, 20)
+    s.start_workers(2)
+    due = s.seed(s.size(100, 500), due_in=s.size(8, 12))
+    s.d.admin_json("pause", "--kind", "start", "--reason", "chaos", "--yes")
+    s.servers.redis("FLUSHALL")
+    flushed_at = time.time()
+    report = s.d.admin_json("reconcile")
+    wait_for(lambda: time.time() >= max(due, flushed_at) + hold, hold + 30, "the pause", every=0.25)
+    sent = len(s.accepted_keys())
+    stats = s.d.admin_json("stats")
+    paused = [entry.get("kind") for entry in stats.get("paused", [])]
+    s.note(f"paused, FLUSHALL {due - flushed_at:.1f}s before the due second, reconcile added {report.get('added')}; {hold}s past "
+           f"the due second: {sent} starts accepted, stats (PostgreSQL) showed {paused} paused with {stats.get('pausedJobs')} held jobs")
+    s.check(sent == 0, f"nothing sent while paused, after Redis lost its data ({sent} starts)")
+    s.check(paused == ["start"], "stats read the pause from PostgreSQL")
+    s.check(stats.get("pausedJobs", 0) > 0, "the rebuilt start jobs were held")
+    s.d.admin_json("resume")
     s.wait_quiet(s.size(60, 120))
 
 
@@ -761,6 +785,7 @@ SCENARIOS = [
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
     (17, "the primary demoted under the workers mid-burst (READONLY)", scenario_demoted_primary,
      {"WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"}, 200),
+    (18, "pause starts, Redis FLUSHALL, reconcile: nothing sent until resume", scenario_pause_redis_loss, {}, 30),
 ]
 
 

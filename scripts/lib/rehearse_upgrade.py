@@ -6,7 +6,9 @@ working; new workers start and become ready; old workers get SIGTERM one at a ti
 during and after each step. At the end the start pushes the fake FCM accepted are compared with what PostgreSQL
 says should have been sent: nothing lost, nothing duplicated. A new worker started before the migration must
 report not ready (`/readyz` 503 naming the schema) and claim nothing (its schema gate holds the dispatcher, relay
-and reconciler back).
+and reconciler back). Then the rollback: the previous release's workers start on the new schema (migrations are
+forward-only, so a rollback changes only the image) and must become ready, the new workers get SIGTERM one at a
+time, and two more bursts must be sent by the old release alone.
 
 The old build is `COUNTDOWN_OLD_BIN_DIR` (countdown-worker and countdown-admin of the older commit); the new one
 is `COUNTDOWN_BIN_DIR` (this tree), which also provides countdown-fake-fcm.
@@ -71,6 +73,16 @@ def seed_wave(s, wave, streams, due_in):
     return due
 
 
+def stop_one_at_a_time(s, workers, check_text):
+    """SIGTERM to each worker a second apart, as a rolling update does; each must drain and exit 0."""
+    for worker in workers:
+        s.wait_until(time.time() + 1)
+        worker.terminate()
+        code = worker.wait(int(s.d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
+        s.check(code == 0, check_text.format(worker.index, code))
+        s.d.retire(worker)
+
+
 def rehearse(s, servers, streams):
     d = s.d
     old_versions = schema_versions(d)
@@ -111,16 +123,24 @@ def rehearse(s, servers, streams):
     s.due = seed_wave(s, 3, streams, 4)
     new_workers = s.start_workers(2)
     wait_for(lambda: all(readiness(w)[0] == 200 for w in new_workers), 30, "the new workers to be ready")
-    for worker in old_workers:
-        s.wait_until(time.time() + 1)
-        worker.terminate()
-        code = worker.wait(int(d.settings["SHUTDOWN_GRACE_SECONDS"]) + 10)
-        s.check(code == 0, f"old worker {worker.index} stopped with exit code 0 ({code})")
-        d.retire(worker)
+    stop_one_at_a_time(s, old_workers, "old worker {} stopped with exit code 0 ({})")
     s.due = seed_wave(s, 4, streams, 3)
     s.wait_quiet(90)
-    s.due = None  # four waves: lateness against one due second would mean nothing
-    s.check(all(readiness(w)[0] == 200 for w in new_workers), "the new workers are ready at the end")
+    s.check(all(readiness(w)[0] == 200 for w in new_workers), "the new workers are ready after the upgrade")
+
+    # The rollback: the previous image again, on the schema the new release migrated to (nothing is undone).
+    servers.phase = "old"
+    s.due = seed_wave(s, 5, streams, 4)
+    rolled_back = s.start_workers(2)
+    wait_for(lambda: all(readiness(w)[0] == 200 for w in rolled_back), 30,
+             "the previous release's workers to be ready on the new schema")
+    s.check(True, f"the previous release's workers are ready on schema {schema_versions(d)[-1]}")
+    stop_one_at_a_time(s, new_workers, "new worker {} stopped with exit code 0 on the rollback ({})")
+    s.due = seed_wave(s, 6, streams, 3)
+    s.wait_quiet(90)
+    s.due = None  # six waves: lateness against one due second would mean nothing
+    s.check(all(w.alive for w in rolled_back) and all(readiness(w)[0] == 200 for w in rolled_back),
+            "the previous release's workers are running and ready at the end")
     s.check(d.queue_counts()[3] == 0, "no dead letters")
 
 

@@ -25,6 +25,11 @@ extension Migrator {
         public var required: Int
     }
 
+    /// The highest applied version (0 when none); throws while the migrations table does not exist yet.
+    public static func appliedVersion(_ database: PostgresClient) async throws -> Int {
+        try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations").first?.decode("v", as: Int.self) ?? 0
+    }
+
     /// Reads the migrations table without taking the migration lock (a read while `migrate` runs sees the
     /// versions committed so far).
     public func status(_ database: PostgresClient) async throws -> Status {

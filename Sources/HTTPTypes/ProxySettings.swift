@@ -1,4 +1,3 @@
-import CCurl
 import Glibc
 
 /// The forward proxy of a client's requests, fixed when the client is configured.
@@ -57,18 +56,8 @@ public struct ProxySettings: Sendable, Equatable {
     }
 
     /// The proxy of a request to `url`, "" for none (an empty `CURLOPT_PROXY` also stops libcurl's own lookup).
-    func proxy(for url: String) -> String {
+    public func proxy(for url: String) -> String {
         (url.hasPrefix("https://") ? https : http) ?? ""
-    }
-
-    /// What is wrong with each proxy URL, with the variable it came from; empty when both are usable.
-    public func problems() -> [(variable: String, problem: String)] {
-        var found: [(variable: String, problem: String)] = []
-        for (variable, value) in [(httpsVariable ?? "https proxy", https), (httpVariable ?? "http proxy", http)] {
-            guard let value, let problem = Self.problem(with: value), !found.contains(where: { $0.variable == variable }) else { continue }
-            found.append((variable, problem))
-        }
-        return found
     }
 
     /// For logs: each proxy without its credentials, or "none".
@@ -78,35 +67,9 @@ public struct ProxySettings: Sendable, Equatable {
         return parts.joined(separator: ", ") + (noProxy.map { ", not for \($0)" } ?? "")
     }
 
-    /// Why libcurl could not use `proxy` as it is meant, checked with libcurl's own parser (as it reads a proxy:
-    /// a missing scheme means `http`); nil when it can. Stricter than libcurl in one way: the port is required,
-    /// since libcurl would quietly use 1080 (443 for an `https` proxy). Never quotes the value, which may hold a
-    /// password.
-    static func problem(with proxy: String) -> String? {
-        guard let url = curl_url() else { return "could not be checked (curl_url failed)" }
-        defer { curl_url_cleanup(url) }
-        let flags = UInt32(CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME)
-        let code = proxy.withCString { curl_url_set(url, CURLUPART_URL, $0, flags) }
-        guard code == CURLUE_OK else { return "is not a URL libcurl can parse (\(String(cString: curl_url_strerror(code))))" }
-        guard let scheme = part(CURLUPART_SCHEME, of: url)?.lowercased(), schemes.contains(scheme) else {
-            return "has a scheme libcurl cannot use for a proxy; use one of \(schemes.sorted().joined(separator: ", "))"
-        }
-        guard part(CURLUPART_PORT, of: url) != nil else {
-            return "has no port (libcurl would use 1080, or 443 for an https proxy): write host:port"
-        }
-        return nil
-    }
-
-    private static func part(_ which: CURLUPart, of url: OpaquePointer) -> String? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(url, which, &value, 0) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
-        return String(cString: value)
-    }
-
     /// `message` (libcurl's words about a failed transfer, which may quote the proxy URL) with each proxy URL
     /// that carries credentials replaced by its redacted form.
-    func redacting(_ message: String) -> String {
+    public func redacting(_ message: String) -> String {
         var message = message
         for proxy in [https, http].compactMap({ $0 }) where proxy.contains("@") {
             message = message.replacing(proxy, with: Self.redacted(proxy))
@@ -115,7 +78,7 @@ public struct ProxySettings: Sendable, Equatable {
     }
 
     /// `proxy` with any `user:password@` replaced.
-    static func redacted(_ proxy: String) -> String {
+    public static func redacted(_ proxy: String) -> String {
         let start = proxy.firstRange(of: "://")?.upperBound ?? proxy.startIndex
         let authority = proxy[start...].prefix { $0 != "/" }
         guard let at = authority.lastIndex(of: "@") else { return proxy }

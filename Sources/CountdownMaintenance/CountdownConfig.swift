@@ -1,7 +1,7 @@
 import Configuration
 import CountdownDomain
 import Foundation
-import HTTPClient
+import HTTPTypes
 import Redis
 import Telemetry
 
@@ -63,6 +63,11 @@ public struct CountdownConfig: Sendable {
     /// How long a worker keeps trying to reach Redis at start before it exits (`REDIS_STARTUP_WAIT_SECONDS`);
     /// a misconfiguration stops it at once (`RedisStartupCheck`).
     public var redisStartupWaitSeconds: Int = 60
+    /// The fleet at its largest (`FLEET_MAX_WORKERS`, `FLEET_API_REPLICAS`, `API_DATABASE_CONNECTIONS`), checked
+    /// against the server's `max_connections` at start; nil without `FLEET_MAX_WORKERS`.
+    public var fleet: ConnectionBudget?
+    /// `REMINDER_ANDROID_CHANNEL_ID`: the Android notification channel of reminders (nil: the app's default).
+    public var reminderAndroidChannelID: String?
     /// The forward proxy of the push services' requests, from libcurl's variables (`HTTPS_PROXY`, `NO_PROXY`, …),
     /// read and checked once at start.
     public var pushProxy: ProxySettings = .none
@@ -162,14 +167,26 @@ public struct CountdownConfig: Sendable {
                                                        default: 30_000)
         configured.lockTimeoutMilliseconds = read({ try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }, default: 5_000)
         configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
+        configured.reminderAndroidChannelID = read({ try Self.androidChannelID(env) }, default: nil)
         configured.pushProxy = ProxySettings(environment: env.values)
-        if requirePush {
-            for (variable, problem) in configured.pushProxy.problems() {
-                problems.append(ConfigError(.invalid, variable: variable, problem: problem))
-            }
+        if env.optionalString("FLEET_MAX_WORKERS") != nil {
+            configured.fleet = ConnectionBudget(
+                maxWorkers: read({ try env.integer("FLEET_MAX_WORKERS", default: 1, range: 1...10_000) }, default: 1),
+                workerPoolSize: configured.databasePoolSize,
+                apiReplicas: read({ try env.integer("FLEET_API_REPLICAS", default: 0, range: 0...10_000) }, default: 0),
+                apiPoolSize: read({ try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }, default: 16))
         }
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured
     }
-}
 
+    /// `REMINDER_ANDROID_CHANNEL_ID`: unset or a channel id of at most 255 bytes without control characters.
+    static func androidChannelID(_ env: Environment) throws -> String? {
+        guard let value = env.optionalString("REMINDER_ANDROID_CHANNEL_ID") else { return nil }
+        guard value.utf8.count <= 255, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ConfigError(.invalid, variable: "REMINDER_ANDROID_CHANNEL_ID",
+                              problem: "must be an Android notification channel id (at most 255 bytes, no control characters)")
+        }
+        return value
+    }
+}

@@ -1,7 +1,7 @@
 import BlockingIO
 
 /// Bounds how many tasks do something at once (pushes in flight); waiters are served in order.
-final class AsyncSemaphore: Sendable {
+public final class AsyncSemaphore: Sendable {
     private struct Waiter {
         var permits: Int
         var continuation: CheckedContinuation<Void, Never>
@@ -13,17 +13,17 @@ final class AsyncSemaphore: Sendable {
     }
 
     /// The most permits one `acquire` may ask for.
-    let capacity: Int
+    public let capacity: Int
     private let state: Locked<State>
 
-    init(_ permits: Int) {
+    public init(_ permits: Int) {
         precondition(permits > 0, "a semaphore needs at least one permit")
         capacity = permits
         state = Locked(State(available: permits))
     }
 
     /// Waits for `permits` (at most `capacity`); a caller never overtakes one that waits before it.
-    func acquire(_ permits: Int = 1) async {
+    public func acquire(_ permits: Int = 1) async {
         precondition(permits > 0 && permits <= capacity, "permits must be within the semaphore's capacity")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state -> Bool in
@@ -39,12 +39,12 @@ final class AsyncSemaphore: Sendable {
     }
 
     /// Permits free now.
-    var available: Int { state.withLock { $0.available } }
+    public var available: Int { state.withLock { $0.available } }
 
     /// Callers waiting for permits.
-    var waiting: Int { state.withLock { $0.waiters.count } }
+    public var waiting: Int { state.withLock { $0.waiters.count } }
 
-    func release(_ permits: Int = 1) {
+    public func release(_ permits: Int = 1) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.available += permits
             var ready: [CheckedContinuation<Void, Never>] = []
@@ -57,7 +57,7 @@ final class AsyncSemaphore: Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    func withPermits<T: Sendable>(_ permits: Int = 1, _ body: () async -> T) async -> T {
+    public func withPermits<T: Sendable>(_ permits: Int = 1, _ body: () async -> T) async -> T {
         await acquire(permits)
         defer { release(permits) }
         return await body()

@@ -1,7 +1,7 @@
 import CountdownDomain
 import Foundation
 import Postgres
-import Push
+import Telemetry
 
 /// `countdown-admin tokens list|restore`: the tokens the worker cleared (`countdown_token_invalidations`) and
 /// putting them back where the device has not registered another token since.

@@ -40,6 +40,12 @@ public struct Reconciler: Sendable {
     /// Checks every stream that can still need a job; `progress(done, total)` after each batch.
     public func run(dryRun: Bool = false, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Report {
         var report = Report(dryRun: dryRun)
+        if !dryRun {
+            // The pause first (SPEC 10.3): jobs rebuilt into a Redis that lost its data must not be claimed as if nothing
+            // were paused.
+            let truth = try await session.run { try PauseStore.all(on: $0) }
+            try await PauseSync.apply(truth, to: queue)
+        }
         let expireAfter = planner.settings.expireAfterSeconds
         let total = try await session.run { try ReconcileStore.count(expireAfter: expireAfter, on: $0) }
         var cursor = ""

@@ -2,10 +2,12 @@ import BlockingIO
 
 /// A resettable wake-up: `notify()` wakes everyone waiting now; `wait(timeout:)` returns on a notify or timeout.
 /// Wake-ups may be spurious (a timed-out waiter releases the others); callers re-check their condition.
-final class WakeSignal: Sendable {
+public final class WakeSignal: Sendable {
     private let waiters = Locked([CheckedContinuation<Void, Never>]())
 
-    func notify() {
+    public init() {}
+
+    public func notify() {
         let current = waiters.withLock { list -> [CheckedContinuation<Void, Never>] in
             defer { list.removeAll() }
             return list
@@ -13,7 +15,7 @@ final class WakeSignal: Sendable {
         for waiter in current { waiter.resume() }
     }
 
-    func wait(timeout: Duration) async {
+    public func wait(timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 await withCheckedContinuation { continuation in waiters.withLock { $0.append(continuation) } }

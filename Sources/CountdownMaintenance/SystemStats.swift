@@ -2,6 +2,7 @@ import CountdownDomain
 import DelayQueue
 import Foundation
 import Postgres
+import CountdownStore
 
 /// The state of the whole system at a glance, for `countdown-admin stats`.
 public struct SystemStats: Sendable, Codable {
@@ -14,9 +15,12 @@ public struct SystemStats: Sendable, Codable {
     public var recentStartResults: [String: Int]
     public var remindersSentLastHour: Int
     public var streamsByStatus: [String: Int]
-    /// Kinds whose claiming is paused (`countdown-admin pause`), and the due jobs they hold.
-    public var paused: [PausedKind] = []
+    /// Kinds whose claiming is paused (`countdown-admin pause`), as PostgreSQL records them, and the due jobs they hold.
+    public var paused: [PauseStore.Entry] = []
     public var pausedJobs = 0
+    /// Kinds paused in Redis that PostgreSQL does not record as paused (a pause made before the pause state moved to
+    /// PostgreSQL, or one a worker has not yet lifted).
+    public var pausedInRedisOnly: [String] = []
 
     public static func load(database: PostgresClient, queue: any DelayQueue) async throws -> SystemStats {
         let queueStats = try await queue.stats()
@@ -26,7 +30,7 @@ public struct SystemStats: Sendable, Codable {
         }
         let (lateSeconds, lateAtto) = queueStats.oldestDueLateness.components
         let jobsByKind = byKind
-        let paused = try await queue.pausedKinds()
+        let redisPaused = try await queue.pausedKinds().map(\.kind)
         var stats = try await database.withConnection { connection in
             let outbox = try connection.query("""
                 SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox
@@ -46,13 +50,16 @@ public struct SystemStats: Sendable, Codable {
             let reminders = try connection.query("""
                 SELECT count(*) AS n FROM stream_reminders WHERE status = 'sent' AND updated_at > now() - interval '1 hour'
                 """).first?.decode("n", as: Int.self) ?? 0
-            return SystemStats(
+            let paused = try PauseStore.paused(on: connection)
+            var stats = SystemStats(
                 delayed: queueStats.delayed, dueNow: queueStats.dueNow, leased: queueStats.leased, dead: queueStats.dead,
                 oldestLatenessSeconds: Double(lateSeconds) + Double(lateAtto) / 1e18, jobsByKind: jobsByKind,
                 outboxBacklog: try outbox?.decode("n") ?? 0, outboxOldestAgeSeconds: try outbox?.decode("age") ?? 0,
                 recentStartResults: results, remindersSentLastHour: reminders, streamsByStatus: streams)
+            stats.paused = paused
+            return stats
         }
-        stats.paused = paused
+        stats.pausedInRedisOnly = redisPaused.filter { kind in !stats.paused.contains { $0.kind == kind } }
         stats.pausedJobs = queueStats.paused
         return stats
     }

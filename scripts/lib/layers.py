@@ -1,0 +1,151 @@
+"""The module graph's rules, checked against Package.swift (as `swift package dump-package` prints it) and against
+the `import` lines of every target's sources. Used by scripts/check-layers."""
+import json
+import os
+import re
+import sys
+
+# Modules of the toolchain and the system: importable without a declared dependency.
+TOOLCHAIN = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Dispatch", "Glibc", "Darwin", "Synchronization",
+             "Testing", "XCTest", "_Concurrency", "Observation"}
+
+# Layers, lowest first: a target may depend only on targets of a lower layer (the package layout is the
+# architecture: C shims -> clients -> queue and push -> domain -> stores -> flows -> runtime -> executables).
+LAYERS = [
+    {"CLibPQ", "CHiredis", "COpenSSL", "CMicroHTTPD", "CCurl"},
+    {"BlockingIO", "JSON", "HTTPTypes", "CivilTime"},
+    {"Postgres", "Redis", "JWT", "HTTPClient", "HTTPServer", "Telemetry"},
+    {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle", "TestSupport"},
+    {"CountdownDomain"},
+    {"CountdownStore"},
+    {"CountdownCommands", "CountdownFlows"},
+    {"CountdownMaintenance", "CountdownAPI"},
+    {"CountdownWorker", "CountdownAdmin", "CountdownConsole"},
+]
+
+# What must stay out of reach, whatever the layers allow.
+FORBIDDEN = {
+    "CountdownDomain": {"BlockingIO", "Postgres", "Redis", "DelayQueue", "Push", "HTTPClient", "HTTPServer", "CLibPQ", "CHiredis", "CCurl",
+                        "CMicroHTTPD", "COpenSSL", "Telemetry"},
+    "CountdownStore": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
+    "CountdownCommands": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
+    "CountdownFlows": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
+    "countdown-admin": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownWorker", "CountdownFlows"},
+    "CountdownMaintenance": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownFlows"},
+    "countdown-api": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
+}
+
+IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|@preconcurrency\s+|(?:public|internal|package)\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+def targets(package):
+    """name -> (kind, path, direct dependencies)"""
+    found = {}
+    for target in package["targets"]:
+        names = []
+        for dep in target.get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dep:
+                    names.append(dep[kind][0])
+        path = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", target["name"])
+        found[target["name"]] = (target["type"], path, names)
+    return found
+
+
+def closure(graph, name):
+    seen, todo = set(), [name]
+    while todo:
+        for dep in graph.get(todo.pop(), (None, None, []))[2]:
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def imports(path):
+    """module -> first file importing it, for every Swift file below `path`."""
+    found = {}
+    for root, _, files in os.walk(path):
+        for name in sorted(files):
+            if name.endswith(".swift"):
+                file = os.path.join(root, name)
+                with open(file, encoding="utf-8") as handle:
+                    for module in IMPORT.findall(handle.read()):
+                        found.setdefault(module, file)
+    return found
+
+
+def layer(name):
+    for index, members in enumerate(LAYERS):
+        if name in members:
+            return index
+    return None
+
+
+def check(package, root="."):
+    """The problems found, one line each (empty: the graph is sound)."""
+    graph = targets(package)
+    problems = []
+    for name, (kind, path, deps) in sorted(graph.items()):
+        if kind == "system-target":
+            continue
+        for module, file in sorted(imports(os.path.join(root, path)).items()):
+            if module == name or module in TOOLCHAIN or module in deps:
+                continue
+            if module in graph:
+                problems.append(f"{name} imports {module} ({file}) without declaring it in Package.swift")
+        if kind == "regular":
+            own = layer(name)
+            if own is None:
+                problems.append(f"{name} has no layer in scripts/lib/layers.py")
+                continue
+            for dep in deps:
+                dep_layer = layer(dep)
+                if dep_layer is not None and dep_layer >= own:
+                    problems.append(f"{name} (layer {own}) depends on {dep} (layer {dep_layer}): only lower layers are allowed")
+    for name, forbidden in FORBIDDEN.items():
+        bad = sorted(closure(graph, name) & forbidden)
+        if bad:
+            problems.append(f"{name} reaches {', '.join(bad)}")
+    return problems
+
+
+def self_test():
+    """Shows that the check catches an undeclared import, an upward edge and a forbidden reach."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "Sources", "Push"))
+        os.makedirs(os.path.join(root, "Sources", "Telemetry"))
+        with open(os.path.join(root, "Sources", "Push", "A.swift"), "w") as handle:
+            handle.write("import Foundation\n@testable import Telemetry\n")
+        package = {"targets": [
+            {"name": "Telemetry", "type": "regular", "dependencies": []},
+            {"name": "Push", "type": "regular", "dependencies": []},
+            {"name": "CountdownDomain", "type": "regular", "dependencies": [{"byName": ["Push", None]}]},
+            {"name": "PushPayloads", "type": "regular", "dependencies": [{"byName": ["CountdownDomain", None]}]},
+        ]}
+        problems = check(package, root)
+        expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push"]
+        missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
+        if missing:
+            print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
+            return 1
+        package["targets"][1]["dependencies"] = [{"byName": ["Telemetry", None]}]
+        package["targets"] = package["targets"][:2]
+        if check(package, root):
+            print("error: the layer check complains about a sound graph", file=sys.stderr)
+            return 1
+    print("ok: the layer check catches an undeclared import, an upward dependency and a forbidden reach")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
+    with open(sys.argv[1]) as handle:
+        problems = check(json.load(handle))
+    for problem in problems:
+        print("error: " + problem, file=sys.stderr)
+    if not problems:
+        print("ok: every import is declared, every dependency points to a lower layer, forbidden modules out of reach")
+    sys.exit(1 if problems else 0)
