@@ -132,10 +132,10 @@ public final class ConsoleBackend: Sendable {
                 + "\(report.remindersCancelled) reminder(s) cancelled, \(report.sessionsToEnd) session(s) to end"
         case .pause(let kind):
             try await pause.pause(kinds: kind.map { [$0] } ?? [], reason: reason, actor: actor)
-            return "paused \(kind ?? "every kind")"
+            return "paused \(kind ?? "every kind"); workers stop claiming within a second"
         case .resume(let kind):
-            let moved = try await pause.resume(kinds: kind.map { [$0] } ?? [], actor: actor)
-            return "resumed \(kind ?? "every kind"): \(moved) held job(s) claimable again"
+            let resumed = try await pause.resume(kinds: kind.map { [$0] } ?? [], actor: actor)
+            return "resumed \(kind ?? "every kind") (\(resumed) paused kind(s)); workers release the held jobs within a second"
         case .retryDead(let id):
             return "\(try await queue.redrive([id])) job(s) back on the queue, due now"
         case .dropDead(let id):

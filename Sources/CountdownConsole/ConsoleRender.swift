@@ -55,7 +55,7 @@ struct ConsoleRender {
         ]])
         let kinds = table("Jobs by kind", ["kind", "jobs"], stats.jobsByKind.sorted { $0.key < $1.key }.map { [text($0.key), number($0.value)] })
         let paused = table("Paused kinds", ["kind", "by", "reason", "since"], page.paused.map {
-            [text($0.kind), text($0.actor ?? "see the audit"), text($0.reason), time($0.since)]
+            [text($0.kind), text($0.actor), text($0.reason), time($0.since)]
         }, empty: "nothing is paused")
         let pauseLinks: HTML = user?.mayAct == true ? "<p>\(link("Pause…", "/pause")) · \(link("Resume…", "/resume"))</p>" : ""
         let workers: HTML = page.workers.map { workers in
@@ -235,7 +235,7 @@ struct ConsoleRender {
             count == 0 ? "There is no stream \(id)."
                 : "Cancels stream \(id): its status becomes cancelled, its pending jobs are removed, its active reminders are cancelled and every Live Activity gets an end push."
         case .pause(let kind): "Stops the fleet claiming \(kind.map { "\($0) jobs" } ?? "every kind of job") within a second (\(count) kind(s)); the jobs stay due."
-        case .resume(let kind): "Resumes \(kind ?? "every paused kind") (\(count) paused kind(s)); held jobs become claimable at once."
+        case .resume(let kind): "Resumes \(kind ?? "every paused kind") (\(count) paused kind(s)); workers release the held jobs within a second."
         case .retryDead(let id): count == 0 ? "There is no dead letter \(id)." : "Puts dead letter \(id) back on the queue, due now (1 job)."
         case .dropDead(let id): count == 0 ? "There is no dead letter \(id)." : "Deletes dead letter \(id) (1 job); it cannot be retried afterwards."
         case .retryQuarantine(let key): count == 0 ? "Nothing is quarantined under \(key)." : "Reads and plans \(key) again (\(count) entry); it leaves the quarantine if it now reads."

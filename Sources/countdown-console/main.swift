@@ -53,7 +53,7 @@ let logger = config.worker.logger.with(["component": "countdown-console"])
 let redis = RedisClient(configuration: config.worker.redis, poolSize: 4)
 let queue = RedisDelayQueue(client: redis, namespace: config.worker.namespace, policy: RetryPolicy(maxAttempts: config.worker.maxAttempts))
 let backend = ConsoleBackend(
-    database: database, queue: queue, pause: QueuePauseControl(queue: queue, allKinds: CountdownJob.Kind.allCases.map(\.rawValue)),
+    database: database, queue: queue, pause: StorePauseControl(database: database, allKinds: CountdownJob.Kind.allCases.map(\.rawValue)),
     probe: RedisFleetProbe(redis: redis, namespace: config.worker.namespace,
                            guardRule: TokenGuard(minRefusals: config.worker.tokenGuardMinRefusals, ratio: config.worker.tokenGuardRatio)),
     settings: config.worker.flow, transport: config.worker.pushTransport)

@@ -1,4 +1,5 @@
 import CountdownConsole
+import CountdownDomain
 import CountdownStore
 import Foundation
 import Testing
@@ -93,16 +94,36 @@ struct ConsoleIntegrationTests {
         }
     }
 
-    @Test func pauseAndResumeShowOnTheFleetPage() async throws {
+    /// The pause goes through PostgreSQL's `countdown_pause` (as `countdown-admin pause` does), never Redis: the
+    /// workers' mirror carries it there. The fleet page shows who, why and since when.
+    @Test func pauseAndResumeGoThroughThePauseStoreAndShowWhoWhyAndSince() async throws {
         try await ConsoleFixture.with { console in
             let token = await console.csrfToken(for: "/pause")
             #expect(await console.post("/pause", form: [("csrf_token", token), ("kind", "start"), ("reason", "APNs incident")]).status == 200)
+            let rows = try await console.client.withConnection { try PauseStore.all(on: $0) }
+            #expect(rows.map { [$0.kind, $0.actor, $0.reason] } == [["start", "countdown-console (ada)", "APNs incident"]])
+            #expect(rows.first?.paused == true)
+            #expect(try await console.queue.pausedKinds().isEmpty, "the console leaves Redis to the workers' mirror")
             let fleet = await console.get("/", json: true)
             let paused = fleet.json["paused"] as? [[String: Any]]
             #expect(paused?.count == 1 && paused?.first?["kind"] as? String == "start" && paused?.first?["reason"] as? String == "APNs incident")
+            #expect(paused?.first?["actor"] as? String == "countdown-console (ada)" && paused?.first?["since"] is String)
+            let html = await console.get("/")
+            #expect(html.body.contains("countdown-console (ada)") && html.body.contains("APNs incident"))
+
+            // A pause countdown-admin wrote shows the same way, and the console's resume lifts it.
+            try await console.client.withConnection {
+                _ = try PauseStore.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM quota", on: $0)
+            }
+            #expect(await console.get("/").body.contains("countdown-admin (alice)"))
+            #expect((await console.get("/resume", json: true)).json["count"] as? Int == 2)
             #expect(await console.post("/pause", form: [("csrf_token", token), ("kind", "bogus"), ("reason", "r")]).status == 400)
-            #expect(await console.post("/resume", form: [("csrf_token", token), ("kind", ""), ("reason", "over")]).status == 200)
+            let resumed = await console.post("/resume", form: [("csrf_token", token), ("kind", ""), ("reason", "over")])
+            #expect(resumed.status == 200 && resumed.body.contains("2 paused kind(s)"))
             #expect(((await console.get("/", json: true)).json["paused"] as? [Any])?.isEmpty == true)
+            let after = try await console.client.withConnection { try PauseStore.all(on: $0) }
+            #expect(after.allSatisfy { !$0.paused && $0.actor == "countdown-console (ada)" })
+            #expect(after.count == CountdownJob.Kind.allCases.count, "resuming every kind records each, as countdown-admin resume does")
         }
     }
 
