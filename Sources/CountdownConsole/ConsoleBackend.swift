@@ -28,7 +28,7 @@ public final class ConsoleBackend: Sendable {
     // MARK: pages
 
     public func fleet() async throws -> ConsolePages.Fleet {
-        let stats = try await SystemStats.load(database: database, queue: queue)
+        let stats = try await SystemStats.load(database: database, queue: queue, settings: settings)
         let quarantined = try await database.withConnection { try QuarantineStore.count(on: $0) }
         let paused = try await pause.pausedKinds()
         var workers: [WorkerHeartbeat]?
