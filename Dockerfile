@@ -8,7 +8,7 @@
 # version (the next release with a -dev suffix) is kept.
 #
 # The default command is the worker; run the others by naming them: `countdown-admin migrate`,
-# `countdown-api`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
+# `countdown-api`, `countdown-console`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
 # No secret goes into the image: service accounts, keys and URLs come from files and environment at run time.
 # scripts/lint-deploy checks this file against Package.swift (packages and products) on every test run.
 

@@ -15,5 +15,5 @@ extension Migration {
     /// Every migration, oldest first. Never edit an applied one: add a new version.
     public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex, pushSafety, quarantine,
                                           claimOwners, retiredSessions, reminderOutboxWhen, ledgerStreamTrigger, ledgerHotSettle,
-                                          ledgerRoomToSettle, pauseState, ownerlessDevices]
+                                          ledgerRoomToSettle, pauseState, consoleAudit, plannedStartHistory, ownerlessDevices]
 }

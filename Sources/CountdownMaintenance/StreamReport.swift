@@ -23,6 +23,8 @@ public struct StreamReport: Sendable, Codable {
         public var reason: String?
         public var attempts: Int
         public var sentAt: Date?
+        /// When the row last changed (the decision's time for a skip or failure).
+        public var updatedAt: Date?
     }
     public struct Session: Sendable, Codable { public var deviceID: String; public var userID: String?; public var token: String; public var updatedAt: Date }
     public struct Reminder: Sendable, Codable { public var userID, status: String }
@@ -68,11 +70,12 @@ public struct StreamReport: Sendable, Codable {
                               startEligibility: StartEligibility.skipReason(for: candidate, transport: transport)?.rawValue ?? "eligible")
             }
             let ledger = try connection.query("""
-                SELECT user_id, device_id, status, reason, attempts, sent_at FROM countdown_start_ledger
+                SELECT user_id, device_id, status, reason, attempts, sent_at, updated_at FROM countdown_start_ledger
                 WHERE stream_id = $1 ORDER BY user_id, device_id
                 """, [streamID]).map {
                 LedgerEntry(userID: try $0.decode("user_id"), deviceID: try $0.decode("device_id"), status: try $0.decode("status"),
-                            reason: try $0.decode("reason"), attempts: try $0.decode("attempts"), sentAt: try $0.decode("sent_at"))
+                            reason: try $0.decode("reason"), attempts: try $0.decode("attempts"), sentAt: try $0.decode("sent_at"),
+                            updatedAt: try $0.decode("updated_at"))
             }
             let sessions = try connection.query("""
                 SELECT device_id, user_id, live_activity_token, updated_at FROM live_activity_sessions WHERE stream_id = $1 ORDER BY device_id
