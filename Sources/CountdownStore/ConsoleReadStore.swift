@@ -49,15 +49,7 @@ public enum ConsoleReadStore {
     }
 
     /// A token the worker cleared.
-    public struct Invalidation: Sendable, Equatable, Codable {
-        public var deviceID: String
-        public var token: String
-        public var value: String
-        public var reason: String
-        public var streamID: String?
-        public var invalidatedAt: Date
-        public var restoredAt: Date?
-    }
+    public typealias Invalidation = TokenInvalidation
 
     /// A user row with the `live_stream` preference.
     public struct User: Sendable, Equatable, Codable {
@@ -161,14 +153,10 @@ public enum ConsoleReadStore {
     public static func invalidations(device deviceID: String? = nil, stream streamID: String? = nil, limit: Int = defaultLimit,
                                      on connection: PostgresConnection) throws -> [Invalidation] {
         try connection.query("""
-            SELECT device_id, token_kind, old_value, reason, stream_id, invalidated_at, restored_at FROM countdown_token_invalidations
+            SELECT \(TokenInvalidation.columns) FROM countdown_token_invalidations
             WHERE ($1::text IS NULL OR device_id = $1) AND ($2::text IS NULL OR stream_id = $2) AND ($1::text IS NOT NULL OR $2::text IS NOT NULL)
             ORDER BY invalidated_at DESC, id DESC LIMIT $3
-            """, [deviceID, streamID, limit]).map {
-            Invalidation(deviceID: try $0.decode("device_id"), token: try $0.decode("token_kind"), value: try $0.decode("old_value"),
-                         reason: try $0.decode("reason"), streamID: try $0.decode("stream_id"), invalidatedAt: try $0.decode("invalidated_at"),
-                         restoredAt: try $0.decode("restored_at"))
-        }
+            """, [deviceID, streamID, limit]).map(TokenInvalidation.init(row:))
     }
 
     /// The user, or nil.

@@ -65,7 +65,7 @@ struct ConsoleRulesTests {
         let page = ConsolePages.Device(device: device, startDecisions: [], sessions: [
             ConsoleReadStore.Session(streamID: "s", deviceID: "d", userID: "u", token: "runtime-0123456789-RUNTIME1", updatedAt: Date()),
         ], invalidations: [
-            ConsoleReadStore.Invalidation(deviceID: "d", token: "fcm", value: "old-0123456789-OLDVALUE", reason: "unregistered", streamID: nil,
+            ConsoleReadStore.Invalidation(id: 1, deviceID: "d", token: "fcm", value: "old-0123456789-OLDVALUE", reason: "unregistered", streamID: nil,
                                           invalidatedAt: Date(), restoredAt: nil),
         ]).masked()
         #expect(page.device.fcmToken == "…ABCDEFGH")
