@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Countdown image: every executable product of Package.swift (but the benchmark) on a slim Debian runtime.
 #
 #   docker build -t countdown:dev .
@@ -10,7 +8,7 @@
 # version (the next release with a -dev suffix) is kept.
 #
 # The default command is the worker; run the others by naming them: `countdown-admin migrate`,
-# `countdown-api`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
+# `countdown-api`, `countdown-console`, `countdown-fake-fcm --addr 0.0.0.0:8085 --service-account /path/sa.json`.
 # No secret goes into the image: service accounts, keys and URLs come from files and environment at run time.
 # scripts/lint-deploy checks this file against Package.swift (packages and products) on every test run.
 
@@ -66,6 +64,7 @@ FROM ${RUNTIME_IMAGE} AS runtime
 # Runtime libraries of the -dev packages above (libpq5, libhiredis0.14, libssl3, libmicrohttpd12, libcurl4);
 # ca-certificates and tzdata for TLS and time zones; curl for the health check; openssl for generating the
 # fake FCM service account in compose; tini as PID 1 so signals reach the process and children are reaped.
+# `apt-get clean`: no downloaded packages or apt caches in the layer, whatever the base image's apt settings.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libpq5 \
@@ -78,6 +77,7 @@ RUN apt-get update \
       curl \
       openssl \
       tini \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 countdown \
  && useradd --system --uid 10001 --gid countdown --home-dir /var/lib/countdown --no-create-home \

@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "countdown-fake-fcm", targets: ["countdown-fake-fcm"]),
         .executable(name: "countdown-bench", targets: ["countdown-bench"]),
         .executable(name: "countdown-api", targets: ["countdown-api"]),
+        .executable(name: "countdown-console", targets: ["countdown-console"]),
     ],
     targets: [
         // C libraries (apt packages named so SwiftPM can tell what is missing).
@@ -68,9 +69,11 @@ let package = Package(
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
         .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
 
-        // What the worker and countdown-admin share without the push stack: the configuration and the reconciler.
+        // What the worker, countdown-admin and countdown-console share without the push stack: the configuration, the
+        // reconciler, and the operator's reports and actions (stats, a stream's report, ending a stream, quarantine,
+        // token invalidations).
         .target(name: "CountdownMaintenance", dependencies: [
-            "Configuration", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
+            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
         ]),
 
         // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.
@@ -88,6 +91,12 @@ let package = Package(
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library.
         .target(name: "CountdownAPI", dependencies: ["BlockingIO", "Configuration", "CountdownCommands", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
 
+        // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
+        .target(name: "CountdownConsole", dependencies: [
+            "Configuration", "CountdownAPI", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "JWT",
+            "Postgres", "Push", "Redis", "Telemetry",
+        ]),
+
         // Executables.
         .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownMaintenance", "CountdownWorker", "Telemetry"]),
         .executableTarget(name: "countdown-admin", dependencies: [
@@ -96,6 +105,10 @@ let package = Package(
         ]),
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .executableTarget(name: "countdown-console", dependencies: [
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Postgres", "Push",
+            "Redis", "Telemetry",
+        ]),
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
@@ -134,6 +147,10 @@ let package = Package(
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
+        ]),
+        .testTarget(name: "ConsoleTests", dependencies: [
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
+            "Telemetry", "TestSupport",
         ]),
     ]
 )

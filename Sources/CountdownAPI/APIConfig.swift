@@ -9,10 +9,7 @@ import Telemetry
 public struct APIConfig: Sendable {
     /// A fixed verification key: at most one of `API_JWT_SECRET` and `API_JWT_PUBLIC_KEY_FILE` (`API_JWT_KEYS` may
     /// hold further keys, or all of them).
-    public enum TokenKey: Sendable {
-        case hs256(secret: [UInt8])
-        case rs256(publicKeyFile: String, key: AsymmetricKey)
-    }
+    public typealias TokenKey = JWTSettings.TokenKey
 
     public var databaseURL: String
     public var address: String
@@ -28,8 +25,8 @@ public struct APIConfig: Sendable {
     public var tokenAudience: String?
     /// Longest accepted token lifetime (`API_JWT_MAX_LIFETIME_SECONDS`, a day unless set; 0 there: unlimited).
     public var tokenMaxLifetime: Duration? = .seconds(APIConfig.defaultTokenMaxLifetimeSeconds)
-    /// A day: a signed token that leaks is useless after it, and the apps renew theirs far more often.
-    public static let defaultTokenMaxLifetimeSeconds = 86_400
+    /// A day (`JWTSettings.defaultMaxLifetimeSeconds`).
+    public static let defaultTokenMaxLifetimeSeconds = JWTSettings.defaultMaxLifetimeSeconds
     /// Statement and lock timeouts of every PostgreSQL session (`DATABASE_STATEMENT_TIMEOUT_MS`,
     /// `DATABASE_LOCK_TIMEOUT_MS`; 0 turns one off).
     public var statementTimeoutMilliseconds = 30_000
@@ -78,9 +75,7 @@ public struct APIConfig: Sendable {
         let databaseURL = read { try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }
         let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
         let metricsAddress = read { try env.address("API_METRICS_ADDR", default: "0.0.0.0:9091") }
-        let keysPath = env.optionalString("API_JWT_KEYS")
-        let tokenKey = read { () throws -> TokenKey? in try Self.tokenKey(env, keysPath: keysPath) }
-        let lifetime = read { try env.integer("API_JWT_MAX_LIFETIME_SECONDS", default: Self.defaultTokenMaxLifetimeSeconds, range: 0...31_536_000) }
+        let jwt = JWTSettings.load(from: env, prefix: "API_JWT", problems: &problems)
         let statementTimeout = read { try env.integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, range: 0...3_600_000) }
         let lockTimeout = read { try env.integer("DATABASE_LOCK_TIMEOUT_MS", default: 5_000, range: 0...3_600_000) }
         let requestTimeout = read { try env.integer("API_REQUEST_TIMEOUT_SECONDS", default: 10, range: 1...300) }
@@ -106,40 +101,26 @@ public struct APIConfig: Sendable {
                 throw ConfigError(.invalid, variable: "API_TRUSTED_PROXIES", problem: "\(error)")
             }
         }
-        if let keysPath {
-            read { () throws in
-                let keys: [VerificationKey]
-                do {
-                    keys = try JWTKeySource.load(keysPath)
-                } catch {
-                    let reason = (error as? JWTError)?.problem ?? "\(error)"
-                    throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath): \(reason)")
-                }
-                if keys.isEmpty, tokenKey.flatMap({ $0 }) == nil {
-                    throw ConfigError(.invalid, variable: "API_JWT_KEYS", problem: "\(keysPath) holds no usable key (and no other key is set)")
-                }
-            }
-        }
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
         let level = read { try env.logLevel() }
         let format = read { try env.logFormat() }
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
-        guard problems.isEmpty, let databaseURL, let address, let metricsAddress, let tokenKey, let grace, let logger, let connections,
-            let threads, let lifetime, let statementTimeout, let lockTimeout, let requestTimeout, let readTimeout, let perIP, let perUser,
+        guard problems.isEmpty, let databaseURL, let address, let metricsAddress, let jwt, let grace, let logger, let connections,
+            let threads, let statementTimeout, let lockTimeout, let requestTimeout, let readTimeout, let perIP, let perUser,
             let perAddress, let proxies, let maxConnections, let ownerlessTTL, let anonymous
         else {
             throw ConfigProblems(problems: problems)
         }
-        var config = APIConfig(databaseURL: databaseURL, address: address, tokenKey: tokenKey, logger: logger, shutdownGraceSeconds: grace)
+        var config = APIConfig(databaseURL: databaseURL, address: address, tokenKey: jwt.tokenKey, logger: logger, shutdownGraceSeconds: grace)
         config.databaseConnections = connections
         config.httpThreads = threads
         config.metricsAddress = metricsAddress
-        config.tokenKeysPath = keysPath
-        config.tokenIssuer = env.optionalString("API_JWT_ISSUER")
-        config.tokenAudience = env.optionalString("API_JWT_AUDIENCE")
-        config.tokenMaxLifetime = lifetime > 0 ? .seconds(lifetime) : nil
+        config.tokenKeysPath = jwt.keysPath
+        config.tokenIssuer = jwt.issuer
+        config.tokenAudience = jwt.audience
+        config.tokenMaxLifetime = jwt.maxLifetime
         config.statementTimeoutMilliseconds = statementTimeout
         config.lockTimeoutMilliseconds = lockTimeout
         config.policy = APIPolicy(
@@ -161,57 +142,24 @@ public struct APIConfig: Sendable {
         return configuration
     }
 
+    /// The token settings (`API_JWT_*`) as the shared `JWTSettings`.
+    public var jwtSettings: JWTSettings {
+        var settings = JWTSettings(tokenKey: tokenKey, keysPath: tokenKeysPath, issuer: tokenIssuer, audience: tokenAudience,
+                                   maxLifetime: tokenMaxLifetime)
+        settings.leeway = tokenLeeway
+        return settings
+    }
+
     /// The verifier for a key set, with the configured issuer, audience, lifetime and leeway.
     public func makeVerifier(keys: [VerificationKey], now: @escaping @Sendable () -> Date = { Date() }) -> JWTVerifier {
-        var verifier = JWTVerifier(keys: keys, leeway: tokenLeeway, requireExpiry: true, audience: tokenAudience, now: now)
-        verifier.issuer = tokenIssuer
-        verifier.maxLifetime = tokenMaxLifetime
-        return verifier
+        jwtSettings.makeVerifier(keys: keys, now: now)
     }
 
     /// The fixed key of `API_JWT_SECRET` / `API_JWT_PUBLIC_KEY_FILE`, if any.
-    public func fixedKeys() throws -> [VerificationKey] {
-        switch tokenKey {
-        case .hs256(let secret): [try .hs256(secret: secret)]
-        case .rs256(_, let publicKey): [try .rs256(publicKey)]
-        case nil: []
-        }
-    }
+    public func fixedKeys() throws -> [VerificationKey] { try jwtSettings.fixedKeys() }
 
     /// The key source: the fixed key plus `API_JWT_KEYS`, reloaded when it changes.
     public func makeKeySource(reloadFailures: Counter? = nil, now: @escaping @Sendable () -> Date = { Date() }) throws -> JWTKeySource {
-        let config = self
-        return try JWTKeySource(
-            fixedKeys: try fixedKeys(), keysPath: tokenKeysPath, logger: logger.with(["component": "jwt-keys"]),
-            reloadFailures: reloadFailures, makeVerifier: { config.makeVerifier(keys: $0, now: now) })
-    }
-
-    private static func tokenKey(_ env: Environment, keysPath: String?) throws -> TokenKey? {
-        let secret = env.values["API_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        let keyFile = env.optionalString("API_JWT_PUBLIC_KEY_FILE")
-        let both = "API_JWT_SECRET, API_JWT_PUBLIC_KEY_FILE"
-        switch (secret, keyFile) {
-        case (nil, nil):
-            if keysPath != nil { return nil }
-            throw ConfigError(.missing, variable: both + ", API_JWT_KEYS",
-                              problem: "set one of the first two (an HS256 secret or an RS256 public key PEM file), API_JWT_KEYS, or both")
-        case (.some, .some):
-            throw ConfigError(.invalid, variable: both, problem: "both are set; set exactly one")
-        case (let secret?, nil):
-            guard secret.utf8.count >= 32 else {
-                throw ConfigError(.invalid, variable: "API_JWT_SECRET", problem: "must be at least 32 bytes, has \(secret.utf8.count)")
-            }
-            return .hs256(secret: Array(secret.utf8))
-        case (nil, .some):
-            let path = try env.file("API_JWT_PUBLIC_KEY_FILE")
-            do {
-                let key = try AsymmetricKey.publicKey(file: path)
-                _ = try VerificationKey.rs256(key)
-                return .rs256(publicKeyFile: path, key: key)
-            } catch {
-                let reason = (error as? JWTError)?.problem ?? "\(error)"
-                throw ConfigError(.invalid, variable: "API_JWT_PUBLIC_KEY_FILE", problem: "\(path) is not a usable RS256 public key: \(reason)")
-            }
-        }
+        try jwtSettings.makeKeySource(logger: logger, reloadFailures: reloadFailures, now: now)
     }
 }

@@ -61,7 +61,8 @@ public struct TrustedProxies: Sendable, Equatable {
         return hops.first.flatMap { Self.bytes(of: $0) == nil ? nil : $0 } ?? peer
     }
 
-    func isTrusted(_ address: String) -> Bool {
+    /// Whether `address` (numeric, no port) is in one of the ranges.
+    public func isTrusted(_ address: String) -> Bool {
         guard !ranges.isEmpty, let bytes = Self.bytes(of: address) else { return false }
         return ranges.contains { $0.contains(bytes) }
     }

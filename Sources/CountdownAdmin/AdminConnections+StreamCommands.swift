@@ -1,19 +1,13 @@
 import CountdownCommands
 import CountdownDomain
 import CountdownMaintenance
+import DelayQueue
 import Foundation
+import Postgres
 
 extension AdminConnections {
     /// Ends a stream as `StreamCommands.end` does, then removes its pre-start jobs and queues its end job at once.
     public func end(_ streamID: String, as status: StreamStatus) async throws -> StreamCommands.Report {
-        // Counted before the change: the relay may remove them as soon as the change commits.
-        let pending = try await queue.jobs(ids: StreamCommands.preStartJobIDs(streamID)).count
-        var report = try await StreamCommands(database: database).end(streamID, as: status)
-        if report.changed {
-            let now = Date()
-            try await QueueOperation.apply(StreamCommands.followUp(after: report, now: now), to: queue, now: now)
-            report.jobsRemoved = pending
-        }
-        return report
+        try await StreamEnding.end(streamID, as: status, database: database, queue: queue)
     }
 }

@@ -1,4 +1,4 @@
-
+import CountdownMaintenance
 
 /// Command-line arguments split into positionals and `--flags` (`--name value` or `--name=value`), validated
 /// against what a subcommand accepts before anything touches a database.
@@ -57,13 +57,6 @@ public struct ParsedArguments: Sendable, Equatable {
             throw UsageError("unexpected argument \"\(positionals[names.count])\"")
         }
     }
-}
-
-/// A command line that cannot be run as given; exit code 2.
-public struct UsageError: Error, Equatable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
 
 /// Checks for ids given on the command line: non-empty, printable, bounded.

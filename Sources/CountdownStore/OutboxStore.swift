@@ -31,6 +31,14 @@ public enum OutboxStore {
         try connection.execute("SELECT countdown_outbox_write('stream', $1, NULL, NULL, true)", [streamID])
     }
 
+    /// How many rows wait and how old the oldest is, in seconds by PostgreSQL's clock (0 when none wait).
+    public static func backlog(on connection: PostgresConnection) throws -> (rows: Int, oldestSeconds: Double) {
+        let row = try connection.query("""
+            SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox
+            """).first
+        return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("age", as: Double.self) ?? 0)
+    }
+
     private static func decode(_ rows: PostgresRows) throws -> [OutboxRow] {
         try rows.map { row in
             OutboxRow(id: try row.decode("id"), topic: OutboxRow.Topic(rawValue: try row.decode("topic")) ?? .stream,

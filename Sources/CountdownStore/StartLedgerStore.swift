@@ -86,7 +86,7 @@ public enum StartLedgerStore {
             guard let existing = recorded[Key(row.target)] else { return row }
             var row = row
             row.reopens = true
-            return existing.reopens(to: row) ? row : nil
+            return StartLedgerMachine.reopens(existing, skip: row.target.skip, tokenHash: row.target.tokenHash) ? row : nil
         }
         let rows = claiming(writable, limit: claim.limit)
         let fresh = rows.filter { !$0.reopens }
@@ -145,28 +145,8 @@ public enum StartLedgerStore {
         }
     }
 
-    /// A row already in the ledger, as far as reopening it is concerned.
-    private struct Recorded {
-        var status: String
-        var reason: String?
-        var tokenHash: String?
-
-        /// Whether writing `row` over this one changes it, by the rule `reopenCondition` states in SQL (which the
-        /// update checks again on the row it locks).
-        func reopens(to row: Written) -> Bool {
-            switch status {
-            case "skipped":
-                return !(row.target.skip != nil && reason == row.target.skip?.rawValue && tokenHash == row.tokenHash)
-            case "failed":
-                return (reason ?? "").hasPrefix("dead_token:") && row.target.skip == nil && tokenHash != row.tokenHash
-            default:
-                return false
-            }
-        }
-    }
-
-    /// Which rows a write may change: skipped rows (unless nothing would change), and dead-token failures that an
-    /// eligible device with other tokens reopens. `new` names the written values.
+    /// Which rows a write may change, `StartLedgerMachine.reopens` in SQL: skipped rows (unless nothing would change),
+    /// and dead-token failures that an eligible device with other tokens reopens. `new` names the written values.
     private static func reopenCondition(new t: String) -> String {
         """
         (l.status = 'skipped' AND (\(t).status, \(t).reason, \(t).token_hash) IS DISTINCT FROM (l.status, l.reason, l.token_hash))
@@ -176,16 +156,25 @@ public enum StartLedgerStore {
     }
 
     /// The scope's rows of `streams` already in the ledger, by key.
-    private static func recordedRows(_ streams: [String], scope: FanoutScope, on connection: PostgresConnection) throws -> [Key: Recorded] {
+    private static func recordedRows(_ streams: [String], scope: FanoutScope, on connection: PostgresConnection) throws -> [Key: StartLedgerMachine.Row] {
         var sql = "SELECT stream_id, user_id, device_id, status, reason, token_hash FROM countdown_start_ledger WHERE stream_id = ANY($1::text[])"
         var parameters: [any PostgresEncodable] = [PostgresTextArray(streams)]
         narrow(&sql, &parameters, to: scope, device: "device_id", user: "user_id")
-        var recorded: [Key: Recorded] = [:]
+        var recorded: [Key: StartLedgerMachine.Row] = [:]
         for row in try connection.query(sql, parameters) {
             recorded[Key(stream: try row.decode("stream_id"), user: try row.decode("user_id"), device: try row.decode("device_id"))] =
-                Recorded(status: try row.decode("status"), reason: try row.decode("reason"), tokenHash: try row.decode("token_hash"))
+                StartLedgerMachine.Row(status: try status(row), reason: try row.decode("reason"), tokenHash: try row.decode("token_hash"))
         }
         return recorded
+    }
+
+    /// A row's `status`, which the schema's check constraint keeps to the machine's statuses.
+    private static func status(_ row: PostgresRow) throws -> StartLedgerMachine.Status {
+        let text = try row.decode("status", as: String.self)
+        guard let status = StartLedgerMachine.Status(rawValue: text) else {
+            throw PostgresError(code: .decodeFailed, what: "decode column 'status'", message: "not a start ledger status: \(text)")
+        }
+        return status
     }
 
     /// Adds the scope's condition (one device or one user, as parameter 2) to a query of whole streams.

@@ -8,7 +8,7 @@ import Telemetry
 /// and not yet recorded) to `seconds` from now, so a fan-out or a settlement that takes long (a large stream,
 /// PostgreSQL away for a while) never lets another sender take rows this worker is still pushing or recording;
 /// and gives back its expired claims on rows it no longer holds. Also exports how many outcomes wait in memory.
-public final class ClaimKeeper: Service {
+public final class ClaimKeeper: PeriodicService {
     public let name = "claim_keeper"
     private let owner: String
     private let database: PostgresClient
@@ -26,28 +26,28 @@ public final class ClaimKeeper: Service {
         self.logger = logger.with(["component": "claim_keeper"])
     }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        let every = Duration.milliseconds(max(250, seconds * 250))
-        while !shutdown.isTriggered {
-            await shutdown.sleep(for: every)
-            metrics.unsettledStarts.set(Double(await settler.unsettled))
-            let (owner, seconds) = (self.owner, self.seconds)
-            let held = await settler.heldRows
-            let releasing = await settler.takeReleasing()
-            do {
-                let kept = try await database.transaction {
-                    try ClaimStore.keepAlive(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0)
-                }
-                await settler.release(kept.waiting)
-                metrics.claimsExtended.increment(labels: "ok")
-                if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }
-            } catch {
-                await settler.release(releasing)
-                metrics.claimsExtended.increment(labels: "error")
-                logger.warn("could not extend this worker's claims", ["error": .error(error)])
+    public func runOnce() async -> Duration? {
+        metrics.unsettledStarts.set(Double(await settler.unsettled))
+        let (owner, seconds) = (self.owner, self.seconds)
+        let held = await settler.heldRows
+        let releasing = await settler.takeReleasing()
+        do {
+            let kept = try await database.transaction {
+                try ClaimStore.keepAlive(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0)
             }
+            await settler.release(kept.waiting)
+            metrics.claimsExtended.increment(labels: "ok")
+            if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }
+        } catch {
+            await settler.release(releasing)
+            metrics.claimsExtended.increment(labels: "error")
+            logger.warn("could not extend this worker's claims", ["error": .error(error)])
         }
-        // Outcomes still in memory are written before the process goes, if PostgreSQL lets them.
+        return .milliseconds(max(250, seconds * 250))
+    }
+
+    /// Outcomes still in memory are written before the process goes, if PostgreSQL lets them.
+    public func finish() async {
         await settler.drain(within: .seconds(5))
     }
 }

@@ -1,4 +1,5 @@
 import CountdownMaintenance
+import CountdownStore
 import Postgres
 import Telemetry
 
@@ -17,13 +18,8 @@ public struct ConnectionBudgetCheck: Sendable {
 
     /// `max_connections` and the reserved slots (`reserved_connections` exists from PostgreSQL 16).
     public static func readServer(_ database: PostgresClient) async throws -> ConnectionBudget.Server {
-        let row = try await database.query("""
-            SELECT current_setting('max_connections')::int AS max_connections,
-                   current_setting('superuser_reserved_connections')::int
-                     + coalesce(current_setting('reserved_connections', true)::int, 0) AS reserved
-            """).first
-        return ConnectionBudget.Server(maxConnections: try row?.decode("max_connections", as: Int.self) ?? 0,
-                                       reserved: try row?.decode("reserved", as: Int.self) ?? 0)
+        let limits = try await database.withConnection { try ServerSettingsStore.connectionLimits(on: $0) }
+        return ConnectionBudget.Server(maxConnections: limits.maxConnections, reserved: limits.reserved)
     }
 
     /// Logs the outcome; a server that cannot be read is a warning too, never an error: the worker runs either way.

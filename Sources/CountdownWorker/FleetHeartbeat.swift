@@ -16,7 +16,7 @@ import Telemetry
 /// by time. Ids are unique per process, so a dead worker never comes back. A worker judges others only after its
 /// own heartbeats have gone through for longer than the ttl: after a Redis outage every worker was silent, and
 /// none must take the others for dead before they could beat again.
-public final class FleetHeartbeat: Service, WorkerLiveness {
+public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     public let name = "heartbeat"
     public let workerID: String?
     private let id: String
@@ -55,18 +55,19 @@ public final class FleetHeartbeat: Service, WorkerLiveness {
         return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        while !shutdown.isTriggered {
-            do {
-                try await beat()
-                if judges { try await takeOverDeadWorkers() }
-            } catch {
-                beatingSince.withLock { $0 = nil }
-                logger.warn("heartbeat failed", ["error": .error(error)])
-            }
-            await shutdown.sleep(for: interval)
+    public func runOnce() async -> Duration? {
+        do {
+            try await beat()
+            if judges { try await takeOverDeadWorkers() }
+        } catch {
+            beatingSince.withLock { $0 = nil }
+            logger.warn("heartbeat failed", ["error": .error(error)])
         }
-        // Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.
+        return interval
+    }
+
+    /// Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.
+    public func finish() async {
         _ = try? await redis.run(script: Self.beatScript, keys: [RedisArgument(membersKey), RedisArgument(leasesPrefix + id)],
                                  args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1)])
     }

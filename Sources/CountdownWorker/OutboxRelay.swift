@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import DelayQueue
@@ -11,10 +12,11 @@ import Telemetry
 /// plans from their current state, hands the operations to Redis and only then deletes the rows and commits.
 /// Redis down means the transaction rolls back and the rows wait; a crash after Redis accepted them means the
 /// rows come again and the (idempotent) operations repeat.
-public final class OutboxRelay: Service {
+public final class OutboxRelay: PeriodicService {
     public let name = "outbox-relay"
     private let session: PostgresSession
-    private let listenerConfiguration: PostgresConfiguration
+    private let listener: PostgresListener
+    private let state = Locked<(listening: Bool, failures: Int)>((false, 0))
     private let queue: any DelayQueue
     private let planner: JobPlanner
     private let metrics: WorkerMetrics
@@ -27,7 +29,7 @@ public final class OutboxRelay: Service {
     public init(configuration: PostgresConfiguration, queue: any DelayQueue, planner: JobPlanner, metrics: WorkerMetrics, logger: Logger,
                 batchSize: Int = 500, pollInterval: Duration = .seconds(1)) {
         session = PostgresSession(configuration: configuration, name: "outbox-relay")
-        listenerConfiguration = configuration
+        listener = PostgresListener(configuration: configuration)
         self.queue = queue
         self.planner = planner
         self.metrics = metrics
@@ -36,31 +38,34 @@ public final class OutboxRelay: Service {
         self.pollInterval = pollInterval
     }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        let listener = PostgresListener(configuration: listenerConfiguration)
-        var failures = 0
-        var listening = false
-        while !shutdown.isTriggered {
-            do {
-                if !listening {
-                    try await listener.listen("countdown_outbox")
-                    listening = true
-                }
-                let handled = try await relayOnce()
-                failures = 0
-                if handled >= batchSize { continue }
-                // Idle: wait for a NOTIFY (or the poll interval), then drain whatever else arrived.
-                if try await listener.nextEvent(timeout: pollInterval) != nil {
-                    while try await listener.nextEvent(timeout: .zero) != nil {}
-                }
-            } catch {
-                failures += 1
-                listening = false
-                let wait = Duration.milliseconds(min(5000, 100 * (1 << min(failures, 6))))
-                logger.warn("relay failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
-                await shutdown.sleep(for: wait)
+    /// Relays a batch; a full batch goes on at once, otherwise it waits for a NOTIFY (or the poll interval) and
+    /// drains whatever else arrived. Failures back off exponentially up to 5 s and listen again.
+    public func runOnce() async -> Duration? {
+        do {
+            if !state.withLock({ $0.listening }) {
+                try await listener.listen("countdown_outbox")
+                state.withLock { $0.listening = true }
             }
+            let handled = try await relayOnce()
+            state.withLock { $0.failures = 0 }
+            if handled >= batchSize { return .zero }
+            if try await listener.nextEvent(timeout: pollInterval) != nil {
+                while try await listener.nextEvent(timeout: .zero) != nil {}
+            }
+            return .zero
+        } catch {
+            let failures = state.withLock { state -> Int in
+                state.failures += 1
+                state.listening = false
+                return state.failures
+            }
+            let wait = Duration.milliseconds(min(5000, 100 * (1 << min(failures, 6))))
+            logger.warn("relay failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
+            return wait
         }
+    }
+
+    public func finish() async {
         await listener.close()
         session.close()
     }

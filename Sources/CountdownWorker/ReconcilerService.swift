@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownMaintenance
 import DelayQueue
 import Foundation
@@ -14,7 +15,7 @@ import Telemetry
 /// gone, and a start job among them would otherwise wait up to `RECONCILE_INTERVAL_SECONDS`. That run takes a lock
 /// of its own (the interval's lock, replicated to the new primary, may still be held), and is tried again every
 /// second until it has run here or elsewhere.
-public final class ReconcilerService: Service {
+public final class ReconcilerService: PeriodicService {
     public let name = "reconciler"
     private let reconciler: Reconciler
     private let redis: RedisClient
@@ -24,6 +25,8 @@ public final class ReconcilerService: Service {
     private let failovers: @Sendable () -> Int
     private let metrics: WorkerMetrics
     private let logger: Logger
+    private let token = UUID().uuidString
+    private let schedule: Locked<Schedule>
 
     /// - Parameter failovers: how many Redis failovers or restarts this process has heard of
     ///   (`RedisClient.failoversSeen` plus `RedisServerWatch.changes`).
@@ -35,29 +38,47 @@ public final class ReconcilerService: Service {
         failoverLockKey = "{\(namespace)}:reconcile:failover-lock"
         self.interval = interval
         self.failovers = failovers
+        schedule = Locked(Schedule(failoversSeen: failovers()))
         self.metrics = metrics
         self.logger = logger.with(["component": "reconciler"])
     }
 
-    public func run(shutdown: ShutdownSignal) async throws {
-        let token = UUID().uuidString
-        var failoversSeen = failovers()
+    /// What the rounds remember: the failovers heard of, whether a run after one is still owed, when the next
+    /// interval's run is due (nil: at once).
+    private struct Schedule {
+        var failoversSeen: Int
         var afterFailover = false
-        while !shutdown.isTriggered {
-            if await runOnce(token: token, afterFailover: afterFailover) { afterFailover = false }
-            // The interval, cut short by a failover; a failed run after a failover is tried again in a second.
-            let deadline = ContinuousClock.now.advanced(by: afterFailover ? .seconds(1) : interval)
-            while !shutdown.isTriggered && ContinuousClock.now < deadline {
-                let heard = failovers()
-                if heard != failoversSeen {
-                    failoversSeen = heard
-                    afterFailover = true
-                    logger.warn("Redis failed over or restarted; reconciling now to rebuild what the old server had not kept")
-                    break
-                }
-                await shutdown.sleep(for: min(.seconds(1), deadline - ContinuousClock.now))
+        var nextRun: ContinuousClock.Instant?
+    }
+
+    /// Checks for a failover every second; runs when the interval is up, at once after a failover (then again every
+    /// second until that run has happened here or elsewhere).
+    public func runOnce() async -> Duration? {
+        let heard = failovers()
+        let (due, afterFailover, heardNew) = schedule.withLock { schedule -> (Bool, Bool, Bool) in
+            let heardNew = heard != schedule.failoversSeen
+            if heardNew {
+                schedule.failoversSeen = heard
+                schedule.afterFailover = true
             }
+            let due = schedule.afterFailover || schedule.nextRun.map { ContinuousClock.now >= $0 } ?? true
+            return (due, schedule.afterFailover, heardNew)
         }
+        if heardNew { logger.warn("Redis failed over or restarted; reconciling now to rebuild what the old server had not kept") }
+        guard due else { return waitForNextRound() }
+        let ran = await runOnce(token: token, afterFailover: afterFailover)
+        schedule.withLock { schedule in
+            if ran && afterFailover { schedule.afterFailover = false }
+            if ran || !afterFailover { schedule.nextRun = ContinuousClock.now.advanced(by: interval) }
+        }
+        return waitForNextRound()
+    }
+
+    /// A second at most, less when the interval ends sooner: failovers are looked for every second.
+    private func waitForNextRound() -> Duration {
+        let next = schedule.withLock { $0.afterFailover ? nil : $0.nextRun }
+        guard let next else { return .seconds(1) }
+        return max(.zero, min(.seconds(1), next - ContinuousClock.now))
     }
 
     /// One run if this worker gets the lock; true when it ran or another worker holds the lock.

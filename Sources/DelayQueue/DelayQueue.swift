@@ -48,6 +48,9 @@ public protocol DelayQueue: Sendable {
     func jobs(ids: [String]) async throws -> [String: JobInfo]
     /// Ids of all jobs whose id starts with `prefix` (and whose kind is `kind`, when given).
     func jobIDs(prefix: String, kind: String?) async throws -> [String]
+    /// How many jobs the queue holds of each kind (waiting, running and dead; a job whose data is missing is not
+    /// counted), without listing them: for fleet-wide figures.
+    func jobCountsByKind() async throws -> [String: Int]
     /// Stops claiming jobs of `kinds` (non-empty) for every claimer; `reason` is shown by `pausedKinds`.
     func pause(kinds: [String], reason: String) async throws
     /// Claims `kinds` again (every paused kind when empty); returns how many held jobs became claimable.

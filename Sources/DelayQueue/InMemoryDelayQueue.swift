@@ -262,6 +262,10 @@ public final class InMemoryDelayQueue: DelayQueue {
         }
     }
 
+    public func jobCountsByKind() async throws -> [String: Int] {
+        state.withLock { state in state.jobs.values.reduce(into: [:]) { counts, job in counts[job.kind, default: 0] += 1 } }
+    }
+
     public func pause(kinds: [String], reason: String) async throws {
         guard !kinds.isEmpty else { throw DelayQueueError(.invalidArgument, "pause needs at least one kind") }
         let now = clock()

@@ -319,6 +319,25 @@ enum QueueScripts {
         return {now, delayed, due_now + parked, redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[5]), oldest, parked}
         """)
 
+    /// ARGV: HSCAN cursor, COUNT hint. One step over the data hash: the next cursor, then kind, count pairs of the
+    /// jobs seen (the kind is the data's prefix up to NUL). Reads only.
+    static let countByKind = script("countbykind", """
+        local reply = redis.call('HSCAN', KEYS[2], ARGV[1], 'COUNT', ARGV[2])
+        local entries, counts, out = reply[2], {}, {reply[1]}
+        for i = 2, #entries, 2 do
+          local stop = string.find(entries[i], '\\0', 1, true)
+          if stop then
+            local kind = string.sub(entries[i], 1, stop - 1)
+            counts[kind] = (counts[kind] or 0) + 1
+          end
+        end
+        for kind, n in pairs(counts) do
+          out[#out + 1] = kind
+          out[#out + 1] = n
+        end
+        return out
+        """)
+
     /// ARGV: reason, then kinds. Marks the kinds paused (claim holds their due jobs aside).
     static let pause = script("pause", """
         local now = now_ms()

@@ -173,6 +173,31 @@ public final class RedisDelayQueue: DelayQueue {
         return ids.sorted()
     }
 
+    /// Counted by Redis in steps of `countStep` entries of the data hash (a script per step, so no step holds Redis
+    /// for long and only the counts cross the network).
+    public func jobCountsByKind() async throws -> [String: Int] {
+        var cursor = "0"
+        var counts: [String: Int] = [:]
+        repeat {
+            let reply = try await client.run(script: QueueScripts.countByKind, keys: keys.all,
+                                             args: [RedisArgument(cursor), RedisArgument(String(Self.countStep))], retry: .onceOnBrokenConnection)
+            guard let parts = reply.array, parts.count % 2 == 1, let next = parts[0].string else {
+                throw DelayQueueError(.unexpectedReply, "\(QueueScripts.countByKind.name) answered \(reply)")
+            }
+            for index in stride(from: 1, to: parts.count, by: 2) {
+                guard let kind = parts[index].string, let count = parts[index + 1].integer else {
+                    throw DelayQueueError(.unexpectedReply, "\(QueueScripts.countByKind.name) answered \(reply)")
+                }
+                counts[kind, default: 0] += Int(count)
+            }
+            cursor = next
+        } while cursor != "0"
+        return counts
+    }
+
+    /// Data-hash entries one `jobCountsByKind` script looks at (HSCAN's COUNT hint).
+    static let countStep = 5000
+
     public func pause(kinds: [String], reason: String) async throws {
         guard !kinds.isEmpty else { throw DelayQueueError(.invalidArgument, "pause needs at least one kind") }
         let reply = try await client.run(

@@ -1,8 +1,8 @@
 import COpenSSL
 
-/// HMAC-SHA-256 and a constant-time comparison, for HS256.
-enum HMACSHA256 {
-    static func mac(key: [UInt8], message: [UInt8]) throws -> [UInt8] {
+/// HMAC-SHA-256 and a constant-time comparison, for HS256 (and the console's CSRF tokens).
+public enum HMACSHA256 {
+    public static func mac(key: [UInt8], message: [UInt8]) throws -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let result = key.withUnsafeBufferPointer { keyBuffer in
@@ -15,7 +15,7 @@ enum HMACSHA256 {
         return Array(output.prefix(Int(length)))
     }
 
-    static func equalInConstantTime(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    public static func equalInConstantTime(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         guard left.count == right.count else { return false }
         return CRYPTO_memcmp(left, right, left.count) == 0
     }

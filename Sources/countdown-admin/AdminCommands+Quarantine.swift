@@ -1,4 +1,5 @@
 import CountdownAdmin
+import CountdownMaintenance
 import CountdownStore
 import Foundation
 import Postgres

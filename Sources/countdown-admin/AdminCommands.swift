@@ -154,7 +154,7 @@ enum AdminCommands {
         let parsed = try parse(arguments, "stats", positionals: [])
         let connections = try AdminConnections()
         defer { connections.close() }
-        let stats = try await SystemStats.load(database: connections.database, queue: connections.queue)
+        let stats = try await SystemStats.load(database: connections.database, queue: connections.queue, settings: connections.config.flow)
         AdminOutput(json: parsed.has("json")).emit(stats) { AdminText.stats(stats) }
     }
 

@@ -3,7 +3,7 @@ enum AdminUsage {
     static let confirmedCommands = ["cancel", "set-status", "reschedule", "pause", "dead drop", "tokens restore", "quarantine drop"]
 
     static let summary = """
-        usage: countdown-admin <command> [arguments] [--json] [--help]
+        usage: countdown-admin <command> [arguments] [--json] [--help] [--actor NAME]
 
         commands:
           migrate [--status]              apply the database schema (idempotent, safe to run concurrently); --status lists versions

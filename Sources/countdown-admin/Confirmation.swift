@@ -34,6 +34,7 @@ enum Confirmation {
         guard terminal.isInteractive() else { throw Refused(command: command) }
         guard let answer = terminal.ask(question), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
             print("nothing changed")
+            AdminAudit.declined.withLock { $0 = true }
             return false
         }
         return true

@@ -28,10 +28,21 @@ if ["--help", "-h", "help"].contains(command) {
     print(AdminUsage.summary)
     exit(0)
 }
-let rest = Array(arguments.dropFirst())
+let (actor, rest) = AdminAudit.actor(in: Array(arguments.dropFirst()))
+let auditAction = AdminAudit.action(command, rest)
 
 do {
-    try await AdminCommands.run(command, rest)
+    do {
+        try await AdminCommands.run(command, rest)
+    } catch let error where auditAction != nil && !(error is UsageError) && !(error is ConfigProblems) && !(error is ConfigError) {
+        let outcome = error is Confirmation.Refused ? "refused: not confirmed (no --yes)" : "failed: \(error)"
+        await AdminAudit.record(action: auditAction ?? "", arguments: rest, actor: actor, outcome: outcome)
+        throw error
+    }
+    if let auditAction {
+        let declined = AdminAudit.declined.withLock { $0 }
+        await AdminAudit.record(action: auditAction, arguments: rest, actor: actor, outcome: declined ? "refused: not confirmed" : "done")
+    }
     exit(0)
 } catch let error as UsageError {
     fail("\(error)\n\(AdminUsage.details[command] ?? AdminUsage.summary)", code: 2)

@@ -16,21 +16,11 @@ import Glibc
 
 BuildInfo.answerVersionFlag(program: "countdown-api")
 
-func fail(_ lines: String, code: Int32) -> Never {
-    for line in lines.split(separator: "\n") {
-        FileHandle.standardError.write(Data("countdown-api: \(line)\n".utf8))
-    }
-    exit(code)
-}
+let process = ServerProcess(
+    program: "countdown-api", usage: "usage: countdown-api (configured by the environment; see docs/openapi.yaml and docs/deployment.md)")
+process.checkArguments()
 
-if CommandLine.arguments.count > 1 {
-    let usage = "usage: countdown-api (configured by the environment; see docs/openapi.yaml and docs/deployment.md)"
-    if ["-h", "--help"].contains(CommandLine.arguments[1]) {
-        print(usage)
-        exit(0)
-    }
-    fail("unexpected argument \"\(CommandLine.arguments[1])\"; \(usage)", code: 2)
-}
+func fail(_ lines: String, code: Int32) -> Never { process.fail(lines, code: code) }
 
 let config: APIConfig
 let database: PostgresClient
@@ -47,11 +37,7 @@ do {
 }
 
 // SIGINT / SIGTERM are taken by sigwait below; block them before any thread starts so every thread inherits it.
-var stopSignals = sigset_t()
-sigemptyset(&stopSignals)
-sigaddset(&stopSignals, SIGINT)
-sigaddset(&stopSignals, SIGTERM)
-pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+let stopSignals = process.blockStopSignals()
 
 let logger = config.logger.with(["component": "countdown-api"])
 // Descriptors: the soft limit raised to the hard one, and client connections capped below it less the pool and a
@@ -79,25 +65,12 @@ let server = APIServer.make(service, configuration: APIServer.configuration(
     connectionLimit: budget.connections, overloadThreshold: budget.overloadThreshold, perIPConnectionLimit: config.connectionsPerIP,
     metrics: metrics))
 let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
-do {
-    try server.start()
-    try metricsServer.start()
-} catch {
-    fail("\(error)", code: 1)
-}
+process.start(server, metrics: metricsServer)
 let sweeper = config.ownerlessDeviceTTLHours > 0
     ? Task {
         await OwnerlessDeviceSweeper(database: database, ttlHours: config.ownerlessDeviceTTLHours, metrics: metrics,
                                      logger: logger.with(["component": "ownerless-devices"])).run(every: .seconds(600))
     } : nil
-
-let announcement: [String: Any] = [
-    "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
-    "metricsAddress": metricsServer.boundAddress ?? "", "metricsPort": metricsServer.boundPort ?? 0,
-]
-if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
-    FileHandle.standardOutput.write(line + Data("\n".utf8))
-}
 let algorithm = switch config.tokenKey {
 case .hs256: "HS256"
 case .rs256: "RS256"
@@ -108,8 +81,7 @@ logger.info("listening", [
     "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
 ])
 
-var received: Int32 = 0
-sigwait(&stopSignals, &received)
+let received = process.waitForStop(stopSignals)
 logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
 service.beginDraining()
 sweeper?.cancel()

@@ -10,7 +10,8 @@ import TestSupport
 
 @Suite struct StatsCommandTests {
     /// Streams in three statuses, recent and old start results, a sent reminder, one dead letter, three delayed
-    /// jobs and one due now.
+    /// jobs and one due now. The streams start in two hours: `stats` runs with `nearStart`, a two-hour lead, so
+    /// their start windows are open and their decisions are the last hour's (`FleetStatsStore`).
     static func arrange(_ fixture: AdminFixture) async throws {
         try await fixture.deadLetter("mystery:1")
         for (id, status) in [("st1", "scheduled"), ("st2", "scheduled"), ("st3", "cancelled"), ("st4", "started")] {
@@ -32,10 +33,12 @@ import TestSupport
         try await fixture.queue.enqueue(NewJob(id: end.id, kind: end.kind.rawValue, payload: end.payload, due: .now))
     }
 
+    static let nearStart: [String: String?] = ["START_LEAD_SECONDS": "7200"]
+
     @Test func jsonCountsEverything() async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrange(fixture)
-            let run = try await fixture.admin("stats", "--json")
+            let run = try await fixture.admin(["stats", "--json"], environment: Self.nearStart)
             #expect(run.status == 0, "\(run)")
             #expect(Set(try run.jsonObject().keys) == [
                 "delayed", "dueNow", "leased", "dead", "oldestLatenessSeconds", "jobsByKind", "outboxBacklog",
@@ -63,7 +66,7 @@ import TestSupport
     @Test func textSummarisesOnALineEach() async throws {
         try await AdminFixture.with { fixture in
             try await Self.arrange(fixture)
-            let run = try await fixture.admin("stats")
+            let run = try await fixture.admin(["stats"], environment: Self.nearStart)
             #expect(run.status == 0, "\(run)")
             let lines = run.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 10)
@@ -97,6 +100,32 @@ import TestSupport
             let text = try await fixture.admin("stats").stdout
             #expect(text.contains("android starts in the last hour: sent=1 skipped:no_fcm_token=1"))
             #expect(text.contains("android countdowns ended in the last hour: cancelled=1"))
+        }
+    }
+
+    /// The last hour's figures read only the streams near their start (a scan of the whole ledger takes seconds on a
+    /// large fleet), and those whose planned start changed in the last hour.
+    @Test func lastHourFiguresReadStreamsNearTheirStartAndThoseJustRescheduled() async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("near", startsIn: 1800, people: ["selin"])
+            try await fixture.stream("far", startsIn: 3 * 86_400, people: ["mert"])
+            try await fixture.stream("past", startsIn: -4 * 3600, people: ["mert"])
+            try await fixture.execute("""
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason, updated_at) VALUES
+                    ('near', 'selin', 'selin-phone', 'sent', NULL, now()),
+                    ('far', 'mert', 'mert-phone', 'sent', NULL, now()),
+                    ('past', 'mert', 'mert-phone', 'skipped', 'too_late', now())
+                """)
+            try await fixture.reminder("near", user: "selin", status: "sent")
+            try await fixture.reminder("far", user: "mert", status: "sent")
+            var stats = try await fixture.admin("stats", "--json").json(SystemStats.self)
+            #expect(stats.recentStartResults == ["sent": 1])
+            #expect(stats.remindersSentLastHour == 1)
+
+            // Moved far ahead after its decisions: the planned-start history names it.
+            try await fixture.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '1 day' WHERE id = 'past'")
+            stats = try await fixture.admin("stats", "--json").json(SystemStats.self)
+            #expect(stats.recentStartResults == ["sent": 1, "skipped:too_late": 1])
         }
     }
 

@@ -262,6 +262,25 @@ import TestSupport
         try await waiter.value
         #expect(clock.now - started < .seconds(10), "woken by the work, not by the 20 s timeout")
     }
+
+    /// Counts by kind without listing ids: waiting, delayed and running jobs, over more data-hash entries than one
+    /// step of the Redis script reads.
+    @Test(arguments: QueueImplementation.allCases)
+    func jobCountsByKindCountWithoutListing(_ implementation: QueueImplementation) async throws {
+        let subject = try QueueSubject(implementation)
+        defer { subject.close() }
+        let queue = subject.queue
+        #expect(try await queue.jobCountsByKind().isEmpty)
+        let jobs = (0..<12_000).map { n in
+            job("\(["start", "reminder", "end"][n % 3]):\(n)", kind: ["start", "reminder", "end"][n % 3],
+                due: n % 2 == 0 ? .now : .after(.seconds(600)))
+        }
+        for start in stride(from: 0, to: jobs.count, by: 1000) { try await queue.enqueue(Array(jobs[start..<start + 1000])) }
+        _ = try await queue.claim(max: 10, lease: .seconds(30))
+        #expect(try await queue.jobCountsByKind() == ["start": 4000, "reminder": 4000, "end": 4000])
+        try await queue.cancel(["end:5", "end:11"])
+        #expect(try await queue.jobCountsByKind() == ["start": 4000, "reminder": 4000, "end": 3998])
+    }
 }
 
 /// Claims until the queue hands out one job (letting the queue's clock run), for at most 10 s.

@@ -50,6 +50,27 @@ def check_dockerfile(repo, manifest, tools, report):
     _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
+    _check_offline_build(path.read_text(), runtime, report)
+
+
+SYNTAX_DIRECTIVE = re.compile(r"^#\s*syntax\s*=", re.I)
+
+
+def _check_offline_build(text, runtime, report):
+    """The image builds without a registry beyond its base images (scripts/compose-smoke builds it so): no
+    `# syntax=` parser directive, which makes BuildKit fetch a frontend image first (the engine's built-in frontend
+    builds this file); and the runtime stage's apt-get leaves no caches in its layer, whatever the base's apt
+    settings."""
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if SYNTAX_DIRECTIVE.match(line):
+            report.error("Dockerfile", f"`{line.strip()}` fetches the Dockerfile frontend from a registry before building; "
+                                       "leave it out (the built-in frontend builds this file)")
+    for instruction in runtime.all("RUN"):
+        if "apt-get install" in instruction.arguments and "apt-get clean" not in instruction.arguments:
+            report.error(f"Dockerfile:{instruction.line}", "runtime stage installs packages without `apt-get clean` "
+                                                           "(apt's caches would stay in the layer on some bases)")
 
 
 def _check_bases(dockerfile, build, runtime, report):

@@ -395,6 +395,24 @@ def _check_network_policies(name, resources, workloads, report):
             report.error(where, "no NetworkPolicy restricts its egress")
         if any(_program(c) == "countdown-worker" for c in _pod(workload)["spec"]["containers"]):
             _check_worker_egress(where, applying, report)
+        _check_metrics_ingress(where, workload, applying, report)
+
+
+def _check_metrics_ingress(where, workload, policies, report):
+    """The scraped port (`prometheus.io/port`) admits Prometheus's namespace only, never every source."""
+    port = _pod(workload).get("metadata", {}).get("annotations", {}).get("prometheus.io/port")
+    if port is None:
+        return
+    for policy in policies:
+        for rule in policy["spec"].get("ingress", []):
+            ports = {str(p.get("port")) for p in rule.get("ports", [])}
+            if ports and port not in ports:
+                continue
+            sources = rule.get("from", [])
+            if not sources or any(not s.get("namespaceSelector", {}).get("matchLabels") or "ipBlock" in s
+                                  for s in sources):
+                report.error(where, f"NetworkPolicy {policy['metadata']['name']} admits metrics port {port} from "
+                                    "more than a labelled (monitoring) namespace")
 
 
 def _check_worker_egress(where, policies, report):

@@ -9,8 +9,20 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 countdown_install_deps() {
+  countdown_install_packages "${COUNTDOWN_APT_PACKAGES[@]}"
+}
+
+# Headless Chromium and its WebDriver, for the console's browser tests (scripts/console-browser-tests).
+COUNTDOWN_BROWSER_PACKAGES=(chromium chromium-driver python3-venv)
+
+countdown_install_browser() {
+  countdown_install_packages "${COUNTDOWN_BROWSER_PACKAGES[@]}"
+}
+
+# Installs (apt) those of the named packages that are missing.
+countdown_install_packages() {
   local missing=()
-  for pkg in "${COUNTDOWN_APT_PACKAGES[@]}"; do
+  for pkg in "$@"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -1,4 +1,5 @@
 import CountdownDomain
+import CountdownStore
 import Foundation
 import Postgres
 import Telemetry
@@ -6,17 +7,8 @@ import Telemetry
 /// `countdown-admin tokens list|restore`: the tokens the worker cleared (`countdown_token_invalidations`) and
 /// putting them back where the device has not registered another token since.
 public struct TokenInvalidationLog: Sendable {
-    public struct Entry: Sendable, Codable, Equatable {
-        public var id: Int
-        public var deviceID: String
-        public var token: String
-        /// The old value, redacted to its last 8 characters.
-        public var value: String
-        public var reason: String
-        public var streamID: String?
-        public var invalidatedAt: Date
-        public var restoredAt: Date?
-    }
+    /// A cleared token; `list` redacts its value to the last 8 characters.
+    public typealias Entry = TokenInvalidation
 
     public struct RestoreReport: Sendable, Codable, Equatable {
         /// Tokens put back, by kind (`fcm`, `push_to_start`, `runtime`).
@@ -35,14 +27,14 @@ public struct TokenInvalidationLog: Sendable {
     /// Cleared tokens since `since` (only those cleared for `reason`, when given), oldest first.
     public func list(since: SinceArgument, reason: String? = nil, limit: Int = 10_000) async throws -> [Entry] {
         try await database.query("""
-            SELECT id, device_id, token_kind, old_value, reason, stream_id, invalidated_at, restored_at
+            SELECT \(TokenInvalidation.columns)
             FROM countdown_token_invalidations
             WHERE invalidated_at >= \(Self.cutoff) AND ($3::text IS NULL OR reason = $3)
             ORDER BY invalidated_at, id LIMIT $4
             """, since.parameters + [reason, limit]).map { row in
-            Entry(id: try row.decode("id"), deviceID: try row.decode("device_id"), token: try row.decode("token_kind"),
-                  value: PushToken.redacted(try row.decode("old_value")), reason: try row.decode("reason"), streamID: try row.decode("stream_id"),
-                  invalidatedAt: try row.decode("invalidated_at"), restoredAt: try row.decode("restored_at"))
+            var entry = try TokenInvalidation(row: row)
+            entry.value = PushToken.redacted(entry.value)
+            return entry
         }
     }
 

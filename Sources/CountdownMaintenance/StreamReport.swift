@@ -23,6 +23,8 @@ public struct StreamReport: Sendable, Codable {
         public var reason: String?
         public var attempts: Int
         public var sentAt: Date?
+        /// When the row last changed (the decision's time for a skip or failure).
+        public var updatedAt: Date?
         /// The device's platform now (nil when the device is gone).
         public var platform: String?
         /// An Android device's countdown (SPEC 10.4), nil for other platforms.
@@ -81,7 +83,7 @@ public struct StreamReport: Sendable, Codable {
                               startEligibility: skip?.rawValue ?? "eligible")
             }
             let ledger = try connection.query("""
-                SELECT l.user_id, l.device_id, l.status, l.reason, l.attempts, l.sent_at, d.platform,
+                SELECT l.user_id, l.device_id, l.status, l.reason, l.attempts, l.sent_at, l.updated_at, d.platform,
                        greatest(l.android_seq, 1) AS android_seq, l.android_ended_at, l.android_end_reason
                 FROM countdown_start_ledger l LEFT JOIN devices d ON d.device_id = l.device_id
                 WHERE l.stream_id = $1 ORDER BY l.user_id, l.device_id
@@ -93,7 +95,7 @@ public struct StreamReport: Sendable, Codable {
                     endedReason: try row.decode("android_end_reason")) : nil
                 return LedgerEntry(userID: try row.decode("user_id"), deviceID: try row.decode("device_id"), status: status,
                                    reason: try row.decode("reason"), attempts: try row.decode("attempts"), sentAt: try row.decode("sent_at"),
-                                   platform: platform, android: android)
+                                   updatedAt: try row.decode("updated_at"), platform: platform, android: android)
             }
             let sessions = try connection.query("""
                 SELECT device_id, user_id, live_activity_token, updated_at FROM live_activity_sessions WHERE stream_id = $1 ORDER BY device_id

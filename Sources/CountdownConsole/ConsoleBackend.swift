@@ -1,0 +1,165 @@
+import CountdownDomain
+import CountdownMaintenance
+import CountdownStore
+import DelayQueue
+import Foundation
+import Postgres
+
+/// The console's data and effects: pages read through `countdown-admin`'s reports and `ConsoleReadStore`, actions
+/// done as `countdown-admin` does them, the pause through `PauseControl`, audit rows through `AuditStore`.
+public final class ConsoleBackend: Sendable {
+    let database: PostgresClient
+    let queue: any DelayQueue
+    let pause: any PauseControl
+    let probe: (any FleetProbe)?
+    let settings: FlowSettings
+    let transport: PushTransportKind
+
+    public init(database: PostgresClient, queue: any DelayQueue, pause: any PauseControl, probe: (any FleetProbe)?, settings: FlowSettings,
+                transport: PushTransportKind) {
+        self.database = database
+        self.queue = queue
+        self.pause = pause
+        self.probe = probe
+        self.settings = settings
+        self.transport = transport
+    }
+
+    // MARK: pages
+
+    public func fleet() async throws -> ConsolePages.Fleet {
+        let stats = try await SystemStats.load(database: database, queue: queue, settings: settings)
+        let quarantined = try await database.withConnection { try QuarantineStore.count(on: $0) }
+        let paused = try await pause.pausedKinds()
+        var workers: [WorkerHeartbeat]?
+        var tokenGuard: TokenGuardState?
+        if let probe {
+            workers = try await probe.workers()
+            tokenGuard = try await probe.tokenGuard()
+        }
+        return ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard)
+    }
+
+    public func stream(_ id: String) async throws -> ConsolePages.Stream? {
+        guard let report = try await StreamReport.load(id, database: database, queue: queue, settings: settings, transport: transport) else {
+            return nil
+        }
+        let (history, invalidations) = try await database.withConnection { connection in
+            (try ConsoleReadStore.plannedStartHistory(id, on: connection),
+             try ConsoleReadStore.invalidations(stream: id, on: connection).map { $0.masked() })
+        }
+        return ConsolePages.Stream(report: report, plannedStartHistory: history, invalidations: invalidations,
+                                   timeline: ConsoleTimeline.stream(report, history: history, invalidations: invalidations))
+    }
+
+    public func device(_ id: String) async throws -> ConsolePages.Device? {
+        try await database.withConnection { connection in
+            guard let device = try ConsoleReadStore.device(id, on: connection) else { return nil }
+            return ConsolePages.Device(
+                device: device, startDecisions: try ConsoleReadStore.startDecisions(device: id, on: connection),
+                sessions: try ConsoleReadStore.sessions(device: id, on: connection),
+                invalidations: try ConsoleReadStore.invalidations(device: id, on: connection)).masked()
+        }
+    }
+
+    public func user(_ id: String) async throws -> ConsolePages.User? {
+        try await database.withConnection { connection in
+            guard let user = try ConsoleReadStore.user(id, on: connection) else { return nil }
+            return ConsolePages.User(
+                user: user, devices: try ConsoleReadStore.devices(ofUser: id, on: connection).map { $0.masked() },
+                streams: try ConsoleReadStore.participations(ofUser: id, on: connection),
+                reminders: try ConsoleReadStore.reminders(ofUser: id, on: connection))
+        }
+    }
+
+    public func dead(limit: Int) async throws -> ConsolePages.Dead {
+        let letters = try await queue.deadLetters(limit: limit).map {
+            ConsolePages.DeadLetter(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, deadAt: $0.deadAt)
+        }
+        return ConsolePages.Dead(deadLetters: letters, limit: limit)
+    }
+
+    public func quarantine() async throws -> ConsolePages.Quarantine {
+        ConsolePages.Quarantine(entries: try await database.withConnection { try QuarantineStore.list(on: $0) })
+    }
+
+    public func tokens(since text: String) async throws -> ConsolePages.Tokens {
+        let since = try Self.since(text)
+        let entries = try await TokenInvalidationLog(database: database).list(since: since, limit: ConsoleReadStore.defaultLimit * 5)
+        return ConsolePages.Tokens(since: text, invalidations: entries)
+    }
+
+    public func audit(limit: Int, before: Int?) async throws -> ConsolePages.Audit {
+        let entries = try await database.withConnection { try AuditStore.list(limit: limit, before: before, on: $0) }
+        return ConsolePages.Audit(entries: entries, nextBefore: entries.count == limit ? entries.last?.id : nil)
+    }
+
+    public func search(_ id: String) async throws -> ConsolePages.Search {
+        let kinds = try await database.withConnection { try ConsoleReadStore.search(id, on: $0) }
+        var matches: [String: String] = [:]
+        for kind in kinds { matches[kind] = "/\(kind)s/\(ConsoleAction.segment(id))" }
+        return ConsolePages.Search(query: id, matches: matches)
+    }
+
+    // MARK: actions
+
+    /// How many items the action would touch now (for the confirmation page and the bulk limit).
+    public func count(_ action: ConsoleAction) async throws -> Int {
+        switch action {
+        case .cancelStream(let id):
+            return try await database.withConnection { try ConsoleReadStore.search(id, on: $0) }.filter { $0 == "stream" }.count
+        case .pause(let kind): return kind == nil ? CountdownJob.Kind.allCases.count : 1
+        case .resume(let kind):
+            let paused = try await pause.pausedKinds()
+            return kind.map { kind in paused.filter { $0.kind == kind }.count } ?? paused.count
+        case .retryDead(let id), .dropDead(let id):
+            return try await queue.jobs(ids: [id]).values.filter { if case .dead = $0.state { true } else { false } }.count
+        case .retryQuarantine(let key), .dropQuarantine(let key):
+            return try await database.withConnection { try QuarantineStore.list(on: $0) }.filter { $0.key == key }.count
+        case .restoreTokens(let since):
+            return try await TokenInvalidationLog(database: database).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
+                .filter { $0.restoredAt == nil }.count
+        }
+    }
+
+    /// Does the action; returns what happened, in a sentence.
+    public func perform(_ action: ConsoleAction, actor: String, reason: String) async throws -> String {
+        switch action {
+        case .cancelStream(let id):
+            let report = try await StreamEnding.end(id, as: .cancelled, database: database, queue: queue)
+            guard report.changed else { return "stream \(id) is already \(report.status); nothing changed" }
+            return "stream \(id): \(report.previousStatus) → \(report.status); \(report.jobsRemoved) pre-start job(s) removed, "
+                + "\(report.remindersCancelled) reminder(s) cancelled, \(report.sessionsToEnd) session(s) to end"
+        case .pause(let kind):
+            try await pause.pause(kinds: kind.map { [$0] } ?? [], reason: reason, actor: actor)
+            return "paused \(kind ?? "every kind"); workers stop claiming within a second"
+        case .resume(let kind):
+            let resumed = try await pause.resume(kinds: kind.map { [$0] } ?? [], actor: actor)
+            return "resumed \(kind ?? "every kind") (\(resumed) paused kind(s)); workers release the held jobs within a second"
+        case .retryDead(let id):
+            return "\(try await queue.redrive([id])) job(s) back on the queue, due now"
+        case .dropDead(let id):
+            return "dropped \(try await queue.dropDeadLetters([id])) dead letter(s)"
+        case .retryQuarantine(let key):
+            let report = try await QuarantineActions.retry([key], database: database)
+            return "\(report.requeued.count) planned again, \(report.gone.count) gone, \(report.stillFailing.count) still failing"
+                + (report.stillFailing[key].map { ": \($0)" } ?? "")
+        case .dropQuarantine(let key):
+            return "dropped \(try await database.withConnection { try QuarantineStore.remove(keys: [key], on: $0) }) quarantine entr(ies)"
+        case .restoreTokens(let since):
+            let report = try await TokenInvalidationLog(database: database).restore(since: try Self.since(since))
+            return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token now, or is gone)"
+        }
+    }
+
+    /// Writes an audit row.
+    public func audit(_ entry: AuditStore.Entry) async throws {
+        try await database.withConnection { _ = try AuditStore.record(entry, on: $0) }
+    }
+
+    static func since(_ text: String) throws -> SinceArgument {
+        do { return try SinceArgument.parse(text) } catch {
+            throw ConsoleError(.badRequest, "since must be an RFC 3339 time (2026-12-01T20:00:00Z) or a duration ago (90s, 15m, 2h)")
+        }
+    }
+}

@@ -1,0 +1,252 @@
+import CountdownDomain
+import CountdownStore
+import Foundation
+import HTTPServer
+import Telemetry
+
+/// Answers every console request: authenticates it, reads the page (HTML, or JSON for `Accept: application/json`),
+/// or does an operator action after its checks (role, CSRF token, reason, bulk limit), writing an audit row and a
+/// log line for every action allowed or refused.
+public final class ConsoleService: Sendable {
+    let backend: ConsoleBackend
+    let authenticator: ConsoleAuthenticator
+    let csrf: CSRFTokens
+    let metrics: ConsoleMetrics
+    let logger: Logger
+
+    public init(backend: ConsoleBackend, authenticator: ConsoleAuthenticator, csrf: CSRFTokens, metrics: ConsoleMetrics, logger: Logger) {
+        self.backend = backend
+        self.authenticator = authenticator
+        self.csrf = csrf
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Rows the list pages show at most.
+    static let pageLimit = 200
+
+    /// The `Content-Security-Policy` of every answer: nothing but the console's own stylesheet and forms.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let page = Self.pageLabel(request.path)
+        var response = await answer(request)
+        response.headers["Content-Security-Policy"] = Self.contentSecurityPolicy
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+        metrics.record(page: page, status: response.status, duration: ContinuousClock.now - started)
+        return response
+    }
+
+    /// `/metrics` for the metrics listener.
+    public func metricsResponse() -> HTTPResponse {
+        .text(metrics.registry.render(), contentType: MetricsRegistry.contentType)
+    }
+
+    private func answer(_ request: HTTPRequest) async -> HTTPResponse {
+        let json = Self.wantsJSON(request)
+        if request.path == "/console.css" { return .text(ConsoleStyle.css, contentType: "text/css; charset=utf-8") }
+        let user: ConsoleUser
+        do {
+            user = try authenticator.user(of: request)
+        } catch {
+            logger.warn("console request refused", ["path": .string(request.path), "peer": .string(request.remoteAddress),
+                                                     "problem": .string(error.message)])
+            return errorResponse(error, json: json, user: nil)
+        }
+        do {
+            switch request.method {
+            case "GET", "HEAD": return try await get(request, user: user, json: json)
+            case "POST": return try await post(request, user: user, json: json)
+            default: throw ConsoleError(.methodNotAllowed, "the console answers GET and POST only")
+            }
+        } catch let error as ConsoleError {
+            return errorResponse(error, json: json, user: user)
+        } catch {
+            logger.error("console request failed", ["path": .string(request.path), "error": .error(error)])
+            return errorResponse(ConsoleError(.internalError, "the request failed; the log has the details"), json: json, user: user)
+        }
+    }
+
+    private func get(_ request: HTTPRequest, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
+        let path = request.path
+        if let action = ConsoleAction.parse(path: path, field: request.queryValue) {
+            return try await confirmation(action, user: user, json: json)
+        }
+        let render = ConsoleRender(user: user)
+        switch path {
+        case "/":
+            let page = try await backend.fleet()
+            return json ? Self.json(page) : render.fleet(page)
+        case "/search":
+            let query = (request.queryValue("q") ?? "").trimmingCharacters(in: .whitespaces)
+            guard !query.isEmpty, query.count <= 256 else { throw ConsoleError(.badRequest, "give a stream, device or user id (at most 256 characters)") }
+            let page = try await backend.search(query)
+            if !json, page.matches.count == 1, let target = page.matches.values.first {
+                var response = HTTPResponse(status: 303)
+                response.headers["Location"] = target
+                return response
+            }
+            return json ? Self.json(page) : render.search(page)
+        case "/dead":
+            let page = try await backend.dead(limit: Self.pageLimit)
+            return json ? Self.json(page) : render.dead(page)
+        case "/quarantine":
+            let page = try await backend.quarantine()
+            return json ? Self.json(page) : render.quarantine(page)
+        case "/tokens":
+            let page = try await backend.tokens(since: request.queryValue("since") ?? "24h")
+            return json ? Self.json(page) : render.tokens(page)
+        case "/audit":
+            let page = try await backend.audit(limit: Self.pageLimit, before: request.queryValue("before").flatMap { Int($0) })
+            return json ? Self.json(page) : render.audit(page)
+        default:
+            if let id = Self.id(path, under: "/streams/") {
+                guard let page = try await backend.stream(id) else { throw ConsoleError(.notFound, "no stream \(id)") }
+                return json ? Self.json(page) : render.stream(page)
+            }
+            if let id = Self.id(path, under: "/devices/") {
+                guard let page = try await backend.device(id) else { throw ConsoleError(.notFound, "no device \(id)") }
+                return json ? Self.json(page) : render.device(page)
+            }
+            if let id = Self.id(path, under: "/users/") {
+                guard let page = try await backend.user(id) else { throw ConsoleError(.notFound, "no user \(id)") }
+                return json ? Self.json(page) : render.user(page)
+            }
+            throw ConsoleError(.notFound, "no page at \(path)")
+        }
+    }
+
+    /// What the confirmation page of an action shows, and what its JSON holds.
+    public struct Confirmation: Sendable, Codable {
+        public var action: String
+        public var target: String
+        public var path: String
+        public var effect: String
+        public var count: Int
+        public var bulkLimit: Int
+        public var csrfToken: String
+    }
+
+    private func confirmation(_ action: ConsoleAction, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
+        try Self.validate(action)
+        let count = try await backend.count(action)
+        let page = Confirmation(action: action.name, target: action.target, path: action.path, effect: ConsoleRender.effect(of: action, count: count),
+                                count: count, bulkLimit: ConsoleAction.bulkLimit, csrfToken: user.mayAct ? csrf.issue(for: user.name) : "")
+        return json ? Self.json(page) : ConsoleRender(user: user).confirmation(page, action: action)
+    }
+
+    /// The result of an action.
+    public struct ActionResult: Sendable, Codable {
+        public var action: String
+        public var target: String
+        public var outcome: String
+    }
+
+    private func post(_ request: HTTPRequest, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
+        guard let action = ConsoleAction.parse(path: request.path, field: field) else {
+            throw ConsoleError(.notFound, "no action at \(request.path)")
+        }
+        let reason = (field("reason") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        func refuse(_ code: ConsoleError.Code, _ why: String) async throws -> Never {
+            try await record(action, user: user, reason: reason, outcome: "refused: \(why)")
+            throw ConsoleError(code, why)
+        }
+        guard user.mayAct else { try await refuse(.forbidden, "\(user.name) is a viewer; only operators may act") }
+        guard csrf.isValid(field("csrf_token"), for: user.name) else {
+            try await refuse(.forbidden, "the form's csrf_token is missing or wrong; open the confirmation page again")
+        }
+        guard !reason.isEmpty, reason.count <= 2000 else { try await refuse(.badRequest, "a reason is required (at most 2,000 characters)") }
+        do { try Self.validate(action) } catch let error as ConsoleError { try await refuse(error.code, error.message) }
+        let count: Int
+        do { count = try await backend.count(action) } catch let error as ConsoleError { try await refuse(error.code, error.message) }
+        guard count <= ConsoleAction.bulkLimit else {
+            try await refuse(.tooMany, "\(count) items, more than \(ConsoleAction.bulkLimit): refused, nothing done")
+        }
+        switch action {
+        case .cancelStream, .retryDead, .dropDead, .retryQuarantine, .dropQuarantine:
+            if count == 0 { try await refuse(.notFound, "nothing to act on: \(action.target) is not there") }
+        case .pause, .resume, .restoreTokens: break
+        }
+        let summary: String
+        do {
+            summary = try await backend.perform(action, actor: user.name, reason: reason)
+        } catch {
+            try await record(action, user: user, reason: reason, outcome: "failed: \(error)")
+            throw error
+        }
+        let outcome = "done: \(summary)"
+        try await record(action, user: user, reason: reason, outcome: outcome)
+        let result = ActionResult(action: action.name, target: action.target, outcome: outcome)
+        return json ? Self.json(result) : ConsoleRender(user: user).result(result)
+    }
+
+    /// Writes the audit row, the log line and the metric of an action.
+    private func record(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) async throws {
+        let fields: [String: LogValue] = [
+            "action": .string(action.name), "target": .string(action.target), "actor": .string(user.name),
+            "role": .string(user.role.rawValue), "reason": .string(reason), "outcome": .string(outcome),
+        ]
+        if outcome.hasPrefix("done") { logger.info("console action", fields) } else { logger.warn("console action", fields) }
+        metrics.actions.increment(labels: action.name, String(outcome.prefix { $0 != ":" }))
+        try await backend.audit(AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: action.name, target: action.target,
+                                                 reason: reason, outcome: outcome))
+    }
+
+    /// Kinds must be job kinds; `since` must parse.
+    static func validate(_ action: ConsoleAction) throws {
+        switch action {
+        case .pause(let kind?), .resume(let kind?):
+            guard CountdownJob.Kind(rawValue: kind) != nil else {
+                throw ConsoleError(.badRequest, "kind must be empty (every kind) or one of \(CountdownJob.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        case .restoreTokens(let since): _ = try ConsoleBackend.since(since)
+        default: break
+        }
+    }
+
+    private func errorResponse(_ error: ConsoleError, json: Bool, user: ConsoleUser?) -> HTTPResponse {
+        if json {
+            struct Body: Encodable { var error: String; var message: String }
+            var response = Self.json(Body(error: error.code.rawValue, message: error.message), status: error.code.status)
+            if error.code == .unauthorized, case .jwt = authenticator.mode { response.headers["WWW-Authenticate"] = "Bearer" }
+            return response
+        }
+        return ConsoleRender(user: user).error(error)
+    }
+
+    static func wantsJSON(_ request: HTTPRequest) -> Bool {
+        (request.headers["Accept"] ?? "").lowercased().contains("application/json")
+    }
+
+    /// The id after `prefix` when it is the whole rest of the path.
+    static func id(_ path: String, under prefix: String) -> String? {
+        guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+
+    /// A bounded label for metrics: the page's first path segment.
+    static func pageLabel(_ path: String) -> String {
+        let first = path.split(separator: "/").first.map(String.init) ?? ""
+        return ["", "search", "streams", "devices", "users", "dead", "quarantine", "tokens", "audit", "pause", "resume", "console.css"]
+            .contains(first) ? (first.isEmpty ? "fleet" : first) : "other"
+    }
+
+    /// Sorted keys, RFC 3339 times.
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        HTTPResponse.json(value, status: status, encoder: encoder)
+    }
+}

@@ -1,0 +1,19 @@
+/// The console's only stylesheet, served at `/console.css` (the CSP allows styles from the console itself only).
+enum ConsoleStyle {
+    static let css = """
+        :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+        body { margin: 0 auto; max-width: 72rem; padding: 0 1rem 2rem; line-height: 1.4; }
+        .skip { position: absolute; left: -999px; } .skip:focus { left: 1rem; top: 1rem; }
+        header nav ul { display: flex; flex-wrap: wrap; gap: 1rem; list-style: none; padding: 0; }
+        a:focus, button:focus, input:focus, select:focus, textarea:focus { outline: 3px solid #1a73e8; outline-offset: 2px; }
+        table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1.5rem; }
+        th, td { border-bottom: 1px solid #8884; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+        caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
+        .warn { color: #b3261e; font-weight: 600; } .ok { color: #1e7e34; }
+        form.action { border: 1px solid #8886; padding: 1rem; max-width: 40rem; }
+        label { display: block; margin: 0.5rem 0 0.25rem; font-weight: 600; }
+        input[type=text], input[type=search], textarea, select { width: 100%; max-width: 36rem; padding: 0.25rem; }
+        button { margin-top: 0.75rem; padding: 0.4rem 1rem; }
+        code { overflow-wrap: anywhere; }
+        """
+}

