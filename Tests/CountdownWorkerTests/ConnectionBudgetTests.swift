@@ -51,7 +51,9 @@ import TestSupport
     }
 
     @Test func anUnreachableServerIsAWarningNotAFailure() async throws {
-        let url = "postgres://countdown@127.0.0.1:\(freeLoopbackPort())/countdown?connect_timeout=1"
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let url = "postgres://countdown@\(refusing.address)/countdown?connect_timeout=1"
         let client = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
         defer { client.close() }
         let sink = CapturingLogSink()

@@ -105,7 +105,9 @@ import TestSupport
     }
 
     @Test func migrateGivesUpOnAnUnreachableServerAfterItsConnectWait() async throws {
-        let port = freeLoopbackPort()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let port = refusing.port
         let settings = Self.environment(["DATABASE_URL": "postgres://countdown@127.0.0.1:\(port)/countdown?connect_timeout=1",
                                          "MIGRATION_CONNECT_WAIT_SECONDS": "2"])
         let started = Date()

@@ -138,9 +138,11 @@ import TestSupport
         try await waitUntil(timeout: .seconds(15), "ready once Redis is there") { try await get(base + "/readyz").status == 200 }
         #expect(waiting.log.contains("Redis reached"))
 
+        let refusing = [RefusingPort(), RefusingPort(), RefusingPort()]
+        defer { refusing.forEach { $0.release() } }
         for (settings, variable) in [
-            (["REDIS_URL": "redis://127.0.0.1:\(freeLoopbackPort())/0"], "REDIS_URL"),
-            (["REDIS_SENTINELS": "127.0.0.1:\(freeLoopbackPort()),127.0.0.1:\(freeLoopbackPort())", "REDIS_SENTINEL_MASTER": "main"],
+            (["REDIS_URL": "redis://\(refusing[0].address)/0"], "REDIS_URL"),
+            (["REDIS_SENTINELS": "\(refusing[1].address),\(refusing[2].address)", "REDIS_SENTINEL_MASTER": "main"],
              "REDIS_SENTINELS"),
         ] {
             let worker = try system.startWorker(settings.merging(["REDIS_STARTUP_WAIT_SECONDS": "2"]) { $1 })

@@ -5,7 +5,9 @@ import TestSupport
 
 @Suite struct ConnectionFailureTests {
     @Test func refusedConnectionFailsFastWithoutThePassword() async throws {
-        let port = freeLoopbackPort()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let port = refusing.port
         let error = await Self.firstQueryFails(url: "postgres://countdown:hunter2-secret@127.0.0.1:\(port)/postgres")
         #expect(error?.code == .connectionFailed)
         #expect(error?.isConnectionLoss == true)

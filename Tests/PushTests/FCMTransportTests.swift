@@ -131,7 +131,9 @@ import TestSupport
     }
 
     @Test func connectionRefusedIsRetryable() async throws {
-        let harness = try await FCMHarness.make(fcmBaseURL: "http://127.0.0.1:\(freeLoopbackPort())")
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let harness = try await FCMHarness.make(fcmBaseURL: "http://\(refusing.address)")
         guard case .retryable(nil, let reason) = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")) else {
             Issue.record("expected retryable")
             return

@@ -25,9 +25,11 @@ import TestSupport
     @Test func oneFailedRequestFailsAloneInItsBatch() async throws {
         let server = try await StubServer.start()
         let client = try HTTPClientTests.client()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
         let outcomes = await client.sendAll([
             HTTPRequest(method: .post, url: server.baseURL + "/ok"),
-            HTTPRequest(url: "http://127.0.0.1:\(freeLoopbackPort())/refused"),
+            HTTPRequest(url: "http://\(refusing.address)/refused"),
             HTTPRequest(url: server.baseURL + "/close"),
             HTTPRequest(url: server.baseURL + "/status/503"),
         ])

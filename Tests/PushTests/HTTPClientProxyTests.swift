@@ -36,7 +36,9 @@ import Testing
 
     @Test func aHostInNoProxyIsReachedDirectly() async throws {
         let server = try await StubServer.start()
-        let closed = freeLoopbackPort()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let closed = refusing.port
         let direct = try HTTPClientTests.client { $0.proxy = ProxySettings(http: "http://127.0.0.1:\(closed)", noProxy: "127.0.0.1") }
         defer { direct.shutdown() }
         let echo = try await HTTPClientHandleReuseTests.echo(direct, HTTPRequest(url: server.baseURL + "/echo"))

@@ -77,7 +77,9 @@ import TestSupport
 
     @Test func refusedConnectionIsTyped() async throws {
         let client = try Self.client()
-        let port = freeLoopbackPort()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let port = refusing.port
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/"))
         }

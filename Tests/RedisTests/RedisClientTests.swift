@@ -101,7 +101,9 @@ import Testing
     }
 
     @Test func connectionRefusedFailsFastWithAClearError() async throws {
-        let port = freeLoopbackPort()
+        let refusing = RefusingPort()
+        defer { refusing.release() }
+        let port = refusing.port
         let client = try RedisClient(url: "redis://127.0.0.1:\(port)/0")
         let started = ContinuousClock.now
         await #expect { try await client.command("PING") } throws: { error in

@@ -46,7 +46,9 @@ import Testing
         client.close()
 
         // Sentinels that cannot be reached may be restarting: not a misconfiguration.
-        environment["REDIS_SENTINELS"] = "127.0.0.1:\(freeLoopbackPort()),127.0.0.1:\(freeLoopbackPort())"
+        let (away1, away2) = (RefusingPort(), RefusingPort())
+        defer { away1.release(); away2.release() }
+        environment["REDIS_SENTINELS"] = "\(away1.address),\(away2.address)"
         environment["REDIS_SENTINEL_MASTER"] = set.masterName
         configuration = try RedisConfiguration(url: "redis://sentinel-managed", environment: environment)
         configuration.connectTimeout = .seconds(2)

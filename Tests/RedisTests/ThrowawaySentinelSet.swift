@@ -9,6 +9,8 @@ final class ThrowawaySentinelSet: @unchecked Sendable {
     let primary: ThrowawayRedis
     let replica: ThrowawayRedis
     let sentinelPort: Int
+    /// The unreachable Sentinel named first in `environment`, held for the set's life.
+    private let unreachable = RefusingPort()
     private let sentinelDirectory: String
 
     private init(primary: ThrowawayRedis, replica: ThrowawayRedis) throws {
@@ -51,7 +53,7 @@ final class ThrowawaySentinelSet: @unchecked Sendable {
 
     /// `REDIS_SENTINELS` (an unreachable Sentinel first, so clients must try the next) and `REDIS_SENTINEL_MASTER`.
     var environment: [String: String] {
-        ["REDIS_SENTINELS": "127.0.0.1:\(freeLoopbackPort()),127.0.0.1:\(sentinelPort)", "REDIS_SENTINEL_MASTER": masterName]
+        ["REDIS_SENTINELS": "\(unreachable.address),127.0.0.1:\(sentinelPort)", "REDIS_SENTINEL_MASTER": masterName]
     }
 
     /// Asks the Sentinel (a client of its own).

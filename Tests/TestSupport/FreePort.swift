@@ -1,16 +1,28 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Asks the kernel for a free loopback TCP port.
+/// A free loopback TCP port for a server that binds it next (PostgreSQL, Redis, nghttpd: programs that cannot be
+/// handed a bound socket). Never the same port twice in one process, so two tests running in parallel never get one
+/// port between the pick and their servers' binds. For a port that must refuse connections, use `RefusingPort`.
 public func freeLoopbackPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    precondition(fd >= 0, "socket() failed")
-    defer { close(fd) }
-    guard let port = bindLoopback(fd, port: 0) else { preconditionFailure("bind() failed") }
-    return port
+    while true {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(fd >= 0, "socket() failed")
+        defer { close(fd) }
+        guard let port = bindLoopback(fd, port: 0) else { preconditionFailure("bind() failed") }
+        if isFirstHandOut(port) { return port }
+    }
 }
+
+/// Records `port` as handed out in this process; false when it was before (a server may be about to bind it).
+func isFirstHandOut(_ port: Int) -> Bool {
+    handedOutPorts.withLock { $0.insert(port).inserted }
+}
+
+private let handedOutPorts = Mutex<Set<Int>>([])
 
 /// Binds `fd` to `127.0.0.1:port` (0: a free port the kernel picks); the port bound, or nil (errno says why).
 public func bindLoopback(_ fd: Int32, port: Int) -> Int? {
