@@ -107,28 +107,43 @@ extension SessionFanout {
                                         priority: SessionUpdatePolicy.priority(planned: planned, shown: known.records[session.device]?.shownStartAt,
                                                                                now: stream.now))
         } roles: { stream.roles[$0] }
-        let deliveries = await context.push.sendAll(pushes, kind: .update)
-        var accepted: [(device: String, token: String)] = []
+        var accepted = 0
+        var unrecorded: [(device: String, token: String)] = []
         var refused: [DeviceTokenStore.Invalidation] = []
         var retry = PushRetry()
-        for (session, delivery) in zip(addressed, deliveries) {
-            retry.note(delivery)
-            switch delivery {
-            case .accepted:
-                accepted.append((session.device, session.activityToken))
-            case .tokenRefused(let token, let reason):
-                // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
-                refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
-            case .rejected, .retry, .configurationError:
-                break
+        // Each batch's accepted updates are recorded as its answers arrive: a crash repeats only what is out.
+        await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+            var batch: [(device: String, token: String)] = []
+            for (session, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
+                retry.note(delivery)
+                switch delivery {
+                case .accepted:
+                    batch.append((session.device, session.activityToken))
+                case .tokenRefused(let token, let reason):
+                    // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
+                    refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
+                case .rejected, .retry, .configurationError:
+                    break
+                }
+            }
+            accepted += batch.count
+            guard !batch.isEmpty else { return }
+            let record = batch
+            do {
+                try await context.database.withConnection { connection in
+                    try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: record, shown: planned, on: connection)
+                }
+            } catch {
+                context.logger.warn("update deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
+                unrecorded += batch
             }
         }
-        let acceptedNow = accepted
+        let late = unrecorded
         let refusedTokens = refused
         try await context.database.transaction { connection in
             try DeviceTokenStore.clear(refusedTokens, on: connection)
-            try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: acceptedNow, shown: planned, on: connection)
+            try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: late, shown: planned, on: connection)
         }
-        return (accepted.count, retry.outcome())
+        return (accepted, retry.outcome())
     }
 }

@@ -26,7 +26,7 @@ struct SessionFanout: Sendable {
             try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now,
                                      viewerCount: stream.snapshot.viewerCount)
         } roles: { stream.roles[$0] }
-        let deliveries = await context.push.sendAll(pushes, kind: .end)
+        let (deliveries, deletedEarly) = await sendEnds(pushes, to: addressed, stream: streamID)
         // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
         // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
         var delivered: [Session] = []
@@ -65,7 +65,7 @@ struct SessionFanout: Sendable {
         let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
         let claimed = sessions.map(\.device)
         let window = EndDeliveryLedger.window(context.settings)
-        let (deleted, ledger) = try await context.database.transaction { connection in
+        let (deletedLate, ledger) = try await context.database.transaction { connection in
             try DeviceTokenStore.clear(refusedTokens, on: connection)
             let deleted = try SessionStore.delete(streamID, finished, on: connection)
             try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
@@ -74,6 +74,7 @@ struct SessionFanout: Sendable {
             try SessionStore.releaseEndClaims(streamID, devices: claimed, on: connection)
             return (deleted, ledger)
         }
+        let deleted = deletedEarly + deletedLate
         for reason in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: reason)
             context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])

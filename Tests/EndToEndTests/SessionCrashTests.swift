@@ -1,0 +1,87 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// SPEC 10.1: a worker SIGKILLed in the middle of an end or update fan-out repeats at most the pushes it had in
+/// flight. Exactly: the sessions whose push the service had accepted and the killed worker had not yet recorded.
+@Suite struct SessionCrashTests {
+    static let sessions = 1500
+
+    /// A stream `s1` with `sessions` iOS sessions of as many users.
+    static func streamWithSessions() async throws -> CountdownSystem {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "1", "PUSH_CONCURRENCY": "32"])
+        try await system.user("creator")
+        try await system.stream("s1", startsIn: 600, creator: "creator")
+        try await system.db.transaction { connection in
+            try connection.execute("INSERT INTO users (id, display_name) SELECT 'u' || i, 'User ' || i FROM generate_series(1, $1) i", [sessions])
+            try connection.execute("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token) SELECT 'd' || i, 'u' || i, 'ios', 'fcm-d' || i
+                FROM generate_series(1, $1) i
+                """, [sessions])
+            try connection.execute("""
+                INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token)
+                SELECT 's1', 'd' || i, 'u' || i, md5('a' || i) || md5('b' || i) FROM generate_series(1, $1) i
+                """, [sessions])
+        }
+        try await system.fault(["latencyMs": 40])
+        return system
+    }
+
+    @Test func aKilledWorkerRepeatsOnlyTheEndsInFlight() async throws {
+        let sessions = Self.sessions
+        let system = try await Self.streamWithSessions()
+        let doomed = try system.startWorker()
+        try await system.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's1'")
+        try await system.waitForPushes(timeout: .seconds(30), "the end fan-out under way") { $0.events("end").count >= 300 }
+        doomed.kill9()
+        // What the service took before the kill, and which of those sessions the killed worker had not deleted.
+        try await Task.sleep(for: .milliseconds(500))
+        let accepted = Set(try await system.pushes().events("end").compactMap(\.activityToken))
+        let left = try await system.query("SELECT live_activity_token FROM live_activity_sessions WHERE stream_id = 's1'")
+            .map { try $0.decode("live_activity_token", as: String.self) }
+        let inFlight = left.filter(accepted.contains).count
+
+        try system.startWorker()
+        try await waitUntil(timeout: .seconds(90), "every session ended") {
+            try await system.query("SELECT count(*) AS n FROM live_activity_sessions")[0].decode("n", as: Int.self) == 0
+        }
+        let ends = try await system.pushes().events("end")
+        #expect(Set(ends.compactMap(\.activityToken)).count == sessions, "every session got its end")
+        let duplicates = ends.count - sessions
+        print("end crash: \(accepted.count) accepted before the kill, \(left.count) sessions left, \(inFlight) of them accepted; \(duplicates) duplicates")
+        #expect(duplicates == inFlight, "repeated exactly the accepted ends the killed worker had not recorded")
+        #expect(duplicates <= 2 * 32, "at most the two PUSH_CONCURRENCY a fan-out hands the gateway at once (got \(duplicates))")
+        await system.stop()
+    }
+
+    @Test func aKilledWorkerRepeatsOnlyTheUpdatesInFlight() async throws {
+        let sessions = Self.sessions
+        let system = try await Self.streamWithSessions()
+        let doomed = try system.startWorker()
+        try await system.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '10 minutes' WHERE id = 's1'")
+        let planned = try await system.plannedStart("s1")
+        try await system.waitForPushes(timeout: .seconds(30), "the update fan-out under way") { $0.events("update").count >= 300 }
+        doomed.kill9()
+        try await Task.sleep(for: .milliseconds(500))
+        let accepted = Set(try await system.pushes().events("update").compactMap(\.activityToken))
+        let recorded = Set(try await system.query("""
+            SELECT token FROM countdown_session_deliveries WHERE stream_id = 's1' AND channel = 'live_activity' AND shown_start_at = $1
+            """, [planned]).map { try $0.decode("token", as: String.self) })
+        let inFlight = accepted.subtracting(recorded).count
+
+        try system.startWorker()
+        try await waitUntil(timeout: .seconds(90), "every session shows the new start") {
+            try await system.query("""
+                SELECT count(*) AS n FROM countdown_session_deliveries WHERE stream_id = 's1' AND shown_start_at = $1
+                """, [planned])[0].decode("n", as: Int.self) == sessions
+        }
+        let updates = try await system.pushes().events("update")
+        #expect(Set(updates.compactMap(\.activityToken)).count == sessions, "every session got the update")
+        let duplicates = updates.count - sessions
+        print("update crash: \(accepted.count) accepted before the kill, \(recorded.count) recorded, \(inFlight) accepted and not recorded; \(duplicates) duplicates")
+        #expect(duplicates == inFlight, "repeated exactly the accepted updates the killed worker had not recorded")
+        #expect(duplicates <= 2 * 32, "at most the two PUSH_CONCURRENCY a fan-out hands the gateway at once (got \(duplicates))")
+        await system.stop()
+    }
+}
