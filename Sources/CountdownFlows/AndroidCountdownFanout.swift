@@ -34,31 +34,36 @@ struct AndroidCountdownFanout: Sendable {
             try context.payloads.androidEnd(try prepared.get(), reason: reason, role: stream.roles[countdown.user], language: language,
                                                    now: stream.now, seq: countdown.seq, viewerCount: stream.viewerCount)
         }
-        let deliveries = await context.push.sendAll(pushes, kind: .end)
         var settlements: [AndroidCountdownStore.Settlement] = []
         var refused: [DeviceTokenStore.Invalidation] = []
         var failures = unreachable.map { EndDeliveryLedger.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
         var retryAfter: Duration?
         var recovery = SessionFanout.RecoveryWait()
-        for (countdown, delivery) in zip(addressed, deliveries) {
-            recovery.note(delivery)
-            switch delivery {
-            case .accepted:
-                settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: reason.rawValue))
-            case .tokenRefused(let token, let why):
-                // The app is gone from the device (or the token moved): nothing can reach this countdown any more.
-                refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
-                                                             reason: why, stream: streamID))
-                settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: "dead_token:" + why))
-            case .rejected:
-                failures.append(.init(device: countdown.device, token: "", reason: "rejected"))
-            case .retry(let after, _):
-                failures.append(.init(device: countdown.device, token: "", reason: "retry"))
-                if let after { retryAfter = max(retryAfter ?? .zero, after) }
-            case .configurationError:
-                failures.append(.init(device: countdown.device, token: "", reason: "config"))
-                retryAfter = max(retryAfter ?? .zero, .seconds(60))
+        var recorded = 0
+        await context.push.sendEach(pushes, kind: .end, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+            var accepted: [AndroidCountdownStore.Settlement] = []
+            for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
+                recovery.note(delivery)
+                switch delivery {
+                case .accepted:
+                    accepted.append(.init(user: countdown.user, device: countdown.device, endedReason: reason.rawValue))
+                case .tokenRefused(let token, let why):
+                    // The app is gone from the device (or the token moved): nothing can reach this countdown any more.
+                    refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                                                                 reason: why, stream: streamID))
+                    settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: "dead_token:" + why))
+                case .rejected:
+                    failures.append(.init(device: countdown.device, token: "", reason: "rejected"))
+                case .retry(let after, _):
+                    failures.append(.init(device: countdown.device, token: "", reason: "retry"))
+                    if let after { retryAfter = max(retryAfter ?? .zero, after) }
+                case .configurationError:
+                    failures.append(.init(device: countdown.device, token: "", reason: "config"))
+                    retryAfter = max(retryAfter ?? .zero, .seconds(60))
+                }
             }
+            // Recorded as the answers arrive: a crash repeats only the ends out (SPEC 10.1).
+            if await record(accepted, stream: streamID, ended: true) { recorded += accepted.count } else { settlements += accepted }
         }
         let failed = failures
         let released = failed.compactMap { failure in countdowns.first { $0.device == failure.device } }
@@ -83,7 +88,7 @@ struct AndroidCountdownFanout: Sendable {
             return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
-        return .done(detail: "ended \(settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
+        return .done(detail: "ended \(recorded + settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
     }
 
     /// Update messages with the new planned start to the stream's live Android countdowns that do not show it yet
@@ -108,22 +113,27 @@ struct AndroidCountdownFanout: Sendable {
                                                       seq: countdown.seq, lastAcceptedStart: countdown.lastAcceptedStart,
                                                       viewerCount: stream.viewerCount)
         }
-        let deliveries = await context.push.sendAll(pushes, kind: .update)
         var settlements = unreachable.map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
         var refused: [DeviceTokenStore.Invalidation] = []
         var retry = PushRetry()
-        for (countdown, delivery) in zip(addressed, deliveries) {
-            retry.note(delivery)
-            switch delivery {
-            case .accepted:
-                settlements.append(.init(user: countdown.user, device: countdown.device, accepted: true))
-            case .tokenRefused(let token, let why):
-                refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
-                                                             reason: why, stream: streamID))
-                settlements.append(.init(user: countdown.user, device: countdown.device))
-            case .rejected, .retry, .configurationError:
-                settlements.append(.init(user: countdown.user, device: countdown.device))
+        var recorded = 0
+        await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+            var accepted: [AndroidCountdownStore.Settlement] = []
+            for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
+                retry.note(delivery)
+                switch delivery {
+                case .accepted:
+                    accepted.append(.init(user: countdown.user, device: countdown.device, accepted: true))
+                case .tokenRefused(let token, let why):
+                    refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                                                                 reason: why, stream: streamID))
+                    settlements.append(.init(user: countdown.user, device: countdown.device))
+                case .rejected, .retry, .configurationError:
+                    settlements.append(.init(user: countdown.user, device: countdown.device))
+                }
             }
+            // Recorded as the answers arrive: a crash repeats only the updates out (SPEC 10.1).
+            if await record(accepted, stream: streamID, plannedStart: planned) { recorded += accepted.count } else { settlements += accepted }
         }
         let written = settlements
         let invalidations = refused
@@ -133,7 +143,7 @@ struct AndroidCountdownFanout: Sendable {
         }
         if let retry = retry.outcome() { return retry }
         if let waitForStarts { return waitForStarts }
-        return .done(detail: "updated \(written.filter(\.accepted).count) of \(countdowns.count) android countdowns")
+        return .done(detail: "updated \(recorded + written.filter(\.accepted).count) of \(countdowns.count) android countdowns")
     }
 
     /// The stream's texts, prepared once for all its devices.

@@ -1,0 +1,23 @@
+import CountdownStore
+import Foundation
+
+extension AndroidCountdownFanout {
+    /// Writes one batch's accepted updates or ends as its answers arrive (an end also settles its delivery
+    /// attempts), so a crash repeats only what is out. False when the write failed: the caller writes them with the
+    /// fan-out's outcome instead, and until then a crash would repeat these too.
+    func record(_ accepted: [AndroidCountdownStore.Settlement], stream streamID: String, plannedStart: Date? = nil,
+                ended: Bool = false) async -> Bool {
+        guard !accepted.isEmpty else { return true }
+        do {
+            try await context.database.transaction { connection in
+                try AndroidCountdownStore.settle(streamID, accepted, plannedStart: plannedStart, on: connection)
+                if ended { try EndDeliveryLedger.settled(accepted.map(\.device), stream: streamID, on: connection) }
+            }
+            return true
+        } catch {
+            context.logger.warn("android countdown deliveries could not be recorded as they arrived",
+                                ["stream": .string(streamID), "error": .error(error)])
+            return false
+        }
+    }
+}
