@@ -12,6 +12,9 @@ DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 RATE = "$__rate_interval"
 SCOPE = 'namespace=~"$namespace", job=~"$job"'
 METRIC = re.compile(r"\b(countdown_[a-z_]+)(\{)?")
+# The `platform` label of countdown_pushes_total and countdown_skips_total, as panels describe it.
+PLATFORMS = ("Platform: ios for Live Activity pushes, android for the Android countdown's data messages, any for "
+             "reminders (one notification to each device of either platform).")
 
 
 def scoped(expr):
@@ -126,11 +129,15 @@ def panels():
     layout.add(timeseries("Jobs by kind and outcome", "Jobs finished per second.",
                           [(f"sum by (kind, outcome) (rate(countdown_jobs_total[{RATE}]))", "{{kind}} {{outcome}}")],
                           "ops", stack=True), 12, 8)
-    layout.add(timeseries("Pushes by kind and result", "Push attempts per second.",
-                          [(f"sum by (kind, result) (rate(countdown_pushes_total[{RATE}]))", "{{kind}} {{result}}")],
+    layout.add(timeseries("Pushes by platform, kind and result", "Push attempts per second. " + PLATFORMS,
+                          [(f"sum by (platform, kind, result) (rate(countdown_pushes_total[{RATE}]))",
+                            "{{platform}} {{kind}} {{result}}")],
                           "ops", stack=True), 12, 8)
-    layout.add(timeseries("Skipped decisions", "Jobs that decided to send nothing, by reason.",
-                          [(f"sum by (kind, reason) (rate(countdown_skips_total[{RATE}]))", "{{kind}} {{reason}}")],
+    layout.add(timeseries("Skipped decisions", "Decisions to send nothing, by platform, job kind and reason (a start "
+                          "skips an ineligible device with its platform: `not_ios` is an Android device while "
+                          "ANDROID_COUNTDOWN is off; `any` is a decision about no one device).",
+                          [(f"sum by (platform, kind, reason) (rate(countdown_skips_total[{RATE}]))",
+                            "{{platform}} {{kind}} {{reason}}")],
                           "ops", stack=True), 12, 8)
     layout.add(timeseries("Worker slots", "Jobs in flight against the concurrency limit, per worker.",
                           [('sum by (instance) (countdown_worker_slots{state="busy"})', "{{instance}} busy"),
@@ -139,9 +146,9 @@ def panels():
                           "none"), 12, 8)
 
     layout.row("Push results")
-    layout.add(timeseries("Push failures by reason", "Everything but accepted pushes, by result and reason.",
-                          [(f'sum by (result, reason) (rate(countdown_pushes_total{{result!="accepted"}}[{RATE}]))',
-                            "{{result}} {{reason}}")],
+    layout.add(timeseries("Push failures by reason", "Everything but accepted pushes, by platform, result and reason.",
+                          [(f'sum by (platform, result, reason) (rate(countdown_pushes_total{{result!="accepted"}}[{RATE}]))',
+                            "{{platform}} {{result}} {{reason}}")],
                           "ops", stack=True), 12, 8)
     layout.add(timeseries("Push latency", "Provider round trip per push, by transport.",
                           quantiles("countdown_push_latency_seconds", ["transport"]), "s"), 12, 8)
@@ -154,6 +161,35 @@ def panels():
                             f" / sum(rate(countdown_pushes_total[{RATE}]))", "error ratio")],
                           "percentunit"), 12, 8)
 
+    layout.row("Platforms and the Android countdown")
+    layout.add(timeseries("Pushes by platform", "Accepted and not accepted pushes per second, by platform. "
+                          + PLATFORMS,
+                          [(f'sum by (platform) (rate(countdown_pushes_total{{result="accepted"}}[{RATE}]))',
+                            "{{platform}} accepted"),
+                           (f'sum by (platform) (rate(countdown_pushes_total{{result!="accepted"}}[{RATE}]))',
+                            "{{platform}} not accepted")],
+                          "ops"), 12, 8)
+    layout.add(timeseries("Push error ratio by platform", "Rejected, retried and misconfigured pushes over all "
+                          "pushes of each platform (dead tokens excluded, as in the CountdownPushErrorRate alert).",
+                          [(f'sum by (platform) (rate(countdown_pushes_total{{result!~"accepted|dead_token"}}[{RATE}]))'
+                            f" / sum by (platform) (rate(countdown_pushes_total[{RATE}]))", "{{platform}}")],
+                          "percentunit"), 12, 8)
+    layout.add(timeseries("Android countdown messages", "The Android countdown's data messages (ANDROID_COUNTDOWN, "
+                          "SPEC 10.4) per second, by job kind (start, update, end) and result.",
+                          [(f'sum by (kind, result) (rate(countdown_pushes_total{{platform="android"}}[{RATE}]))',
+                            "{{kind}} {{result}}")],
+                          "ops", stack=True), 12, 8)
+    layout.add(timeseries("Android countdown ends",
+                          "End messages to Android devices, by result and reason: accepted ends dismiss the "
+                          "countdown; dead_token ends clear the token; retries wait for the push service; ends "
+                          "skipped for a device without an FCM token (no_fcm_token). Ends given up on are in "
+                          "\"Undeliverable end pushes\" (both platforms).",
+                          [(f'sum by (result, reason) (increase(countdown_pushes_total{{platform="android", kind="end"}}[{RATE}]))',
+                            "{{result}} {{reason}}"),
+                           (f'sum by (reason) (increase(countdown_skips_total{{platform="android", kind="end"}}[{RATE}]))',
+                            "skipped {{reason}}")],
+                          "none"), 12, 8)
+
     layout.row("Push safety")
     layout.add(timeseries("Token guard and paused job kinds",
                           "1 while the token guard holds token refusals back (no token is cleared); 1 per job kind "
@@ -161,8 +197,8 @@ def panels():
                           [("max(countdown_push_token_guard_tripped)", "token guard tripped"),
                            ("max by (kind) (countdown_queue_paused)", "paused {{kind}}")], "none"), 12, 8)
     layout.add(timeseries("Undeliverable end pushes",
-                          "Sessions given up on when their end push's dismissal window closed, by last reason "
-                          "(countdown-admin show lists them).",
+                          "iOS sessions and Android countdowns given up on when their end's dismissal window "
+                          "closed, by last reason (countdown-admin show lists them).",
                           [(f"sum by (reason) (increase(countdown_end_undeliverable_total[{RATE}]))", "{{reason}}")],
                           "none"), 12, 8)
 

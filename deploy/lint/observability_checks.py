@@ -29,6 +29,13 @@ DASHBOARD_MUST_SHOW = {
     "API requests": "countdown_api_requests_total",
     "API latency": "countdown_api_request_duration_seconds_bucket",
 }
+# Breakdowns the dashboard must show: a query of the metric that sums by the label (SPEC 10.4: pushes and
+# skips by platform).
+DASHBOARD_MUST_GROUP = {
+    "pushes by platform": ("countdown_pushes_total", "platform"),
+    "skips by platform": ("countdown_skips_total", "platform"),
+}
+GROUPING = re.compile(r"\bby\s*\(([^)]*)\)")
 # Variables every query must use: one Prometheus may watch several deployments.
 DASHBOARD_SCOPE = ("namespace", "job")
 ALERTS_MUST_COVER = {
@@ -69,6 +76,7 @@ def check_dashboard(repo, catalog, report):
             report.error(DASHBOARD, f"has no {variable} variable")
     ids = set()
     used = set()
+    grouped = set()
     count = 0
     for panel in dashboard.get("panels", []):
         where = f"{DASHBOARD} panel {panel.get('id')} ({panel.get('title')})"
@@ -88,7 +96,10 @@ def check_dashboard(repo, catalog, report):
             if target.get("refId") in ref_ids:
                 report.error(where, f"duplicate refId {target.get('refId')}")
             ref_ids.add(target.get("refId"))
-            used |= check_expression(grafana_to_promql(target.get("expr", "")), catalog, where, report)
+            metrics = check_expression(grafana_to_promql(target.get("expr", "")), catalog, where, report)
+            used |= metrics
+            grouped |= {(metric, label.strip()) for metric in metrics
+                        for labels in GROUPING.findall(target.get("expr", "")) for label in labels.split(",")}
             for variable in DASHBOARD_SCOPE:
                 if f"${variable}" not in target.get("expr", ""):
                     report.error(where, f"query {target.get('refId')} is not narrowed to ${variable}")
@@ -98,6 +109,9 @@ def check_dashboard(repo, catalog, report):
     for topic, metric in DASHBOARD_MUST_SHOW.items():
         if metric not in used:
             report.error(DASHBOARD, f"shows no {topic} ({metric})")
+    for topic, (metric, label) in DASHBOARD_MUST_GROUP.items():
+        if (metric, label) not in grouped:
+            report.error(DASHBOARD, f"shows no {topic} (a query of {metric} summed by {label})")
     return count
 
 

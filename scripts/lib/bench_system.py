@@ -6,6 +6,10 @@ iOS devices plus ineligible ones. With the repeat worker count (default 2) it ru
 (memory must not grow) and then the reminder fan-out: R active reminders (default 100,000) on one popular stream.
 The fake FCM answers every send after a fixed latency (default 30 ms).
 
+With `--android-share F` the workers run with ANDROID_COUNTDOWN=on and that share of the eligible devices (of the
+bursts and the giant stream) is Android with an FCM token instead of iOS: the same devices get a start, each on
+its platform (SPEC 10.4), and the Android countdown's starts are counted with the iOS starts.
+
 Timing: streams are inserted with a planned start a day away, the outbox relay queues their jobs, then one
 UPDATE moves every planned start to (due second + START_LEAD_SECONDS); the due second is chosen after
 measuring how fast the relay drains, so every start job is queued before it is due. Seeding and relaying
@@ -25,8 +29,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from countdown_system import (  # noqa: E402
-    Deployment, HarnessError, PushTally, Servers, children_of, compare, expected_starts, ledger_counts, percentile, seed_people_sql,
-    seed_streams_sql, stop_process, wait_for)
+    Deployment, HarnessError, PushTally, Servers, android_device_sql, children_of, compare, expected_starts, is_android_start,
+    ledger_counts, percentile, seed_people_sql, seed_streams_sql, stop_process, wait_for)
 
 MB = 1024.0
 TARGET_START_SECONDS = 15
@@ -55,6 +59,9 @@ def parse_arguments():
     parser.add_argument("--repeat", type=int, default=3, help="back-to-back bursts with the repeat worker count (default 3)")
     parser.add_argument("--repeat-workers", type=int, default=2, help="worker count for repeated bursts and reminders (default 2)")
     parser.add_argument("--latency-ms", type=int, default=30, help="fake FCM answer latency (default 30)")
+    parser.add_argument("--android-share", type=float, default=0.0, metavar="F",
+                        help="share (0-1) of the eligible devices that are Android, with ANDROID_COUNTDOWN=on (default 0: "
+                             "iOS only, the flag off)")
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE", help="extra worker environment")
     parser.add_argument("--profile", action="store_true", help="pg_stat_statements: print the statements that dominate each burst")
     parser.add_argument("--perf", metavar="DIR",
@@ -67,6 +74,8 @@ def parse_arguments():
     arguments.worker_counts = [int(part) for part in arguments.workers.split(",") if part]
     if arguments.streams < 1 or any(count < 1 for count in arguments.worker_counts):
         parser.error("--streams and --workers must be positive")
+    if not 0 <= arguments.android_share <= 1:
+        parser.error("--android-share must be between 0 and 1")
     return arguments
 
 
@@ -115,6 +124,9 @@ class Bench:
         if arguments.profile:
             self.servers.enable_statement_statistics()
         settings = dict(item.split("=", 1) for item in arguments.worker_env)
+        self.android = arguments.android_share > 0
+        if self.android:
+            settings.setdefault("ANDROID_COUNTDOWN", "on")
         # Record lines are gathered for 5 ms (their receivedAt is still the second each message was accepted):
         # one write per message cost the fake, which shares the cores with what is measured, a tenth of its CPU.
         self.deployment = Deployment(self.servers, "bench", settings=settings, fake_record_flush_ms=5)
@@ -124,6 +136,7 @@ class Bench:
         self.tally = PushTally(self.deployment.fake)
         self.relay_rows_per_second = None
         self.results = {"streams": arguments.streams, "reminders": arguments.reminders, "latencyMs": arguments.latency_ms,
+                        "androidShare": arguments.android_share,
                         "cores": os.cpu_count(), "bursts": [], "reminderFanout": None, "workerExits": {}}
         # Text keys compare by bytes under the C collation and through strcoll under any other: PostgreSQL's CPU
         # per push depends on it (docs/capacity.md). COUNTDOWN_PG_LOCALE picks the throwaway cluster's locale.
@@ -133,7 +146,7 @@ class Bench:
 
     def seed_people(self):
         started = time.time()
-        self.deployment.sql(seed_people_sql("b", self.arguments.streams) + ANALYZE)
+        self.deployment.sql(seed_people_sql("b", self.arguments.streams, android_share=self.arguments.android_share) + ANALYZE)
         elapsed = time.time() - started
         counts = self.deployment.sql("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM devices)", single_transaction=False)[0]
         self.results["seedPeople"] = {"seconds": round(elapsed, 2), "users": int(counts[0]), "devices": int(counts[1])}
@@ -258,7 +271,7 @@ class Bench:
             seed_streams_sql("b", prefix, streams, "now() + interval '1 day'") + ANALYZE, streams * 4,
             f"UPDATE streams SET planned_start_at = to_timestamp({{due}} + {self.deployment.start_lead}) WHERE id LIKE '{prefix}%'",
             streams)
-        expected = expected_starts(self.deployment, prefix)
+        expected = expected_starts(self.deployment, prefix, android=self.android)
         log(f"burst {prefix}: {len(expected)} starts due at {time.strftime('%H:%M:%S', time.localtime(due))} "
             f"(relay {timings['relaySeconds']}s for {timings['outboxRows']} rows)")
         self.reset_statement_statistics()
@@ -282,7 +295,7 @@ class Bench:
         last = max(lateness) if lateness else None
         result = {
             "workers": workers, "run": run, "dueSecond": due, "complete": complete, "loadAverage": round(load, 1),
-            "seeding": timings, **counts, "ledger": ledger,
+            "seeding": timings, **counts, "ledger": ledger, **android_counts(expected, self.tally.start_keys(prefix)),
             "dueToLastSeconds": round(last, 2) if last is not None else None,
             "pushesPerSecond": round(len(times) / last) if last else None,
             "latenessP50": round(percentile(lateness, 0.50), 2) if lateness else None,
@@ -362,13 +375,15 @@ class Bench:
         (START_PAGE_SIZE) and its claims kept alive; every start within the target, none twice."""
         guests = self.arguments.giant_guests
         stream = "gs.giant"
+        android = android_device_sql("'gsd' || i || '_' || j", self.arguments.android_share)
         log(f"giant stream: seeding a creator and {guests} guests with two devices each")
         insert = f"""
             INSERT INTO users (id, display_name, locale)
             SELECT 'gsu' || i, 'Guest ' || i, 'tr' FROM generate_series(0, {guests}) i;
             INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
-            SELECT 'gsd' || i || '_' || j, 'gsu' || i, 'ios', 'fcm-gs-' || md5('gs' || i || '_' || j) || lpad((i * 2 + j)::text, 8, '0'),
-                   md5('pts-gs' || i || '_' || j) || md5('gs' || i)
+            SELECT 'gsd' || i || '_' || j, 'gsu' || i, CASE WHEN {android} THEN 'android' ELSE 'ios' END,
+                   'fcm-gs-' || md5('gs' || i || '_' || j) || lpad((i * 2 + j)::text, 8, '0'),
+                   CASE WHEN {android} THEN NULL ELSE md5('pts-gs' || i || '_' || j) || md5('gs' || i) END
             FROM generate_series(0, {guests}) i, generate_series(1, 2) j;
             DELETE FROM countdown_outbox WHERE topic = 'device';
             INSERT INTO streams (id, title, planned_start_at) VALUES ('{stream}', 'Dev yayın', now() + interval '1 day');
@@ -377,7 +392,7 @@ class Bench:
         """ + ANALYZE
         due, timings = self.queue_with_due_second(
             insert, guests + 3, f"UPDATE streams SET planned_start_at = to_timestamp({{due}} + {self.deployment.start_lead}) WHERE id = '{stream}'", 1)
-        expected = expected_starts(self.deployment, "gs.")
+        expected = expected_starts(self.deployment, "gs.", android=self.android)
         log(f"giant stream: {len(expected)} starts due at {time.strftime('%H:%M:%S', time.localtime(due))}")
         wait_for(lambda: time.time() >= due - 0.5, 900, "the giant stream's due second")
         before = self.snapshot()
@@ -392,7 +407,7 @@ class Bench:
         counts = compare(expected, self.tally.start_keys("gs."))
         last = max(times) - due if times else None
         self.results["giantStream"] = {
-            "guests": guests, "complete": complete, **counts, "seeding": timings,
+            "guests": guests, "complete": complete, **counts, **android_counts(expected, self.tally.start_keys("gs.")), "seeding": timings,
             "dueToLastSeconds": round(last, 2) if last is not None else None, "usage": self.usage(before, after)}
         log(f"giant stream: {counts['accepted']} accepted, last {self.results['giantStream']['dueToLastSeconds']}s after due, "
             f"lost {counts['lost']}, duplicated {counts['duplicated']}; "
@@ -428,6 +443,12 @@ class Bench:
 
 
 # MARK: - Report
+
+
+def android_counts(expected, accepted_keys):
+    """How many of the expected and of the accepted starts are the Android countdown's."""
+    return {"androidExpected": sum(1 for key in expected if is_android_start(key)),
+            "androidAccepted": sum(1 for key in accepted_keys if is_android_start(key))}
 
 
 def worker_warnings(offsets):
@@ -597,6 +618,11 @@ def print_report(results, arguments):
     people = results.get("seedPeople", {})
     out.write(f"\nscripts/bench system: {arguments.streams} streams per burst, fake FCM latency {arguments.latency_ms} ms, "
               f"{results['cores']} cores, PostgreSQL collation {results.get('postgresCollation')}\n")
+    if arguments.android_share > 0:
+        out.write(f"Android share {arguments.android_share:g} of the eligible devices (ANDROID_COUNTDOWN=on): Android countdown "
+                  "starts accepted/expected per burst: "
+                  + ", ".join(f"w{b['workers']}r{b['run']} {b['androidAccepted']}/{b['androidExpected']} of {b['accepted']}"
+                              for b in results["bursts"]) + "\n")
     out.write(f"seeding people: {people.get('users')} users, {people.get('devices')} devices in {people.get('seconds')}s\n")
     for entry in results.get("startupReconcile", []):
         out.write(f"workers started ({entry['workers']}): startup reconcile over {entry['streams']} streams took {entry['seconds']}s\n")
@@ -649,7 +675,8 @@ def print_report(results, arguments):
     giant = results.get("giantStream")
     if giant:
         usage = giant["usage"]
-        out.write(f"\ngiant stream: {giant['accepted']}/{giant['expected']} starts of one stream, due→last {giant['dueToLastSeconds']}s, "
+        out.write(f"\ngiant stream: {giant['accepted']}/{giant['expected']} starts of one stream ({giant['androidAccepted']} Android), "
+                  f"due→last {giant['dueToLastSeconds']}s, "
                   f"lost {giant['lost']}, duplicated {giant['duplicated']}; worker CPU {'+'.join(str(v) for v in usage['workerCpuSeconds'])}s, "
                   f"PG CPU {usage['postgresCpuSeconds']}s\n")
     if arguments.profile:

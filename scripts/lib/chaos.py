@@ -28,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from countdown_system import (  # noqa: E402
-    Deployment, HarnessError, PushTally, Servers, compare, expected_starts, ledger_counts, parse_iso_time, percentile,
-    seed_people_sql, seed_streams_sql, wait_for)
+    Deployment, HarnessError, PushTally, Servers, compare, expected_starts, is_android_start, ledger_counts, parse_iso_time,
+    percentile, seed_people_sql, seed_streams_sql, wait_for)
 from sentinel_set import SentinelSet  # noqa: E402
 
 # The queue's retry policy (DelayQueue.RetryPolicy defaults): backoff base × 2^(attempt−1), half of it jittered.
@@ -253,8 +253,8 @@ def scenario_kill_workers_android(s):
     """19. Scenario 1 with ANDROID_COUNTDOWN=on: the Android devices' countdown starts go through the same ledger, so
     lost 0 and duplicated ≤ pushes in flight hold for both platforms together."""
     scenario_kill_workers(s)
-    android = sum(1 for key in s.expected if key[1] and key[1].startswith("fcm-"))
-    accepted = sum(1 for key in set(s.accepted_keys()) if key[1] and key[1].startswith("fcm-"))
+    android = sum(1 for key in s.expected if is_android_start(key))
+    accepted = sum(1 for key in set(s.accepted_keys()) if is_android_start(key))
     s.note(f"{android} Android countdown starts expected, {accepted} accepted")
     s.check(android > 0 and accepted == android, f"every Android device got its countdown start ({accepted}/{android})")
 

@@ -668,7 +668,7 @@ class Deployment:
 # MARK: - Seeding (set-based, as the backend would write the rows)
 
 
-def seed_people_sql(prefix, streams, token_base=0):
+def seed_people_sql(prefix, streams, token_base=0, android_share=0.0):
     """Users and devices for `streams` streams of three participants each (creator k=0, guests k=1, 2).
 
     Each user gets 1 or 2 eligible iOS devices (by the parity of i+k), and some get ineligible ones: an Android
@@ -676,7 +676,12 @@ def seed_people_sql(prefix, streams, token_base=0):
     in a distinct 8-digit number, so the fake's logs (which show the last 8 characters) tell devices apart.
     The device outbox rows are removed in the same transaction: these devices registered before any of the
     seeded streams existed, so their backfills would find nothing (and are not what is measured).
+
+    `android_share` (0-1, for `ANDROID_COUNTDOWN=on`): that share of the eligible devices (chosen by a hash of the
+    device id, `android_device_sql`) is Android with an FCM token and no push-to-start token, and the ineligible
+    Android device has no FCM token, so the same devices get a start as with 0, only on either platform.
     """
+    android = android_device_sql(f"'{prefix}d' || i || '_' || k || '_' || j", android_share)
     return f"""
         INSERT INTO users (id, display_name, locale)
         SELECT '{prefix}u' || i || '_' || k, 'User ' || i || ' ' || k, CASE WHEN (i + k) % 4 = 0 THEN 'en' ELSE 'tr' END
@@ -684,9 +689,10 @@ def seed_people_sql(prefix, streams, token_base=0):
 
         INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token, locale)
         SELECT '{prefix}d' || i || '_' || k || '_' || j, '{prefix}u' || i || '_' || k,
-               CASE WHEN j = 3 THEN 'android' ELSE 'ios' END,
-               'fcm-' || md5('{prefix}' || i || '_' || k || '_' || j) || lpad(({token_base} + (i * 3 + k) * 5 + j)::text, 8, '0'),
-               CASE WHEN j <= 2 THEN md5('pts-{prefix}' || i || '_' || k || '_' || j) || md5('{prefix}' || i) ELSE NULL END,
+               CASE WHEN j = 3 OR (j <= 2 AND {android}) THEN 'android' ELSE 'ios' END,
+               CASE WHEN j = 3 AND {android_share} > 0 THEN NULL
+                    ELSE 'fcm-' || md5('{prefix}' || i || '_' || k || '_' || j) || lpad(({token_base} + (i * 3 + k) * 5 + j)::text, 8, '0') END,
+               CASE WHEN j <= 2 AND NOT {android} THEN md5('pts-{prefix}' || i || '_' || k || '_' || j) || md5('{prefix}' || i) ELSE NULL END,
                CASE WHEN (i + j) % 7 = 0 THEN 'en-US' ELSE NULL END
         FROM generate_series(1, {streams}) i, generate_series(0, 2) k, generate_series(1, 4) j
         WHERE (j = 1)
@@ -696,6 +702,20 @@ def seed_people_sql(prefix, streams, token_base=0):
 
         DELETE FROM countdown_outbox WHERE topic = 'device';
     """
+
+
+def android_device_sql(device_id_sql, share):
+    """An SQL condition true for about `share` (0-1) of devices, by the first two bytes of the md5 of their id
+    (`device_id_sql`, an SQL expression): the same devices in every run; always false for 0."""
+    if share <= 0:
+        return "false"
+    return f"(get_byte(decode(md5({device_id_sql}), 'hex'), 0) * 256 + get_byte(decode(md5({device_id_sql}), 'hex'), 1)) < {round(share * 65536)}"
+
+
+def is_android_start(key):
+    """Whether a start key (`start_key`) is an Android countdown's: seeded FCM tokens start with `fcm-`,
+    push-to-start tokens are hexadecimal."""
+    return bool(key[1]) and key[1].startswith("fcm-")
 
 
 def seed_streams_sql(people_prefix, stream_prefix, streams, planned_sql):
