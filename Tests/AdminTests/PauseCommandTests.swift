@@ -25,6 +25,18 @@ import Testing
         }
     }
 
+    /// `--actor NAME` names who paused and resumed in `countdown_pause`, as it does in the audit.
+    @Test func theActorNamedIsRecorded() async throws {
+        try await AdminFixture.with { fixture in
+            #expect(try await fixture.admin("pause", "--kind", "reminder", "--actor", "on-call ayse", "--yes").status == 0)
+            var actor: String = try await fixture.query("SELECT actor FROM countdown_pause WHERE kind = 'reminder'")[0].decode("actor")
+            #expect(actor == "countdown-admin (on-call ayse)")
+            #expect(try await fixture.admin("resume", "--kind", "reminder", "--actor=deniz").status == 0)
+            actor = try await fixture.query("SELECT actor FROM countdown_pause WHERE kind = 'reminder'")[0].decode("actor")
+            #expect(actor == "countdown-admin (deniz)")
+        }
+    }
+
     /// SPEC 10.3: `pause --kind start`, Redis loses its data, `reconcile`: the start job is rebuilt and held, nothing
     /// is claimable; PostgreSQL says who paused, why and since when; `resume` (recorded there too) releases it.
     @Test func aPauseSurvivesRedisLosingItsDataAndAReconcile() async throws {
