@@ -62,4 +62,30 @@ import Testing
             #expect(gateway.sent.value.filter { $0.event == .start }.count == 1, "one start per generation")
         }
     }
+
+    /// A stream moved 9 hours later, then back before the new T-lead (found by chaos scenario 20): the device whose
+    /// activity was ended at the first move gets a new push-to-start from the stream's start job.
+    @Test func aStreamMovedBackAfterALongRescheduleStartsTheDeviceAgain() async throws {
+        try await MigratedDatabase.with(prefix: "lifeback") { client in
+            try await client.transaction { connection in
+                try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1"])], on: connection)
+                try connection.execute("INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, sent_at) VALUES ('s', 'u1', 'd1', 'sent', now() - interval '1 minute')")
+                try connection.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd1', 'u1', 'r-d1')")
+                try connection.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '9 hours' WHERE id = 's'")
+            }
+            let gateway = AcceptingGateway()
+            let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(),
+                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+            let handler = JobHandler(context: context)
+            _ = try await handler.handle(.update(stream: "s"))
+            let retired = try await client.query("SELECT count(*) AS n FROM countdown_retired_sessions WHERE stream_id = 's'")[0].decode("n", as: Int.self)
+            #expect(retired == 1, "the outlived activity is ended at once")
+            // Moved back inside the start window: 8 hours after the first push-to-start no longer separate them.
+            try await client.execute("UPDATE streams SET planned_start_at = now() + interval '20 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.start(stream: "s"))
+            #expect(gateway.tokens(.start) == ["pts-d1"], "the device shows nothing unless it gets a new push-to-start")
+            let generation = try await client.query("SELECT generation FROM countdown_start_ledger WHERE stream_id = 's'")[0].decode("generation", as: Int.self)
+            #expect(generation == 2)
+        }
+    }
 }

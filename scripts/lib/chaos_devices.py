@@ -158,16 +158,19 @@ class RecordFollower:
         return [json.loads(line) for line in lines if line]
 
 
-def _operations(s, fleet, rng, t0, window):
+def _operations(s, fleet, rng, t0, window, opened_at):
     """(moment, description, function) for the run's operations, in time order."""
     ops = []
     streams = list(fleet.participants)
     # Every kind at least once (a roll inside its band), then at random.
-    forced = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65, 0.9]
+    forced = [0.1, 0.2, 0.3, 0.38, 0.41, 0.5, 0.6, 0.65, 0.9]
     rng.shuffle(forced)
     for index, stream in enumerate(streams):
         at = t0 + rng.uniform(1, window)
         roll = forced[index] if index < len(forced) else rng.random()
+        if 0.37 <= roll < 0.42:
+            # After the activities started and their sessions registered: they outlive their 8 hours and are dismissed.
+            at = max(at, opened_at[stream] + rng.uniform(6, 9))
         if roll < 0.15:
             ops.append((at, "reschedule later", lambda st=stream: ("later", st, rng.uniform(5, 30))))
         elif roll < 0.27:
@@ -175,8 +178,11 @@ def _operations(s, fleet, rng, t0, window):
         elif roll < 0.37:
             ops.append((at, "reschedule past 15 minutes", lambda st=stream: ("set", st, 20 * 60)))
             ops.append((at + rng.uniform(2, 5), "reschedule back inside 15 minutes", lambda st=stream: ("set", st, rng.uniform(12, 25))))
+        elif roll < 0.40:
+            ops.append((at, "reschedule by 9 hours", lambda st=stream: ("later", st, NINE_HOURS)))
         elif roll < 0.42:
             ops.append((at, "reschedule by 9 hours", lambda st=stream: ("later", st, NINE_HOURS)))
+            ops.append((at + rng.uniform(3, 6), "reschedule back from 9 hours", lambda st=stream: ("set", st, rng.uniform(12, 25))))
         elif roll < 0.54:
             ops.append((at, "cancel", lambda st=stream: ("status", st, "cancelled")))
         elif roll < 0.64:
@@ -271,7 +277,7 @@ def run(s, kill_and_record):
     db_t0 = s.d.db_now()
     planned = {stream: round(db_t0 + lead + rng.uniform(3, window - 4)) for stream in fleet.participants}
     s.d.sql(fleet.seed_sql(planned))
-    ops = _operations(s, fleet, rng, t0, window)
+    ops = _operations(s, fleet, rng, t0, window, {st: t0 + p - lead - db_t0 for st, p in planned.items()})
     s.note(f"{streams} streams, {len(fleet.users)} users, {len(fleet.devices)} devices "
            f"({sum(1 for d in fleet.devices.values() if d['platform'] == 'android')} Android), "
            f"{len(ops)} operations over {window}s around T-lead (START_LEAD_SECONDS={lead})")

@@ -123,6 +123,8 @@ class DeviceModel:
         activity.ended_reason = state.get("endedReason")
         dismissal = aps.get("dismissal-date")
         activity.removed = dismissal is not None and dismissal <= aps.get("timestamp", 0) + 1
+        if activity.removed:
+            self.counts["ios_dismissed_at_once"] += 1
         return None
 
     def _open(self, device, stream, planned, at, key):
@@ -133,6 +135,8 @@ class DeviceModel:
             generation = mine[-1].generation
         else:
             generation = (mine[-1].generation + 1) if mine else 1
+            if generation > 1:
+                self.counts["ios_new_generation"] += 1
         activity = Activity(device, stream, generation, planned, at, key)
         self.activities[device].append(activity)
         return activity
