@@ -88,4 +88,28 @@ import Testing
             #expect(generation == 2)
         }
     }
+
+    /// A session registered after the update job already reopened its device's row (the app was slow; found by chaos
+    /// scenario 20): its activity still outlives the new start, so it is ended at once too, not left showing the old one.
+    @Test func aSessionRegisteredAfterTheRowWasReopenedIsEndedToo() async throws {
+        try await MigratedDatabase.with(prefix: "lifelate") { client in
+            try await client.transaction { connection in
+                try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1"])], on: connection)
+                try connection.execute("INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, sent_at) VALUES ('s', 'u1', 'd1', 'sent', now() - interval '1 minute')")
+                try connection.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '9 hours' WHERE id = 's'")
+            }
+            let gateway = AcceptingGateway()
+            let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(),
+                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+            let handler = JobHandler(context: context)
+            _ = try await handler.handle(.update(stream: "s"))
+            try await client.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd1', 'u1', 'r-d1')")
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.tokens(.update).isEmpty)
+            let retired = try await client.query("SELECT count(*) AS n FROM countdown_retired_sessions WHERE stream_id = 's' AND device_id = 'd1'")[0].decode("n", as: Int.self)
+            #expect(retired == 1, "the late session's activity is ended at once")
+            let generation = try await client.query("SELECT generation FROM countdown_start_ledger WHERE stream_id = 's'")[0].decode("generation", as: Int.self)
+            #expect(generation == 2, "reopened once")
+        }
+    }
 }

@@ -352,6 +352,9 @@ def run(s, kill_and_record):
             s.check(count == 0, f"invariant {number}: 0 violations ({count})")
     s.check(not outside, f"every duplicate start was in flight at a kill ({len(outside)} were not)")
     s.check(len(kills) >= s.size(3, 8), f"at least {s.size(3, 8)} kills during the run ({len(kills)})")
+    if model.duplicates_left_showing:
+        s.note("duplicate activities still counting down (the app registered the other one of the pair): "
+               + "; ".join(repr(a) for a in model.duplicates_left_showing[:5]))
     if lost:
         s.note("eligible devices showing nothing for a scheduled stream past T-lead: "
                + "; ".join(f"{d} {st}" for d, st in lost[:5]))

@@ -39,6 +39,7 @@ class Activity:
         self.ended = False
         self.ended_reason = None
         self.removed = False  # ended with immediate dismissal for a stream still scheduled: a new generation may start
+        self.attached = 0  # order of the app's session registrations (the last one of a device and stream is its session)
         self.last_seq = 0  # Android
         self.end_seq = None  # Android
 
@@ -61,6 +62,7 @@ class DeviceModel:
         self.duplicates = []  # start keys of duplicate activities
         self.after_end = []  # (device, stream, event)
         self.counts = collections.Counter()
+        self.attached = 0
 
     # Tokens
 
@@ -77,6 +79,8 @@ class DeviceModel:
         """The app registered `token` as the runtime token of `activity`."""
         activity.token = token
         self.by_token[token] = activity
+        self.attached += 1
+        activity.attached = self.attached
 
     # Replay
 
@@ -182,8 +186,20 @@ class DeviceModel:
         `streams`: {stream: (status, planned epoch seconds)} as PostgreSQL has them at the end; `eligible_since(device,
         stream)`: the earliest moment the device could get a start of the stream (None: never eligible)."""
         violations = {n: [] for n in INVARIANTS}
+        self.duplicates_left_showing = []
         for device, activities in self.activities.items():
+            # Of a duplicate pair the app's last registration is the session the fleet knows; the other activity is the
+            # duplicate's cost (counted under 3, listed in `duplicates_left_showing` when it still counts down).
+            judged = {}
             for a in activities:
+                key = (a.stream, a.generation)
+                if key not in judged or a.attached >= judged[key].attached:
+                    judged[key] = a
+            for a in activities:
+                if judged[(a.stream, a.generation)] is not a:
+                    if not a.ended:
+                        self.duplicates_left_showing.append(a)
+                    continue
                 status, planned = streams.get(a.stream, ("missing", None))
                 if status == "scheduled":
                     if not a.ended and a.shows != planned:
@@ -267,6 +283,18 @@ def self_test():
     expect(len(v[2]) == 1, "a live activity of a cancelled stream violates 2")
     m.apply(_ios_record("start", "s1", "pts1", planned=130, at=92))
     expect(m.duplicates == [("s1", "pts1")], "a second start of one generation is a duplicate")
+    # A duplicate pair: the app's later registration is the session; the other one is the duplicate's cost, under 3.
+    m1 = DeviceModel(lead_seconds=10)
+    m1.device("d1", "ios")
+    m1.push_to_start_token("d1", "pts1")
+    first = m1.apply(_ios_record("start", "s1", "pts1", planned=100, at=90))
+    second = m1.apply(_ios_record("start", "s1", "pts1", planned=100, at=90.1))
+    m1.attach(first, "rtA")
+    m1.attach(second, "rtB")
+    m1.apply(_ios_record("end", "s1", "rtB", at=95, reason="cancelled"))
+    v = m1.check({"s1": ("cancelled", 100)}, always, 96)
+    expect(not v[2] and len(v[3]) == 1 and m1.duplicates_left_showing == [first],
+           f"a duplicate's leftover activity counts under 3, not 2: {v}")
     # An end, then an update to the ended activity: not applied, and counted.
     m2 = DeviceModel(lead_seconds=10)
     m2.device("d1", "ios")
