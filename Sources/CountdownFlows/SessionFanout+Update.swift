@@ -65,9 +65,15 @@ extension SessionFanout {
                 }
             }
             if !outlived.isEmpty {
-                // Ended at once with immediate dismissal; the stream's start job sends those devices a new start.
+                // Ended at once with immediate dismissal, and the stream's outlived ledger rows opened again (the next
+                // generation) in the same transaction: the stream's start job sends those devices a new start at its
+                // T-lead, also when the stream moves back before then (retiring alone left the rows `sent`, and a stream
+                // moved back got no start). A session registered after its row was reopened is retired here too.
                 let devices = outlived
-                _ = try await context.database.transaction { try ActivityLifetimeStore.retire(streamID, devices: devices, on: $0) }
+                _ = try await context.database.transaction { connection in
+                    try ActivityLifetimeStore.reopenOutlived([streamID], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
+                    try ActivityLifetimeStore.retire(streamID, devices: devices, on: connection)
+                }
             }
             needed += due.count
             if !due.isEmpty {
