@@ -7,7 +7,8 @@ import TestSupport
 /// Exactly: the devices whose record the killed worker left `sending` and whose push the service had accepted.
 @Suite struct ReminderCrashTests {
     @Test func aKilledWorkerRepeatsOnlyTheRemindersInFlight() async throws {
-        let users = 1500
+        // COUNTDOWN_REMINDER_CRASH_USERS scales it (docs/reliability.md records a 20,000-device run).
+        let users = ProcessInfo.processInfo.environment["COUNTDOWN_REMINDER_CRASH_USERS"].flatMap(Int.init) ?? 1500
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "300", "PUSH_CONCURRENCY": "32"])
         try await system.user("creator")
         try await system.db.transaction { connection in
@@ -31,7 +32,7 @@ import TestSupport
         let inFlight = claimed.filter(accepted.contains).count
 
         try system.startWorker()
-        try await waitUntil(timeout: .seconds(60), "every reminder sent") {
+        try await waitUntil(timeout: .seconds(60 + users / 100), "every reminder sent") {
             try await system.query("SELECT count(*) AS n FROM stream_reminders WHERE status = 'sent'")[0].decode("n", as: Int.self) == users
         }
         let pushes = try await system.pushes().events("notification")
