@@ -30,6 +30,8 @@ PODMAN = "/usr/bin/podman"
 OVERLAY = "deploy/kubernetes/overlays/production"
 WORKER = "countdown-worker-pod-0-worker"  # podman's names: pod <deployment>-pod-<n>, container <pod>-<container>
 MIGRATE = "countdown-worker-pod-0-migrate"
+KUBE_NETWORK = "podman-default-kube-network"
+KUBE_NETWORK_FILE = f"/etc/cni/net.d/{KUBE_NETWORK}.conflist"
 PROBE = "countdown-nonroot-probe"
 OPTIONAL_SECRETS = ("countdown-fcm", "countdown-apns", "countdown-redis-ca")
 
@@ -73,6 +75,8 @@ class KubePlay:
         if done.returncode != 0:
             self.smoke.run([self.python, "-m", "pip", "install", "--quiet", "PyYAML"], "pip-pyyaml", timeout=600)
         self.made_bridge = not os.path.exists("/sys/class/net/cni-podman0")
+        # kube play puts its pods on a network of its own (a CNI file in /etc/cni/net.d, bridge cni-podman1).
+        self.made_kube_network = not os.path.exists(KUBE_NETWORK_FILE)
         self.facts["podman"] = self.podman("version", "--format", "{{.Client.Version}}", what="podman-version").strip()
 
     def images(self, tags):
@@ -295,6 +299,14 @@ class KubePlay:
         for name in self.secrets:
             self.podman("secret", "rm", name, what="podman-secret-rm", check=False)
         self.podman("pod", "rm", "--force", "--all", what="podman-pod-rm", check=False, timeout=120)
-        if self.made_bridge and os.path.exists("/sys/class/net/cni-podman0"):
-            subprocess.run(["ip", "link", "delete", "cni-podman0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        bridges = []
+        if self.made_kube_network and os.path.exists(KUBE_NETWORK_FILE):
+            with open(KUBE_NETWORK_FILE) as config:
+                bridges += [plugin.get("bridge") for plugin in json.load(config).get("plugins", []) if plugin.get("bridge")]
+            self.podman("network", "rm", "--force", KUBE_NETWORK, what="podman-network-rm", check=False, timeout=120)
+        if self.made_bridge:
+            bridges.append("cni-podman0")
+        for bridge in bridges:
+            if os.path.exists(f"/sys/class/net/{bridge}"):
+                subprocess.run(["ip", "link", "delete", bridge], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(self.runroot, ignore_errors=True)
