@@ -5,13 +5,20 @@ Steps (each timed; logs in the output directory):
   engine       dockerd on a private socket, data root under the cache (so images survive between runs)
   base images  stand-ins for the official images no registry serves here, built only when missing
   image        `docker build` of the project's Dockerfile (BuildKit, as shipped)
-  up           `docker compose --profile observability up` of every service but Grafana (no Debian package)
+  up           `docker compose --profile observability up` of every service but Grafana (no Debian package),
+               the console included
   flow         a user and a stream due soon in PostgreSQL; the device registered through the API; the start
                accepted by the fake FCM; the activity's session through the API; a cancel through the API; the
                end accepted by the fake FCM
   scale        `docker compose up --scale worker=3`: three healthy workers
+  console      the console's fleet JSON for an operator token (signed with the stack's secret): 3 workers alive;
+               no token is 401
   prometheus   every target (each worker replica, the API, Prometheus) scraped and up; Alertmanager known
+  burst        N streams (--burst, default 2000) due in the same second; one worker SIGKILLed 0.5 s after it;
+               every start awaited at the fake FCM; exact expected / accepted / lost / duplicated counts
   ready        countdown-worker's time from exec to /readyz 200 inside the image (5 starts)
+  kube play    with --kube-play: the production overlay's worker Deployment under `podman kube play` beside
+               PostgreSQL and Redis stand-ins in podman; ready, and what podman honours of its security context
   down         `docker compose down -v`, the engine stopped (always, also after a failure or Ctrl-C)
 
 The script sends traffic only to 127.0.0.1 (ports the stack publishes on loopback) and, through `docker exec`,
@@ -39,6 +46,8 @@ import urllib.error
 import urllib.request
 import uuid
 
+from kube_play import KubePlay
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STANDINS = os.path.join(REPO, "scripts", "lib", "standins")
 CACHE = os.environ.get("COMPOSE_SMOKE_CACHE", os.path.expanduser("~/.cache/countdown-compose-smoke"))
@@ -46,7 +55,7 @@ DOCKER = "/usr/bin/docker"  # Debian's client (20.10) builds with BuildKit witho
 IMAGE = "countdown:compose-smoke"
 WORKERS = 3
 # Every service the smoke starts: all of docker-compose.yml but Grafana, which has no Debian stand-in.
-SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "worker", "prometheus", "alertmanager"]
+SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "console", "worker", "prometheus", "alertmanager"]
 ONE_SHOT = {"migrate", "fcm-account"}
 # Official image tag -> stand-in directory under scripts/lib/standins (debian:bookworm-slim comes from debootstrap,
 # swift:6.3-bookworm from its directory plus this machine's toolchain).
@@ -57,6 +66,15 @@ STANDIN_IMAGES = [
     ("prom/alertmanager:v0.28.1", "alertmanager"),
 ]
 TOOLCHAIN = os.environ.get("COMPOSE_SMOKE_TOOLCHAIN", "/opt/swift/usr")
+START_LEAD_SECONDS = 3600  # compose sets none: the worker's default
+# The burst: streams due together this far ahead of the seed (time for the outbox relay to plan their start jobs),
+# one worker SIGKILLed this long after their due second, every start awaited this long, then a last look after
+# this many seconds for late duplicates.
+BURST_STREAMS = 2000
+BURST_AHEAD_SECONDS = 15
+BURST_KILL_AFTER_SECONDS = 0.5
+BURST_TIMEOUT_SECONDS = 150
+BURST_SETTLE_SECONDS = 5
 
 
 class SmokeError(Exception):
@@ -104,6 +122,7 @@ class Smoke:
         self.dockerd = None
         self.made_bridge = False
         self.stack_started = False
+        self.kube = None
         self.timings = []
         self.figures = {}
         self.commands = 0
@@ -248,6 +267,7 @@ class Smoke:
     # ----- the stack ------------------------------------------------------------------------------------------
     def write_env_file(self):
         self.api_port = free_loopback_port()
+        self.console_port = free_loopback_port()
         self.prometheus_port = free_loopback_port()
         self.alertmanager_port = free_loopback_port()
         self.jwt_secret = secrets.token_hex(32)
@@ -255,7 +275,7 @@ class Smoke:
         with open(self.env_file, "w") as out:
             out.write(f"POSTGRES_PASSWORD={secrets.token_hex(16)}\nAPI_JWT_SECRET={self.jwt_secret}\n"
                       f"GRAFANA_ADMIN_PASSWORD={secrets.token_hex(16)}\nCOUNTDOWN_IMAGE={IMAGE}\n"
-                      f"API_PORT={self.api_port}\nPROMETHEUS_PORT={self.prometheus_port}\nALERTMANAGER_PORT={self.alertmanager_port}\n"
+                      f"API_PORT={self.api_port}\nCONSOLE_PORT={self.console_port}\nPROMETHEUS_PORT={self.prometheus_port}\nALERTMANAGER_PORT={self.alertmanager_port}\n"
                       f"GRAFANA_PORT={free_loopback_port()}\n")
         os.chmod(self.env_file, 0o600)
 
@@ -302,28 +322,40 @@ class Smoke:
 
     # ----- the flow -------------------------------------------------------------------------------------------
     def psql(self, sql, what="psql"):
-        return self.compose("exec", "-T", "postgres", "psql", "-U", "countdown", "-d", "countdown", "-v", "ON_ERROR_STOP=1",
-                            "-Atq", "-c", sql, what=what).strip()
+        """The rows of `sql` (psql's unaligned output) run in the postgres container: `docker exec`, not
+        `compose exec`, which takes longer to start (the burst reads the ledger right after a kill)."""
+        if not getattr(self, "postgres_container", None):
+            self.postgres_container = self.containers("postgres")[0][0]
+        return self.docker("exec", self.postgres_container, "psql", "-U", "countdown", "-d", "countdown", "-v", "ON_ERROR_STOP=1",
+                           "-Atq", "-c", sql, what=what).strip()
 
-    def token(self, user):
+    def token(self, user, **claims):
+        """An HS256 token signed with the stack's API_JWT_SECRET (the API's and the console's key)."""
         def part(value):
             return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).rstrip(b"=").decode()
         now = int(time.time())
-        head = part({"alg": "HS256", "typ": "JWT"}) + "." + part({"sub": user, "iat": now, "exp": now + 900})
+        head = part({"alg": "HS256", "typ": "JWT"}) + "." + part({"sub": user, "iat": now, "exp": now + 900, **claims})
         signature = hmac.new(self.jwt_secret.encode(), head.encode(), hashlib.sha256).digest()
         return head + "." + base64.urlsafe_b64encode(signature).rstrip(b"=").decode()
 
-    def api(self, method, path, user, body=None):
-        request = urllib.request.Request(f"http://127.0.0.1:{self.api_port}{path}", method=method,
-                                         data=None if body is None else json.dumps(body).encode(),
-                                         headers={"Authorization": f"Bearer {self.token(user)}", "Content-Type": "application/json"})
+    def http(self, port, method, path, token=None, body=None, accept="application/json"):
+        """(status, text) of a request to a port the stack publishes on loopback; logged in http-calls.log."""
+        headers = {"Content-Type": "application/json", "Accept": accept}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, headers=headers,
+                                         data=None if body is None else json.dumps(body).encode())
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
                 status, text = answer.status, answer.read().decode()
         except urllib.error.HTTPError as error:
             status, text = error.code, error.read().decode()
-        with open(os.path.join(self.output, "api-calls.log"), "a") as out:
-            out.write(f"{method} {path} -> {status} {text}\n")
+        with open(os.path.join(self.output, "http-calls.log"), "a") as out:
+            out.write(f"{method} :{port}{path} -> {status} {text[:2000]}\n")
+        return status, text
+
+    def api(self, method, path, user, body=None):
+        status, text = self.http(self.api_port, method, path, token=self.token(user), body=body)
         if status >= 300:
             raise SmokeError(f"{method} {path} answered {status}: {text}")
         return text
@@ -379,6 +411,33 @@ class Smoke:
         if len(running) != WORKERS:
             raise SmokeError(f"expected {WORKERS} worker containers, found {len(running)}")
 
+    # ----- the console ----------------------------------------------------------------------------------------
+    def console(self):
+        """The console's fleet page as JSON for an operator token (signed with the stack's development secret, as
+        docker-compose.yml configures it for scripts): every worker replica alive in it; no token is 401."""
+        status, text = self.http(self.console_port, "GET", "/")
+        if status != 401:
+            raise SmokeError(f"console GET / without a token answered {status}, not 401")
+        token = self.token("smoke-operator", groups=["countdown-operators"])
+
+        def fleet():
+            status, text = self.http(self.console_port, "GET", "/", token=token)
+            if status != 200:
+                raise SmokeError(f"console GET / answered {status}: {text[:300]}")
+            try:
+                page = json.loads(text)
+            except ValueError:
+                raise SmokeError(f"console GET / is not JSON: {text[:300]}")
+            alive = [worker for worker in page.get("workers", []) if worker.get("alive")]
+            if "stats" not in page or len(alive) < WORKERS:
+                raise SmokeError(f"console fleet: {len(alive)} workers alive, stats {'present' if 'stats' in page else 'missing'}")
+            return page
+        page = wait_for(fleet, 30, f"the console's fleet page to show {WORKERS} workers alive", every=1.0)
+        alive = [worker for worker in page["workers"] if worker.get("alive")]
+        self.figures["console"] = (f"fleet JSON for an operator token: {len(alive)} workers alive, "
+                                   f"streams by status {json.dumps(page['stats'].get('streamsByStatus'), sort_keys=True)}; "
+                                   f"no token: 401")
+
     def prometheus_get(self, path, port=None):
         with urllib.request.urlopen(f"http://127.0.0.1:{port or self.prometheus_port}{path}", timeout=10) as answer:
             return json.loads(answer.read())
@@ -408,6 +467,106 @@ class Smoke:
         if status.get("cluster", {}).get("status") not in ("ready", "disabled", "settling"):
             raise SmokeError(f"Alertmanager status: {status.get('cluster')}")
         self.figures["prometheus targets up"] = ", ".join(f"{job} {count}" for job, count in sorted(up.items()))
+
+    # ----- a burst with a worker killed mid-way ----------------------------------------------------------------
+    def burst(self, streams, ahead=BURST_AHEAD_SECONDS, kill_after=BURST_KILL_AFTER_SECONDS, timeout=BURST_TIMEOUT_SECONDS):
+        """`streams` streams, each with one creator and one iOS device, whose start jobs all come due in the same
+        second `ahead` seconds from now; one worker container is SIGKILLed `kill_after` seconds after that second.
+        Passes when every device's start is accepted by the fake FCM (lost 0) and no more are accepted twice than
+        the killed worker had claimed and not settled when it died (its start-ledger rows in `sending`, read right
+        after the kill: the only pushes that can be accepted without the ledger knowing, and so be sent again)."""
+        run = secrets.token_hex(4)
+        prefix = f"burst-{run}-"
+        # One transaction: users, devices (their backfills find no stream in its window yet), streams and creators.
+        # The start window opens at planned - START_LEAD_SECONDS (compose's default, 3600): at `due`.
+        due = float(self.psql(f"""
+            BEGIN;
+            INSERT INTO users (id, display_name, locale)
+                SELECT '{prefix}u' || i, 'Burst ' || i, 'en' FROM generate_series(1, {streams}) AS i;
+            INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
+                SELECT '{prefix}d' || i, '{prefix}u' || i, 'ios', 'burst-fcm-{run}-' || i,
+                       md5('{prefix}pts-a' || i) || md5('{prefix}pts-b' || i), 'Europe/Istanbul', 'en'
+                FROM generate_series(1, {streams}) AS i;
+            INSERT INTO streams (id, title, planned_start_at)
+                SELECT '{prefix}s' || i, 'Burst ' || i, date_trunc('second', now()) + make_interval(secs => {START_LEAD_SECONDS + ahead})
+                FROM generate_series(1, {streams}) AS i;
+            INSERT INTO stream_participants (stream_id, user_id, role)
+                SELECT '{prefix}s' || i, '{prefix}u' || i, 'creator' FROM generate_series(1, {streams}) AS i;
+            COMMIT;
+            SELECT extract(epoch FROM date_trunc('second', now()) + make_interval(secs => {ahead}));
+            """, what="seed-burst").splitlines()[-1])
+        expected = {row.split("|")[0]: row.split("|")[1] for row in self.psql(
+            f"SELECT push_to_start_token, device_id FROM devices WHERE device_id LIKE '{prefix}d%'", what="burst-tokens").splitlines()}
+        if len(expected) != streams:
+            raise SmokeError(f"seeded {len(expected)} devices, not {streams}")
+        workers = [s for s in self.containers("worker") if s[1] == "running"]
+        if len(workers) < 2:
+            raise SmokeError(f"the burst needs at least 2 running workers, found {len(workers)}")
+        victim = workers[0][0]
+        hostname = self.docker("inspect", "--format", "{{.Config.Hostname}}", victim, what="victim-hostname").strip()
+        concurrency = self.docker("exec", victim, "sh", "-c", "echo ${WORKER_CONCURRENCY:-64}", what="victim-concurrency").strip()
+
+        delay = due + kill_after - time.time()
+        if delay < 0:
+            raise SmokeError(f"seeding took until {-delay:.1f} s past the kill time; raise BURST_AHEAD_SECONDS")
+        time.sleep(delay)
+        killed_at = time.time()
+        self.docker("kill", "--signal", "KILL", victim, what="kill-worker")
+        # Right after the kill and before the survivors take its claims over (3 s without a heartbeat): the dead
+        # worker's open ledger rows and where the burst stands.
+        ledger = self.psql(f"""
+            SELECT count(*) FILTER (WHERE status = 'sending' AND claimed_by LIKE '{hostname}-%'),
+                   count(*) FILTER (WHERE status = 'sending'),
+                   count(*) FILTER (WHERE status = 'sent')
+            FROM countdown_start_ledger WHERE stream_id LIKE '{prefix}s%'
+            """, what="ledger-at-kill")
+        in_flight, sending, sent_at_kill = (int(value) for value in ledger.split("|"))
+
+        def starts():
+            messages = [m for m in self.fake_start_messages() if m.get("liveActivityToken") in expected]
+            accepted = {m["liveActivityToken"] for m in messages}
+            return messages if len(accepted) == len(expected) else None
+        try:
+            messages = wait_for(starts, timeout, "every burst start at the fake FCM", every=2.0)
+        except SmokeError:
+            messages = [m for m in self.fake_start_messages() if m.get("liveActivityToken") in expected]
+        # Duplicates arriving late would come with the retries: give the survivors a moment past the last start.
+        time.sleep(BURST_SETTLE_SECONDS)
+        messages = [m for m in self.fake_start_messages() if m.get("liveActivityToken") in expected]
+        per_token = {}
+        for message in messages:
+            per_token[message["liveActivityToken"]] = per_token.get(message["liveActivityToken"], 0) + 1
+        lost = len(expected) - len(per_token)
+        duplicated = sum(count - 1 for count in per_token.values())
+        before_kill = sum(1 for m in messages if m.get("receivedAt", 0) < killed_at)
+        last = max((m.get("receivedAt", 0) for m in messages), default=due)
+        state = json.loads(self.docker("inspect", "--format", "{{json .State}}", victim, what="victim-state"))
+        takeovers = self.run_logs_count("worker", "took over a dead worker's jobs")
+        passed = lost == 0 and duplicated <= in_flight
+        self.figures["burst"] = (
+            f"expected {len(expected)}, accepted {len(per_token)}, lost {lost}, duplicated {duplicated} "
+            f"(bound: the killed worker's {in_flight} claimed, unsettled starts; WORKER_CONCURRENCY {concurrency}) -> "
+            f"{'pass' if passed else 'FAIL'}")
+        self.figures["burst timeline"] = (
+            f"due {time.strftime('%H:%M:%S', time.gmtime(due))} UTC; worker {hostname} SIGKILLed {killed_at - due:.2f} s after; "
+            f"at the kill {before_kill} starts accepted, ledger {sent_at_kill} sent and {sending} sending "
+            f"({in_flight} of them the killed worker's); last start {last - due:.1f} s after due; "
+            f"survivors' takeover log lines {takeovers}; killed container {state.get('Status')} "
+            f"(exit {state.get('ExitCode')}, restarts {self.docker('inspect', '--format', '{{.RestartCount}}', victim, what='victim-restarts').strip()})")
+        with open(os.path.join(self.output, "burst-duplicates.json"), "w") as out:
+            json.dump({expected[token]: count for token, count in per_token.items() if count > 1}, out, indent=1)
+        if not passed:
+            missing = sorted(expected[token] for token in expected if token not in per_token)[:10]
+            raise SmokeError(f"burst: lost {lost} (first: {', '.join(missing)}), duplicated {duplicated} > {in_flight} in flight")
+
+    def fake_start_messages(self):
+        text = self.compose("exec", "-T", "fake-fcm", "curl", "--silent", "--fail", "--max-time", "10",
+                            "http://127.0.0.1:8085/fake/messages?event=start", what="fake-starts", poll=True)
+        return json.loads(text)
+
+    def run_logs_count(self, service, needle):
+        text = self.compose("logs", "--no-color", service, what=f"logs-{service}", check=False, poll=True, timeout=120)
+        return sum(1 for line in text.splitlines() if needle in line)
 
     # ----- worker readiness in the image ----------------------------------------------------------------------
     def ready_time(self, starts=5):
@@ -439,6 +598,20 @@ class Smoke:
         if max(values) > 1000:
             raise SmokeError(f"countdown-worker took {max(values)} ms from exec to ready (limit 1000)")
 
+    # ----- podman kube play -----------------------------------------------------------------------------------
+    def kube_play(self):
+        """The production overlay's worker Deployment under `podman kube play` (scripts/lib/kube_play.py)."""
+        self.kube = KubePlay(self, CACHE, IMAGE, SmokeError)
+        self.kube.install()
+        self.kube.images([IMAGE, "postgres:15-bookworm", "redis:7.2-bookworm"])
+        password = secrets.token_hex(16)
+        postgres, redis = self.kube.datastores(password)
+        self.kube.manifests(f"postgres://countdown:{password}@{postgres}:5432/countdown", f"redis://{redis}:6379/0")
+        self.kube.play()
+        self.kube.inspect()
+        for name, value in self.kube.facts.items():
+            self.figures[f"kube play: {name}"] = value
+
     # ----- teardown -------------------------------------------------------------------------------------------
     def collect_logs(self):
         """Every container's log into the output directory; the count of error lines as a figure."""
@@ -452,6 +625,9 @@ class Smoke:
         if self.stack_started:
             with contextlib.suppress(Exception):
                 self.compose("down", "--volumes", "--remove-orphans", "--timeout", "40", what="compose-down", check=False, timeout=300)
+        if self.kube:
+            with contextlib.suppress(Exception):
+                self.kube.down()
         self.stop_engine()
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
@@ -460,7 +636,13 @@ def main():
     parser = argparse.ArgumentParser(description="Run the image and docker-compose.yml on a private Docker engine.")
     parser.add_argument("--output", help="directory for the logs (default: a new /tmp/countdown-compose-smoke.* directory)")
     parser.add_argument("--keep-output", action="store_true", help="keep the output directory after a PASS")
+    parser.add_argument("--burst", type=int, default=BURST_STREAMS, metavar="N",
+                        help=f"streams in the burst with a worker killed mid-way (default {BURST_STREAMS}; 0 skips it)")
+    parser.add_argument("--kube-play", action="store_true",
+                        help="also run the production overlay's worker Deployment with `podman kube play` (installs podman)")
     options = parser.parse_args()
+    if options.burst < 0:
+        parser.error("--burst takes a number of streams (0 skips the burst)")
     if os.geteuid() != 0:
         print("compose-smoke runs as root (it installs packages and starts dockerd)", file=sys.stderr)
         return 2
@@ -494,10 +676,18 @@ def main():
             smoke.flow()
         with smoke.step("scale"):
             smoke.scale()
+        with smoke.step("console"):
+            smoke.console()
         with smoke.step("prometheus"):
             smoke.prometheus()
+        if options.burst:
+            with smoke.step("burst"):
+                smoke.burst(options.burst)
         with smoke.step("ready"):
             smoke.ready_time()
+        if options.kube_play:
+            with smoke.step("kube play"):
+                smoke.kube_play()
     except SmokeError as error:
         failure = str(error)
     except KeyboardInterrupt:
