@@ -29,7 +29,9 @@ public enum AndroidCountdownStore {
     /// are left out: those that accepted it in an update (an update's retry sends only where it was not accepted),
     /// and those that accepted only their start when it went out after the planned start last moved (more than
     /// `SessionUpdatePolicy.startBuildMargin` after `planned_changed_at`, as for iOS sessions: an update job
-    /// run by a runtime-session registration sends them nothing).
+    /// run by a runtime-session registration sends them nothing), unless the start took more than one attempt on a
+    /// stream that has moved: a start resent after a crash carries `seq` 1 again, and an app that applied the first
+    /// send (with the old planned start) ignores it.
     public static func claimLive(_ stream: String, device: String? = nil, seconds: Int, owner: String?, unlessShowing: Date? = nil,
                                  on connection: PostgresConnection) throws -> [Countdown] {
         try claim(where: """
@@ -37,7 +39,9 @@ public enum AndroidCountdownStore {
               AND ($5::timestamptz IS NULL OR (c.android_accepted_start IS DISTINCT FROM $5
                    AND (c.android_accepted_start IS NOT NULL OR c.sent_at IS NULL
                         OR c.sent_at <= (SELECT p.planned_changed_at FROM countdown_stream_progress p WHERE p.stream_id = c.stream_id)
-                                        + make_interval(secs => $6))))
+                                        + make_interval(secs => $6)
+                        OR (c.attempts > 1 AND EXISTS (SELECT 1 FROM countdown_stream_progress p
+                                                       WHERE p.stream_id = c.stream_id AND p.planned_changed_at IS NOT NULL)))))
             """, [stream, device, unlessShowing, SessionUpdatePolicy.startBuildMargin], seconds: seconds, owner: owner, on: connection)
     }
 

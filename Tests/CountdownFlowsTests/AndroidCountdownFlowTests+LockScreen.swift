@@ -67,6 +67,23 @@ extension AndroidCountdownFlowTests {
         }
     }
 
+    /// A start resent after a crash carries `seq` 1 again, which an app that applied the first send ignores; when the
+    /// stream moved in between, the resend's time proves nothing: a start that took more than one attempt on a
+    /// rescheduled stream is followed by an update (seq 2).
+    @Test func aStartThatTookTwoAttemptsOnAMovedStreamIsFollowedByAnUpdate() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            _ = gateway.takeAll()
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '5 minutes' WHERE id = 's'")
+            // Both starts went out well after the move, as a resend after a crash does; one took two attempts.
+            try await db.execute("UPDATE countdown_stream_progress SET planned_changed_at = now() - interval '1 minute' WHERE stream_id = 's'")
+            try await db.execute("UPDATE countdown_start_ledger SET sent_at = now(), attempts = CASE WHEN device_id = 'g-and' THEN 2 ELSE 1 END")
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.takeAndroid() == ["update fcm-g-and update 2"])
+        }
+    }
+
     @Test func aLongRescheduleStartsIOSAgainButNotAndroid() async throws {
         try await Self.with { handler, db, gateway, _ in
             try await Self.seed(db)
