@@ -23,6 +23,7 @@ public final class Dispatcher: Service {
     private let logger: Logger
     private let onClaimed: @Sendable () async -> Void
     private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
+    private let startedThrough = Locked(0)
     private let slotFreed = WakeSignal()
     private let cancelGrace: Duration
 
@@ -58,6 +59,10 @@ public final class Dispatcher: Service {
     /// The leases of the jobs running now (published with the heartbeat, so the fleet can take them over).
     public var heldLeases: [JobLease] { inFlight.withLock { $0.values.map(\.lease) } }
 
+    /// The lease token of the latest claim whose jobs are all among `heldLeases` (or already done): read it before
+    /// `heldLeases`, and the queue's claim log up to it is covered by the leases read.
+    public var claimedThrough: Int { startedThrough.withLock { $0 } }
+
     public func run(shutdown: ShutdownSignal) async throws {
         // Every job runs as a child of this group, beside the lease extender: at the drain deadline the group is
         // cancelled, so a job stops sending before its lease is handed back, and nothing outlives `run`.
@@ -91,6 +96,9 @@ public final class Dispatcher: Service {
                     }
                 }
                 for jobs in batching.group(claimed) { start(jobs, claimedAt: batch.claimedAt, in: &group) }
+                if let token = claimed.compactMap({ Int($0.lease.token) }).max() {
+                    startedThrough.withLock { $0 = max($0, token) }
+                }
                 if !claimed.isEmpty { await onClaimed() }
                 if batch.items.isEmpty && room.values.contains(0) {
                     // Jobs of a kind at its limit may be due and left for others: wait for one of ours to finish

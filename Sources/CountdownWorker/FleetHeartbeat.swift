@@ -23,6 +23,8 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     private let redis: RedisClient
     private let queue: any DelayQueue
     private let leases: @Sendable () -> [JobLease]
+    private let claimedThrough: @Sendable () -> Int
+    private let namespace: String
     private let membersKey: String
     private let leasesPrefix: String
     private let ttl: Duration
@@ -33,14 +35,19 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
 
     /// - Parameters:
     ///   - leases: the queue leases this worker holds now (the dispatcher's).
+    ///   - claimedThrough: the token of the latest claim whose leases `leases` covers (the dispatcher's
+    ///     `claimedThrough`); the queue's claim log (`claimLogKey`) up to it is dropped at each beat.
     ///   - ttl: how long a silent worker counts as alive.
     public init(id: String, redis: RedisClient, namespace: String, queue: any DelayQueue, leases: @escaping @Sendable () -> [JobLease],
+                claimedThrough: @escaping @Sendable () -> Int = { 0 },
                 ttl: Duration = .seconds(3), interval: Duration = .seconds(1), metrics: WorkerMetrics, logger: Logger) {
         self.id = id
         workerID = id
         self.redis = redis
         self.queue = queue
         self.leases = leases
+        self.claimedThrough = claimedThrough
+        self.namespace = namespace
         membersKey = "{\(namespace)}:fleet:workers"
         leasesPrefix = "{\(namespace)}:fleet:leases:"
         self.ttl = ttl
@@ -66,19 +73,29 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         return interval
     }
 
+    /// The key where the worker `id`'s queue records each claim's leases as it claims (the `claimLog` of
+    /// `RedisDelayQueue`): a worker killed between a claim and its next beat has its jobs handed back by the
+    /// takeover too, not at their lease expiry.
+    public static func claimLogKey(namespace: String, id: String) -> String { "{\(namespace)}:fleet:claims:\(id)" }
+
+    private func keys(of worker: String) -> [RedisArgument] {
+        [RedisArgument(membersKey), RedisArgument(leasesPrefix + worker), RedisArgument(Self.claimLogKey(namespace: namespace, id: worker))]
+    }
+
     /// Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.
     public func finish() async {
-        _ = try? await redis.run(script: Self.beatScript, keys: [RedisArgument(membersKey), RedisArgument(leasesPrefix + id)],
-                                 args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1)])
+        _ = try? await redis.run(script: Self.beatScript, keys: keys(of: id),
+                                 args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1), "0"])
     }
 
     private func milliseconds(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
 
     /// Records that this worker lives, with the leases it holds.
     public func beat() async throws {
+        let through = claimedThrough()
         let encoded = Self.encode(leases())
-        try await redis.run(script: Self.beatScript, keys: [RedisArgument(membersKey), RedisArgument(leasesPrefix + id)],
-                            args: [RedisArgument(id), RedisArgument(encoded), "0"]).throwIfError(context: "heartbeat")
+        try await redis.run(script: Self.beatScript, keys: keys(of: id),
+                            args: [RedisArgument(id), RedisArgument(encoded), "0", RedisArgument(through)]).throwIfError(context: "heartbeat")
         beatingSince.withLock { $0 = $0 ?? .now }
     }
 
@@ -112,17 +129,22 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         let reply = try await redis.run(script: Self.deadScript, keys: [RedisArgument(membersKey)],
                                         args: [RedisArgument(milliseconds(ttl))]).throwIfError(context: "dead workers")
         for dead in reply.array?.compactMap(\.string) ?? [] where dead != id {
-            let key = RedisArgument(leasesPrefix + dead)
-            let stored = try await redis.command(["GET", key]).throwIfError(context: "dead worker's leases")
-            guard !stored.isNull else { continue }  // taken over already
-            var handedBack = 0
-            if let bytes = stored.bytes, let held = try? JSONDecoder().decode([[String]].self, from: Data(bytes)) {
-                for lease in held where lease.count == 3 {
-                    let job = JobLease(id: lease[0], token: lease[1], attempt: Int(lease[2]) ?? 1)
-                    if try await queue.postpone(job, after: .zero, error: "worker \(dead) died holding the job") { handedBack += 1 }
-                }
+            let deadKeys = keys(of: dead)
+            let stored = try await redis.command(["GET", deadKeys[1]]).throwIfError(context: "dead worker's leases")
+            let logged = try await redis.command(["ZRANGE", deadKeys[2], "0", "-1"]).throwIfError(context: "dead worker's claim log")
+            let fromLog = (logged.array ?? []).compactMap { $0.string.flatMap(Self.decodeClaimLogEntry) }
+            guard !stored.isNull || !fromLog.isEmpty else { continue }  // taken over already
+            var held: [JobLease] = []
+            if let bytes = stored.bytes, let published = try? JSONDecoder().decode([[String]].self, from: Data(bytes)) {
+                held = published.filter { $0.count == 3 }.map { JobLease(id: $0[0], token: $0[1], attempt: Int($0[2]) ?? 1) }
             }
-            _ = try await redis.command(["DEL", key])
+            var seen = Set(held.map { "\($0.id)|\($0.token)" })
+            held += fromLog.filter { seen.insert("\($0.id)|\($0.token)").inserted }
+            var handedBack = 0
+            for job in held {
+                if try await queue.postpone(job, after: .zero, error: "worker \(dead) died holding the job") { handedBack += 1 }
+            }
+            _ = try await redis.command(["DEL", deadKeys[1], deadKeys[2]])
             metrics.takeovers.increment()
             logger.warn("took over a dead worker's jobs", ["dead_worker": .string(dead), "jobs": .int(handedBack)])
         }
@@ -151,14 +173,27 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         }
     }
 
-    /// KEYS: members (id → last heard, ms by Redis `TIME`), this worker's leases. ARGV: id, leases (JSON; empty:
-    /// leaving, delete them), how many ms in the past to record (leaving: past the ttl, dead at once). Members
-    /// silent for an hour are forgotten.
+    /// A claim log entry, `attempt|token|id`.
+    static func decodeClaimLogEntry(_ entry: String) -> JobLease? {
+        let parts = entry.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let attempt = Int(parts[0]), !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        return JobLease(id: String(parts[2]), token: String(parts[1]), attempt: attempt)
+    }
+
+    /// KEYS: members (id → last heard, ms by Redis `TIME`), this worker's leases, its claim log. ARGV: id, leases
+    /// (JSON; empty: leaving, delete them and the log), how many ms in the past to record (leaving: past the ttl,
+    /// dead at once), the claim token the leases cover (the log up to it goes). Members silent for an hour are
+    /// forgotten.
     static let beatScript = RedisScript(name: "fleet_beat", source: """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
         redis.call('ZADD', KEYS[1], now - tonumber(ARGV[3]), ARGV[1])
-        if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2], 'PX', 3600000) end
+        if ARGV[2] == '' then
+            redis.call('DEL', KEYS[2], KEYS[3])
+        else
+            redis.call('SET', KEYS[2], ARGV[2], 'PX', 3600000)
+            if tonumber(ARGV[4]) > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4]) end
+        end
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)
         return 1
         """)

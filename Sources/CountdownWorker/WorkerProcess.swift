@@ -42,7 +42,9 @@ public struct WorkerProcess: Sendable {
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
         budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: database, logger: logger) }
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
-        let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts))
+        let workerID = FleetHeartbeat.makeID()
+        let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts),
+                                    claimLog: FleetHeartbeat.claimLogKey(namespace: config.namespace, id: workerID))
         let clock = ServerClock()
         self.clock = clock
         self.redis = redis
@@ -56,10 +58,10 @@ public struct WorkerProcess: Sendable {
             attributesType: config.flow.attributesType, deepLinkScheme: config.flow.deepLinkScheme,
             expireAfterSeconds: config.flow.expireAfterSeconds, endDismissAfterSeconds: config.flow.endDismissAfterSeconds,
             reminderAndroidChannelID: config.reminderAndroidChannelID))
-        let workerID = FleetHeartbeat.makeID()
         let leases = Locked<Dispatcher?>(nil)
         let heartbeat = FleetHeartbeat(id: workerID, redis: redis, namespace: config.namespace, queue: queue,
-                                       leases: { leases.withLock { $0?.heldLeases ?? [] } }, metrics: metrics, logger: logger)
+                                       leases: { leases.withLock { $0?.heldLeases ?? [] } },
+                                       claimedThrough: { leases.withLock { $0?.claimedThrough ?? 0 } }, metrics: metrics, logger: logger)
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
         let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
@@ -91,8 +93,8 @@ public struct WorkerProcess: Sendable {
                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
                                     kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
                                     metrics: metrics, logger: logger,
-                                    // The fleet learns of new leases at once, not at the next beat: a worker killed right
-                                    // after a claim has its jobs handed back by the heartbeat takeover, not its lease expiry.
+                                    // The fleet learns of new leases at once, not at the next beat (which keeps the queue's
+                                    // claim log short): the log covers only the moment between a claim and this beat.
                                     onClaimed: { try? await heartbeat.beat() })
         leases.withLock { $0 = dispatcher }
         let serverWatch = RedisServerWatch(redis: redis, logger: logger)

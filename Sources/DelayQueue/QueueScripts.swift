@@ -97,6 +97,8 @@ enum QueueScripts {
     /// ARGV: max, lease ms, max attempts. Returns {now, next wake or -1, token, then (id, attempt, due, data) per job;
     /// a corrupt job has a negative attempt and its reason instead of data}. Due jobs of paused kinds met on the
     /// way are moved to the parked set (at most 5,000 per call, so a long backlog never blocks Redis for long).
+    /// KEYS[10], when given, is the claimer's claim log: a sorted set of `attempt|token|id` by token (an hour's
+    /// expiry), so the fleet can hand the jobs back if the claimer dies before it publishes its leases.
     static let claim = script("claim", """
         local now = now_ms()
         local max = tonumber(ARGV[1])
@@ -164,7 +166,7 @@ enum QueueScripts {
           out[3] = token
           local states = redis.call('HMGET', KEYS[4], unpack(ids))
           local expiry = now + lease_ms
-          local leases, fields = {}, {}
+          local leases, fields, log = {}, {}, {}
           for i = 1, n do
             local id = ids[i]
             local blob = blobs[i]
@@ -177,6 +179,10 @@ enum QueueScripts {
               leases[#leases + 1] = id
               fields[#fields + 1] = id
               fields[#fields + 1] = a .. '|' .. token .. '|' .. e
+              if KEYS[10] then
+                log[#log + 1] = token
+                log[#log + 1] = a .. '|' .. token .. '|' .. id
+              end
               out[k + 1] = id; out[k + 2] = a; out[k + 3] = due; out[k + 4] = blob
             else
               local reason = blob and 'stored data is not in the queue format' or 'stored data is missing'
@@ -187,6 +193,10 @@ enum QueueScripts {
           if #leases > 0 then
             redis.call('ZADD', KEYS[3], unpack(leases))
             redis.call('HSET', KEYS[4], unpack(fields))
+          end
+          if #log > 0 then
+            redis.call('ZADD', KEYS[10], unpack(log))
+            redis.call('PEXPIRE', KEYS[10], 3600000)
           end
         end
         local next_due = head_score(KEYS[1])

@@ -10,6 +10,7 @@ public final class RedisDelayQueue: DelayQueue {
     private let client: RedisClient
     private let keys: QueueKeys
     private let waiters: WakeListeners
+    private let claimLog: RedisArgument?
 
     /// Jobs per script call when enqueuing, claiming, acking (keeps Lua's argument stack and server latency small).
     static let batchLimit = 500
@@ -17,7 +18,10 @@ public final class RedisDelayQueue: DelayQueue {
     /// - Parameters:
     ///   - namespace: the `COUNTDOWN_NAMESPACE`; every key is `{namespace}:…`.
     ///   - policy: attempts and backoff for `fail` (and for leases that expire on the last attempt).
-    public init(client: RedisClient, namespace: String, policy: RetryPolicy = RetryPolicy()) {
+    ///   - claimLog: a key (in the namespace's hash tag) where each claim also records its leases atomically, for
+    ///     the fleet heartbeat's takeover of a worker killed right after a claim; nil: not recorded.
+    public init(client: RedisClient, namespace: String, policy: RetryPolicy = RetryPolicy(), claimLog: String? = nil) {
+        self.claimLog = claimLog.map { RedisArgument($0) }
         self.client = client
         self.namespace = namespace
         self.policy = policy
@@ -59,7 +63,7 @@ public final class RedisDelayQueue: DelayQueue {
         guard max > 0 else { throw DelayQueueError(.invalidArgument, "claim size must be positive (got \(max))") }
         guard lease > .zero else { throw DelayQueueError(.invalidArgument, "lease must be positive") }
         let reply = try await client.run(
-            script: QueueScripts.claim, keys: keys.all,
+            script: QueueScripts.claim, keys: keys.all + (claimLog.map { [$0] } ?? []),
             args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)]
                 + limits.sorted { $0.key < $1.key }.flatMap { [RedisArgument($0.key), RedisArgument(Swift.max(0, $0.value))] })
         let (batch, unreadable) = try ClaimDecoder.decode(reply)

@@ -11,9 +11,11 @@ import TestSupport
 /// survivor, a worker Redis never heard of is unknown, and a leaving worker is dead at once.
 @Suite struct FleetHeartbeatTests {
     static func heartbeat(_ id: String, _ redis: RedisClient, _ namespace: String, _ queue: any DelayQueue,
-                          leases: @escaping @Sendable () -> [JobLease] = { [] }, metrics: WorkerMetrics = WorkerMetrics()) -> FleetHeartbeat {
-        FleetHeartbeat(id: id, redis: redis, namespace: namespace, queue: queue, leases: leases, ttl: .milliseconds(400),
-                       interval: .milliseconds(100), metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
+                          leases: @escaping @Sendable () -> [JobLease] = { [] }, claimedThrough: @escaping @Sendable () -> Int = { 0 },
+                          metrics: WorkerMetrics = WorkerMetrics()) -> FleetHeartbeat {
+        FleetHeartbeat(id: id, redis: redis, namespace: namespace, queue: queue, leases: leases, claimedThrough: claimedThrough,
+                       ttl: .milliseconds(400), interval: .milliseconds(100), metrics: metrics,
+                       logger: Logger(level: .error, sink: CapturingLogSink()))
     }
 
     static func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
@@ -72,5 +74,73 @@ import TestSupport
             return await other.classify(["never-heard-of"]) == ([], [])
         })
         #expect(await other.classify(["survivor"]) == (["survivor"], []))
+    }
+
+    /// A worker killed between a claim and the beat that publishes its leases: the claim itself logged them, so
+    /// the takeover hands the job back within the ttl, not at its lease expiry (60 s here).
+    @Test func aWorkerKilledBeforeItPublishedAClaimHasTheJobHandedBack() async throws {
+        let redis = try RedisClient(url: TestEnvironment.redisURL, poolSize: 4)
+        defer { redis.close() }
+        let namespace = TestEnvironment.uniqueName("fleet")
+        let queue = RedisDelayQueue(client: redis, namespace: namespace)
+        defer { queue.close() }
+        let doomedQueue = RedisDelayQueue(client: redis, namespace: namespace,
+                                          claimLog: FleetHeartbeat.claimLogKey(namespace: namespace, id: "doomed"))
+        defer { doomedQueue.close() }
+        let doomed = Self.heartbeat("doomed", redis, namespace, doomedQueue)
+        let survivor = Self.heartbeat("survivor", redis, namespace, queue)
+        let shutdown = ShutdownSignal()
+        let running = Task { try await survivor.run(shutdown: shutdown) }
+        defer { shutdown.trigger() }
+        #expect(try await Self.eventually {
+            try await doomed.beat()
+            return await survivor.classify(["never-heard-of"]) == ([], [])
+        })
+
+        try await queue.enqueue(NewJob(id: "start:killed-after-claim", kind: "start", due: .now))
+        guard case .job(let claimed)? = try await doomedQueue.claim(max: 1, lease: .seconds(60)).items.first else {
+            Issue.record("the doomed worker claims the job")
+            return
+        }
+        let killed = ContinuousClock.now
+        var again: ClaimedJob?
+        #expect(try await Self.eventually {
+            if case .job(let job)? = try await queue.claim(max: 1, lease: .seconds(60)).items.first { again = job }
+            return again != nil
+        })
+        #expect(again?.id == claimed.id)
+        let takeover = ContinuousClock.now - killed
+        #expect(takeover < .seconds(3), "handed back after \(takeover)")
+        let log = try await redis.command(["EXISTS", RedisArgument(FleetHeartbeat.claimLogKey(namespace: namespace, id: "doomed"))])
+        #expect(log.integer == 0, "the dead worker's claim log is gone after the takeover")
+        shutdown.trigger()
+        try await running.value
+    }
+
+    /// The claim log holds only what the last beat did not publish: a beat covering the claim's token drops it.
+    @Test func aBeatDropsTheClaimLogItsLeasesCover() async throws {
+        let redis = try RedisClient(url: TestEnvironment.redisURL, poolSize: 4)
+        defer { redis.close() }
+        let namespace = TestEnvironment.uniqueName("fleet")
+        let logKey = RedisArgument(FleetHeartbeat.claimLogKey(namespace: namespace, id: "w"))
+        let queue = RedisDelayQueue(client: redis, namespace: namespace, claimLog: FleetHeartbeat.claimLogKey(namespace: namespace, id: "w"))
+        defer { queue.close() }
+        try await queue.enqueue([NewJob(id: "start:a", kind: "start", due: .now), NewJob(id: "start:b", kind: "start", due: .now)])
+        let first = try await queue.claim(max: 1, lease: .seconds(60)).items
+        let second = try await queue.claim(max: 1, lease: .seconds(60)).items
+        guard case .job(let a)? = first.first, case .job(let b)? = second.first else {
+            Issue.record("both jobs are claimed")
+            return
+        }
+        let entries = try await redis.command(["ZRANGE", logKey, "0", "-1"]).array?.compactMap(\.string)
+        #expect(entries == ["1|\(a.lease.token)|\(a.id)", "1|\(b.lease.token)|\(b.id)"])
+
+        let through = Int(a.lease.token) ?? 0
+        let beat = Self.heartbeat("w", redis, namespace, queue, leases: { [a.lease] }, claimedThrough: { through })
+        try await beat.beat()
+        let left = try await redis.command(["ZRANGE", logKey, "0", "-1"]).array?.compactMap(\.string)
+        #expect(left == ["1|\(b.lease.token)|\(b.id)"])
+        await beat.finish()
+        #expect(try await redis.command(["EXISTS", logKey]).integer == 0, "a leaving worker's log goes with its leases")
     }
 }
