@@ -57,7 +57,7 @@ import TestSupport
         try await waitUntil(timeout: .seconds(10), "the end job queued") {
             try await system.admin(["show", "s1", "--json"]).output.contains("end:s1")
         }
-        try await Task.sleep(for: .seconds(2))
+        try await waitUntil(timeout: .seconds(10), "the due end job held aside by a claim") { try await system.queueStats().paused == 1 }
         #expect(try await system.pushes().events("android_end").isEmpty, "held while end is paused")
         let resumed = try await system.admin(["resume", "--kind", "end"])
         #expect(resumed.status == 0, "\(resumed.output)")

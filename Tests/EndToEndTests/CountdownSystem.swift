@@ -156,6 +156,20 @@ final class CountdownSystem: @unchecked Sendable {
         }
     }
 
+    /// The queue's counts now (its own connection; the system's namespace).
+    func queueStats() async throws -> QueueStats {
+        let queue = RedisDelayQueue(client: redis, namespace: namespace)
+        defer { queue.close() }
+        return try await queue.stats()
+    }
+
+    /// The ids of the jobs of `kind` the queue holds (waiting, due or claimed).
+    func queuedJobs(kind: String) async throws -> [String] {
+        let queue = RedisDelayQueue(client: redis, namespace: namespace)
+        defer { queue.close() }
+        return try await queue.jobIDs(prefix: "", kind: kind)
+    }
+
     /// Runs `countdown-admin` against this system (on a thread of its own: it blocks while the command runs).
     func admin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let executable = TestEnvironment.productsDirectory.appendingPathComponent("countdown-admin")

@@ -47,7 +47,7 @@ import TestSupport
         let reminder: String = try await system.query("SELECT status FROM stream_reminders WHERE stream_id = 's1'")[0].decode("status")
         #expect(reminder == (status == "cancelled" ? "cancelled" : "active"))
         // The reminder job was removed with the other pre-start jobs: no reminder ever goes out.
-        try await Task.sleep(for: .seconds(2))
+        try await waitUntil(timeout: .seconds(10), "the reminder job removed") { try await system.queuedJobs(kind: "reminder").isEmpty }
         #expect(try await system.pushes().events("notification").isEmpty)
         await system.stop()
     }

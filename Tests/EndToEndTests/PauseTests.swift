@@ -25,7 +25,11 @@ import TestSupport
             return stats.output.contains("\"leased\" : 0")
         }
         let before = try await system.pushes().events("start").count
-        try await Task.sleep(for: .seconds(3))
+        // The workers' claims went on and held every due start job aside.
+        try await waitUntil(timeout: .seconds(10), "every due start job held aside") {
+            let stats = try await system.queueStats()
+            return stats.leased == 0 && stats.dueNow > 0 && stats.paused == stats.dueNow
+        }
         let during = try await system.pushes().events("start").count
         #expect(during == before, "no start is claimed while paused (\(before) → \(during))")
         #expect(during < streams, "the pause came before the burst ended")

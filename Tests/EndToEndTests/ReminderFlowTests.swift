@@ -36,7 +36,7 @@ import TestSupport
         try await system.device("late-phone", user: "latecomer", platform: "android", pushToStart: false)
         try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) VALUES ('s1', 'latecomer')")
         try await system.waitForPushes("reminder to the latecomer") { $0.events("notification").count == 4 }
-        try await Task.sleep(for: .seconds(1))
+        try await system.waitForIdle(timeout: .seconds(20), "the latecomer's reminder job done")
         #expect(try await system.pushes().events("notification").count == 4, "nobody is reminded twice")
         await system.stop()
     }

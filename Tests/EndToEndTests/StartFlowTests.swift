@@ -82,7 +82,7 @@ import TestSupport
         try await waitUntil(timeout: .seconds(5), "backfill after rotation ran") {
             try await system.query("SELECT count(*) AS n FROM countdown_outbox")[0].decode("n", as: Int.self) == 0
         }
-        try await Task.sleep(for: .seconds(1))
+        try await system.waitForIdle(timeout: .seconds(10), "the rotation's backfill job done")
         #expect(try await system.pushes().events("start").count == 2)
         await system.stop()
     }
