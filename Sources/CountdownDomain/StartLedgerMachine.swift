@@ -1,6 +1,6 @@
 /// The start ledger's transitions for one row (one stream, user and device), as a pure value: an event in, the
-/// row's next state and what the caller does out. `StartLedgerStore` and `ClaimStore` write the same rules as
-/// batched SQL; `LedgerMachineConformanceTests` replays event sequences on both and compares every state.
+/// row's next state and what the caller does out. `StartLedgerStore`, `ClaimStore` and `ActivityLifetimeStore` write
+/// the same rules as batched SQL; `LedgerMachineConformanceTests` replays event sequences on both and compares every state.
 ///
 /// The invariant it keeps: a start is pushed only by the sender that moved the row to `sending`, and a row leaves
 /// `sending` only through its outcome, its own sender giving it back after its claim expired, or another sender
@@ -20,15 +20,18 @@ public enum StartLedgerMachine {
         /// Seconds on the database's clock (the machine never reads a clock of its own).
         public var claimedUntil: Double?
         public var attempts: Int
+        /// Which activity lifetime of the device the row is for, from 1 (a long reschedule opens the next one).
+        public var generation: Int
 
         public init(status: Status, reason: String? = nil, tokenHash: String? = nil, claimedBy: String? = nil,
-                    claimedUntil: Double? = nil, attempts: Int = 0) {
+                    claimedUntil: Double? = nil, attempts: Int = 0, generation: Int = 1) {
             self.status = status
             self.reason = reason
             self.tokenHash = tokenHash
             self.claimedBy = claimedBy
             self.claimedUntil = claimedUntil
             self.attempts = attempts
+            self.generation = generation
         }
     }
 
@@ -56,6 +59,10 @@ public enum StartLedgerMachine {
         case released(owner: String, now: Double)
         /// The push's outcome (`LedgerSettlement`): status, reason and the tokens it went to.
         case settled(status: Status, reason: String?, tokenHash: String?)
+        /// The activity the row's start began will have ended (iOS's 8 hours) before the stream starts: its push
+        /// went out longer than an activity's lifetime before the planned start (`ActivityLifetimeStore`). An
+        /// Android countdown has no such life.
+        case outlived(android: Bool)
     }
 
     /// What the caller does after a transition.
@@ -78,12 +85,13 @@ public enum StartLedgerMachine {
         switch event {
         case .recorded(let skip, let tokenHash, let claim, _):
             if let row, !reopens(row, skip: skip, tokenHash: tokenHash) { return (row, .none) }
-            let attempts = row?.attempts ?? 0
+            let (attempts, generation) = (row?.attempts ?? 0, row?.generation ?? 1)
             if let skip {
-                return (Row(status: .skipped, reason: skip.rawValue, tokenHash: tokenHash, attempts: attempts), .write)
+                return (Row(status: .skipped, reason: skip.rawValue, tokenHash: tokenHash, attempts: attempts, generation: generation), .write)
             }
-            guard let claim else { return (Row(status: .pending, tokenHash: tokenHash, attempts: attempts), .write) }
-            return (Row(status: .sending, tokenHash: tokenHash, claimedBy: claim.owner, claimedUntil: claim.until, attempts: attempts + 1), .push)
+            guard let claim else { return (Row(status: .pending, tokenHash: tokenHash, attempts: attempts, generation: generation), .write) }
+            return (Row(status: .sending, tokenHash: tokenHash, claimedBy: claim.owner, claimedUntil: claim.until, attempts: attempts + 1,
+                        generation: generation), .push)
 
         case .claimRequested(let owner, let until, let owners, let now):
             guard var row, claimable(row, owners: owners, now: now) else { return (row, .none) }
@@ -111,6 +119,16 @@ public enum StartLedgerMachine {
             row.reason = reason
             row.claimedUntil = nil
             row.tokenHash = tokenHash ?? row.tokenHash
+            return (row, .write)
+
+        case .outlived(let android):
+            // The next lifetime: pending again, for a new push-to-start (SPEC 10.1, long reschedules).
+            guard var row, row.status == .sent, !android else { return (row, .none) }
+            row.status = .pending
+            row.reason = nil
+            row.claimedBy = nil
+            row.claimedUntil = nil
+            row.generation += 1
             return (row, .write)
         }
     }

@@ -6,7 +6,7 @@ import Postgres
 /// retired, so they are ended at once with immediate dismissal and get nothing more.
 public enum ActivityLifetimeStore {
     /// Opens again, as the next generation, the `sent` ledger rows of `streams` whose push-to-start went out more
-    /// than `lifetimeSeconds` before the stream's planned start, and retires those devices' sessions of the stream
+    /// than `lifetimeSeconds` before the stream's planned start (`StartLedgerMachine`'s `outlived` transition), and retires those devices' sessions of the stream
     /// (reason `activity_lifetime`). Rows of Android devices are left alone: the Android countdown has no 8-hour life and
     /// is started once per device and stream (SPEC 10.4, round 3). Returns the (stream, device) pairs reopened.
     @discardableResult

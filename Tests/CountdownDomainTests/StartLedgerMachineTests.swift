@@ -117,4 +117,22 @@ import Testing
             }
         }
     }
+
+    /// A long reschedule: a sent row whose activity will have ended before the stream starts opens again as the
+    /// next generation, pending, for a new push-to-start; any other row, and an Android countdown, stays.
+    @Test func anOutlivedStartOpensTheNextGenerationOnlyForSentIOSRows() {
+        let sent = Machine.Row(status: .sent, tokenHash: "a", attempts: 1)
+        let (reopened, action) = Machine.apply(.outlived(android: false), to: sent)
+        #expect(action == .write)
+        #expect(reopened == Machine.Row(status: .pending, tokenHash: "a", attempts: 1, generation: 2))
+        #expect(Machine.apply(.outlived(android: true), to: sent) == (sent, .none))
+        for status in [Machine.Status.pending, .sending, .failed, .skipped] {
+            let row = Machine.Row(status: status, reason: "x", claimedBy: "w1", claimedUntil: Self.now)
+            #expect(Machine.apply(.outlived(android: false), to: row) == (row, .none))
+        }
+        #expect(Machine.apply(.outlived(android: false), to: nil) == (nil, .none))
+        // The next generation is claimed and pushed as a new row would be, and keeps its generation.
+        let (claimed, push) = Machine.apply(.claimRequested(owner: "w1", until: Self.now + 30, owners: .init(), now: Self.now), to: reopened)
+        #expect(push == .push && claimed?.generation == 2 && claimed?.attempts == 2)
+    }
 }

@@ -17,6 +17,8 @@ import TestSupport
         case extend(owner: String, seconds: Int)
         case release(owner: String)
         case settle(status: StartLedgerMachine.Status, reason: String?, tokens: (String, String)?)
+        /// The stream moves 10 hours later; rows sent before then outlive an 8-hour activity.
+        case outlive
 
         var description: String {
             switch self {
@@ -27,6 +29,7 @@ import TestSupport
             case .extend(let owner, let seconds): "extend(\(owner) for \(seconds)s)"
             case .release(let owner): "release(\(owner))"
             case .settle(let status, let reason, let tokens): "settle(\(status) \(reason ?? "-") \(tokens.map { "\($0.0)/\($0.1)" } ?? "-"))"
+            case .outlive: "outlive"
             }
         }
 
@@ -35,7 +38,7 @@ import TestSupport
             // Negative lengths make claims that have already run out, so takeovers and releases happen.
             let seconds = [-30, -1, 30, 600].randomElement(using: &random)!
             func subset() -> Set<String> { Set(owners.filter { _ in Bool.random(using: &random) }) }
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0...2:
                 let skip: StartSkipReason? = [nil, nil, .noFCMToken, .preferenceOff].randomElement(using: &random)!
                 return .record(skip: skip, fcm: ["f1", "f2"].randomElement(using: &random)!, pts: ["p1", "p2"].randomElement(using: &random)!,
@@ -45,6 +48,7 @@ import TestSupport
                 return .claim(owner: owner, seconds: seconds, dead: dead, alive: subset().subtracting(dead))
             case 6: return .extend(owner: owner, seconds: seconds)
             case 7: return .release(owner: owner)
+            case 8: return .outlive
             default:
                 let outcome: (StartLedgerMachine.Status, String?) = [
                     (.sent, nil), (.failed, "dead_token:BadDeviceToken"), (.failed, "rejected:400"), (.skipped, "no_longer_eligible"),
@@ -67,6 +71,7 @@ import TestSupport
             case .release(let owner): .released(owner: owner, now: now)
             case .settle(let status, let reason, let tokens):
                 .settled(status: status, reason: reason, tokenHash: tokens.map { TokenHash.of(fcm: $0.0, pts: $0.1) })
+            case .outlive: .outlived(android: false)
             }
         }
 
@@ -93,6 +98,9 @@ import TestSupport
                 let settlement = LedgerSettlement(stream: "s", user: "u", device: "d", status: status.rawValue, reason: reason,
                                                   tokenHash: tokens.map { TokenHash.of(fcm: $0.0, pts: $0.1) })
                 try StartLedgerStore.settle([settlement], on: connection)
+            case .outlive:
+                _ = try connection.execute("UPDATE streams SET planned_start_at = now() + interval '10 hours' WHERE id = 's'")
+                try ActivityLifetimeStore.reopenOutlived(["s"], lifetimeSeconds: 8 * 3600, on: connection)
             }
             return false
         }
@@ -100,12 +108,13 @@ import TestSupport
 
     static func stored(on connection: PostgresConnection) throws -> StartLedgerMachine.Row? {
         guard let row = try connection.query("""
-            SELECT status, reason, token_hash, claimed_by, extract(epoch FROM claimed_until)::float8 AS until, attempts
+            SELECT status, reason, token_hash, claimed_by, extract(epoch FROM claimed_until)::float8 AS until, attempts, generation
             FROM countdown_start_ledger
             """).first else { return nil }
         return StartLedgerMachine.Row(status: StartLedgerMachine.Status(rawValue: try row.decode("status"))!, reason: try row.decode("reason"),
                                       tokenHash: try row.decode("token_hash"), claimedBy: try row.decode("claimed_by"),
-                                      claimedUntil: try row.decode("until"), attempts: try row.decode("attempts"))
+                                      claimedUntil: try row.decode("until"), attempts: try row.decode("attempts"),
+                                      generation: try row.decode("generation"))
     }
 
     /// Equal but for claim ends computed on both sides from the same `now` (a microsecond apart at most).
