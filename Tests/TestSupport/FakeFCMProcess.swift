@@ -55,10 +55,18 @@ public final class FakeFCMProcess: @unchecked Sendable {
     }
 
     /// A fake whose account's `token_uri` points at the fake itself, so a real FCM client can use it end to end.
+    /// The account must name the port before the fake binds it: when another process took the port in between
+    /// (the fake then exits naming the address), it starts again on another one.
     public static func reachable(arguments: [String] = [], accountFile: ((_ tokenURI: String) throws -> String)? = nil) throws -> FakeFCMProcess {
-        let port = freeLoopbackPort()
-        return try FakeFCMProcess(
-            tokenURI: "http://127.0.0.1:\(port)/token", address: "127.0.0.1:\(port)", arguments: arguments, accountFile: accountFile)
+        var attempt = 1
+        while true {
+            let address = "127.0.0.1:\(freeLoopbackPort())"
+            do {
+                return try FakeFCMProcess(tokenURI: "http://\(address)/token", address: address, arguments: arguments, accountFile: accountFile)
+            } catch let failure as FakeStartFailed where attempt < 5 && failure.output.contains(address) {
+                attempt += 1
+            }
+        }
     }
 
     deinit { stop() }
