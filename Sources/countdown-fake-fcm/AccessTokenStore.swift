@@ -39,4 +39,12 @@ final class AccessTokenStore: Sendable {
         let at = now()
         return state.withLock { $0.expiries[token].map { $0 > at } ?? false }
     }
+
+    /// Makes every token issued so far invalid (`DELETE /fake/tokens`): the next send with one gets 401.
+    func revokeAll() {
+        state.withLock { state in
+            state.expiries = [:]
+            state.issuedSincePurge = 0
+        }
+    }
 }

@@ -10,7 +10,11 @@ import JSON
 /// - `POST /v1/projects/{project}/messages:send`: bearer, project and message checks → `{"name"}` or an FCM v1 error;
 /// - `GET /fake/messages[?since=<seq>&limit=<n>&token=<t>&event=<e>]` (`event=android_` for every Android countdown message), `DELETE /fake/messages`: accepted messages, reset;
 /// - `GET /fake/stats`: counts by event, HTTP status and error code, drops, token grants;
-/// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends only);
+/// - `GET /fake/requests[?kind=token|send]`, `DELETE /fake/requests`: the newest token requests and sends as
+///   received (headers, body) with the answers given, reset;
+/// - `DELETE /fake/tokens`: revokes every access token issued so far (the next send with one gets 401);
+/// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends and
+///   token requests);
 /// - `GET /healthz`.
 struct FakeFCM: Sendable {
     let account: ServiceAccount
@@ -18,37 +22,54 @@ struct FakeFCM: Sendable {
     let tokens: AccessTokenStore
     let faults: FaultInjector
     let messages: MessageLog
+    let requests: RequestLog
     let log: FakeLog
+    private let now: @Sendable () -> Date
     /// Holds sends back by the injected latency (one thread, not a timer per send).
     let delays = DelayLine(name: "fake-latency")
 
-    init(account: ServiceAccount, tokenLifetime: Int, keep: Int, recordFile: RecordFile?, log: FakeLog,
+    init(account: ServiceAccount, tokenLifetime: Int, keep: Int, keepRequests: Int, recordFile: RecordFile?, log: FakeLog,
          now: @escaping @Sendable () -> Date = { Date() }) throws(UsageError) {
         self.account = account
         assertions = try AssertionChecker(account: account, now: now)
         tokens = AccessTokenStore(lifetime: tokenLifetime, now: now)
         faults = FaultInjector(now: now)
         messages = MessageLog(capacity: keep, recordFile: recordFile, now: now)
+        requests = RequestLog(capacity: keepRequests)
         self.log = log
+        self.now = now
     }
 
     /// Paths answered by the token endpoint: `/token` and the path of the account's `token_uri`.
     var tokenPaths: Set<String> { ["/token", account.tokenPath] }
 
-    /// Answers on the server thread, except a send under an injected latency: that one is answered by the latency
-    /// line's thread when the latency is over (no task, no hop through the Swift pool: the fake's CPU is the
-    /// benchmarks' too).
+    /// Answers on the server thread, except a send or token request under an injected latency: that one is
+    /// answered by the latency line's thread when the latency is over (no task, no hop through the Swift pool: the
+    /// fake's CPU is the benchmarks' too). Sends and token requests are recorded with their answers.
     func respond(to request: HTTPRequest, with answer: HTTPResponder) {
+        let kind: RequestLog.Kind
+        let latency: Int
+        let answerNow: @Sendable () -> HTTPResponse
         if let project = Self.sendProject(in: request.path), request.method == "POST" {
-            let latency = faults.latencyMilliseconds
-            if latency > 0 {
-                delays.schedule(after: .milliseconds(latency)) { [self] in answer(send(request, project: project)) }
-            } else {
-                answer(send(request, project: project))
-            }
+            (kind, latency) = (.send, faults.latencyMilliseconds)
+            answerNow = { [self] in send(request, project: project) }
+        } else if tokenPaths.contains(request.path), request.method == "POST" {
+            (kind, latency) = (.token, faults.tokenLatencyMilliseconds)
+            answerNow = { [self] in issueToken(request) }
+        } else {
+            answer(respond(to: request))
             return
         }
-        answer(respond(to: request))
+        let recorded: @Sendable () -> Void = { [requests] in
+            let response = answerNow()
+            requests.record(kind, request, response)
+            answer(response)
+        }
+        if latency > 0 {
+            delays.schedule(after: .milliseconds(latency), recorded)
+        } else {
+            recorded()
+        }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -68,6 +89,14 @@ struct FakeFCM: Sendable {
             log.info("messages and stats reset")
             return .empty()
         case ("GET", "/fake/stats"): return Self.json(messages.stats)
+        case ("GET", "/fake/requests"): return listRequests(request)
+        case ("DELETE", "/fake/requests"):
+            requests.reset()
+            return .empty()
+        case ("DELETE", "/fake/tokens"):
+            tokens.revokeAll()
+            log.info("access tokens revoked")
+            return .empty()
         case ("GET", "/fake/faults"): return Self.json(faults.snapshot)
         case ("POST", "/fake/faults"): return addFaults(request)
         case ("DELETE", "/fake/faults"):
@@ -76,6 +105,8 @@ struct FakeFCM: Sendable {
             return .empty()
         case (_, "/healthz"), (_, "/fake/stats"): return .methodNotAllowed(allowed: ["GET"])
         case (_, "/fake/messages"), (_, "/fake/faults"): return .methodNotAllowed(allowed: ["GET", "POST", "DELETE"])
+        case (_, "/fake/requests"): return .methodNotAllowed(allowed: ["GET", "DELETE"])
+        case (_, "/fake/tokens"): return .methodNotAllowed(allowed: ["DELETE"])
         default: return .json(object: ["error": "no route for \(request.method) \(request.path)"], status: 404)
         }
     }
@@ -90,6 +121,11 @@ struct FakeFCM: Sendable {
     }
 
     private func issueToken(_ request: HTTPRequest) -> HTTPResponse {
+        if let failure = faults.tokenFailure() {
+            messages.countToken(issued: false)
+            log.info("token request failed by fault", ["status": String(failure.status), "error": failure.errorCode ?? ""])
+            return GoogleErrorBody.oauth(failure.errorCode ?? "invalid_grant", failure.message, status: failure.status)
+        }
         let form = request.formFields()
         let field = { (name: String) in form.first { $0.name == name }?.value }
         do throws(AssertionChecker.Refusal) {
@@ -131,7 +167,10 @@ struct FakeFCM: Sendable {
         if let failure = faults.failure(tokens: tokens) {
             messages.reject(status: failure.status, errorCode: failure.errorCode)
             log.debug("send failed by fault", ["status": String(failure.status), "token": FakeLog.redact(message.token)])
-            return GoogleErrorBody.fcm(status: failure.status, errorCode: failure.errorCode, message: failure.message, retryAfter: failure.retryAfter)
+            return GoogleErrorBody.fcm(
+                status: failure.status, errorCode: failure.errorCode, message: failure.message,
+                violation: failure.violationField.map { GoogleErrorBody.FieldViolation(field: $0, description: failure.message) },
+                retryAfter: failure.retryAfterHeader(now: now()))
         }
         if message.validateOnly {
             messages.countValidatedOnly()
@@ -170,6 +209,15 @@ struct FakeFCM: Sendable {
             if name == "since" { since = value } else { limit = value }
         }
         return Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token"), event: request.queryValue("event")))
+    }
+
+    private func listRequests(_ request: HTTPRequest) -> HTTPResponse {
+        var kind: RequestLog.Kind?
+        if let text = request.queryValue("kind") {
+            guard let parsed = RequestLog.Kind(rawValue: text) else { return .json(object: ["error": "kind must be token or send"], status: 400) }
+            kind = parsed
+        }
+        return Self.json(requests.entries(kind: kind))
     }
 
     private func addFaults(_ request: HTTPRequest) -> HTTPResponse {

@@ -10,6 +10,7 @@ struct FakeOptions: Sendable {
     var tokenLifetime = 3600
     var threads = 8
     var keep = 100_000
+    var keepRequests = 100
     var logLevel = FakeLog.Level.info
 
     static let usage = """
@@ -23,6 +24,8 @@ struct FakeOptions: Sendable {
           --token-ttl <seconds>        access token lifetime (FAKE_FCM_TOKEN_TTL, default 3600)
           --threads <n>                server threads (FAKE_FCM_THREADS, default 8)
           --keep <n>                   accepted messages kept in memory (FAKE_FCM_KEEP, default 100000)
+          --keep-requests <n>          newest token requests and sends kept with their answers for
+                                       GET /fake/requests (FAKE_FCM_KEEP_REQUESTS, default 100, 0: none)
         LOG_LEVEL=debug logs every request. Prints {"event":"listening","port":N,...} on stdout once listening.
         """
 
@@ -34,6 +37,7 @@ struct FakeOptions: Sendable {
             "--addr": "FAKE_FCM_ADDR", "--service-account": "GOOGLE_APPLICATION_CREDENTIALS", "--record": "FAKE_FCM_RECORD",
             "--record-flush-ms": "FAKE_FCM_RECORD_FLUSH_MS",
             "--token-ttl": "FAKE_FCM_TOKEN_TTL", "--threads": "FAKE_FCM_THREADS", "--keep": "FAKE_FCM_KEEP",
+            "--keep-requests": "FAKE_FCM_KEEP_REQUESTS",
         ]
         for (flag, variable) in environmentNames {
             if let value = environment[variable], !value.isEmpty { values[flag] = value }
@@ -74,6 +78,7 @@ struct FakeOptions: Sendable {
         options.tokenLifetime = try integer(values["--token-ttl"], flag: "--token-ttl", range: 1...86_400) ?? options.tokenLifetime
         options.threads = try integer(values["--threads"], flag: "--threads", range: 1...256) ?? options.threads
         options.keep = try integer(values["--keep"], flag: "--keep", range: 0...10_000_000) ?? options.keep
+        options.keepRequests = try integer(values["--keep-requests"], flag: "--keep-requests", range: 0...100_000) ?? options.keepRequests
         options.logLevel = try FakeLog.parseLevel(environment["LOG_LEVEL"])
         return options
     }

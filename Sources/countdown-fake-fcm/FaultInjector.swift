@@ -7,6 +7,8 @@ final class FaultInjector: Sendable {
         var latencyMilliseconds = 0
         var dropsLeft = 0
         var failures: [InjectedFailure] = []
+        var tokenLatencyMilliseconds = 0
+        var tokenFailures: [InjectedFailure] = []
     }
 
     private let state = Mutex(State())
@@ -35,6 +37,8 @@ final class FaultInjector: Sendable {
                     if let token = failure.token { state.failures.removeAll { $0.token == token } }
                     state.failures.append(failure)
                     state.failures.sort { ($0.token != nil ? 0 : 1) < ($1.token != nil ? 0 : 1) }
+                case .tokenLatency(let milliseconds): state.tokenLatencyMilliseconds = milliseconds
+                case .tokenFailure(let failure): state.tokenFailures.append(failure)
                 }
             }
         }
@@ -44,6 +48,9 @@ final class FaultInjector: Sendable {
 
     /// Added latency for every send, in milliseconds.
     var latencyMilliseconds: Int { state.withLock { $0.latencyMilliseconds } }
+
+    /// Added latency for every token request, in milliseconds.
+    var tokenLatencyMilliseconds: Int { state.withLock { $0.tokenLatencyMilliseconds } }
 
     /// Whether the next send loses its connection (counted down).
     func takeDrop() -> Bool {
@@ -57,13 +64,22 @@ final class FaultInjector: Sendable {
     /// The failure to inject for a valid send with these tokens, counting it against its rule.
     func failure(tokens: [String]) -> InjectedFailure? {
         let at = now()
-        return state.withLock { state in
-            state.failures.removeAll { $0.isSpent(now: at) }
-            guard let index = state.failures.firstIndex(where: { $0.matches(tokens: tokens, now: at) }) else { return nil }
-            let failure = state.failures[index]
-            if let remaining = failure.remaining { state.failures[index].remaining = remaining - 1 }
-            return failure
-        }
+        return state.withLock { Self.take(from: &$0.failures, tokens: tokens, now: at) }
+    }
+
+    /// The failure to answer a token request with, counting it against its rule.
+    func tokenFailure() -> InjectedFailure? {
+        let at = now()
+        return state.withLock { Self.take(from: &$0.tokenFailures, tokens: [], now: at) }
+    }
+
+    /// The first rule in `failures` matching `tokens`, counted against; spent rules are removed.
+    private static func take(from failures: inout [InjectedFailure], tokens: [String], now: Date) -> InjectedFailure? {
+        failures.removeAll { $0.isSpent(now: now) }
+        guard let index = failures.firstIndex(where: { $0.matches(tokens: tokens, now: now) }) else { return nil }
+        let failure = failures[index]
+        if let remaining = failure.remaining { failures[index].remaining = remaining - 1 }
+        return failure
     }
 
     /// The faults in force, as `GET /fake/faults` shows them.
@@ -71,12 +87,16 @@ final class FaultInjector: Sendable {
         let latencyMs: Int
         let dropConnections: Int
         let failures: [InjectedFailure]
+        let tokenLatencyMs: Int
+        let tokenFailures: [InjectedFailure]
     }
 
     var snapshot: Snapshot {
         let at = now()
         return state.withLock { state in
-            Snapshot(latencyMs: state.latencyMilliseconds, dropConnections: state.dropsLeft, failures: state.failures.filter { !$0.isSpent(now: at) })
+            Snapshot(
+                latencyMs: state.latencyMilliseconds, dropConnections: state.dropsLeft, failures: state.failures.filter { !$0.isSpent(now: at) },
+                tokenLatencyMs: state.tokenLatencyMilliseconds, tokenFailures: state.tokenFailures.filter { !$0.isSpent(now: at) })
         }
     }
 }

@@ -19,7 +19,7 @@ enum GoogleErrorBody {
     /// `{"error": {"code", "message", "status", "details": [FcmError, BadRequest?]}}` as FCM v1 answers.
     /// `errorCode` nil leaves out the FcmError detail (FCM sends none for plain authentication failures).
     static func fcm(
-        status: Int, errorCode: String?, message: String, violation: FieldViolation? = nil, retryAfter: Int? = nil
+        status: Int, errorCode: String?, message: String, violation: FieldViolation? = nil, retryAfter: String? = nil
     ) -> HTTPResponse {
         var details: [[String: Any]] = []
         if let errorCode {
@@ -34,7 +34,7 @@ enum GoogleErrorBody {
         var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus(for: status)]
         if !details.isEmpty { error["details"] = details }
         var response = HTTPResponse.json(object: ["error": error], status: status)
-        if let retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+        if let retryAfter { response.headers["Retry-After"] = retryAfter }
         if status == 401 { response.headers["WWW-Authenticate"] = #"Bearer realm="https://accounts.google.com/""# }
         return response
     }

@@ -39,7 +39,7 @@ do throws(UsageError) {
     recordFile = try options.recordPath.map { path throws(UsageError) in
         try RecordFile(path: path, log: log, flushMilliseconds: options.recordFlushMilliseconds)
     }
-    fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, recordFile: recordFile, log: log)
+    fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, keepRequests: options.keepRequests, recordFile: recordFile, log: log)
 } catch {
     fail(error.description, code: 2)
 }

@@ -140,10 +140,7 @@ final class CountdownSystem: @unchecked Sendable {
         return latest
     }
 
-    func fault(_ rule: [String: Any]) async throws {
-        let answer = try await fakeClient.json("POST", "/fake/faults", rule)
-        guard answer.status < 300 else { throw UnexpectedAnswer(what: "fault rule", answer: answer.text) }
-    }
+    func fault(_ rule: [String: Any]) async throws { try await fakeClient.fault(rule) }
 
     /// Waits until the relay has taken every outbox row and the queue holds nothing due or claimed (jobs
     /// scheduled for later may wait).

@@ -19,10 +19,7 @@ import TestSupport
             try await client.send(message, bearer: token, project: fake.project)
         }
 
-        func fault(_ rule: Any) async throws {
-            let answer = try await client.json("POST", "/fake/faults", rule)
-            guard answer.status == 200 else { throw UnexpectedAnswer(what: "POST /fake/faults", answer: answer.text) }
-        }
+        func fault(_ rule: Any) async throws { try await client.fault(rule) }
     }
 
     static func errorCode(_ answer: FakeFCMClient.Answer) -> String? {

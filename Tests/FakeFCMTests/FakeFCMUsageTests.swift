@@ -35,6 +35,10 @@ import TestSupport
         #expect(badFlush.status == 2)
         #expect(badFlush.stderr.contains("--record-flush-ms"))
 
+        let badKeep = try runExpectingExit(["--keep-requests", "-1"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": fake.accountPath])
+        #expect(badKeep.status == 2)
+        #expect(badKeep.stderr.contains("--keep-requests"))
+
         let taken = try runExpectingExit(["--service-account", fake.accountPath, "--addr", "127.0.0.1:\(fake.port)"])
         #expect(taken.status == 1)
         #expect(taken.stderr.contains("127.0.0.1:\(fake.port)"))

@@ -8,7 +8,15 @@ import Testing
 @Suite struct AndroidDataMessageTests {
     static let data = ["type": "stream_countdown", "event": "start", "streamId": "s1", "seq": "1", "title": "Yayın \"yakında\""]
 
-    static func start(token: String = "fcm-android-0123456789", collapseKey: String? = "countdown-0123456789abcdef") -> PushMessage {
+    /// Every field of SPEC 10.4, as `countdown-fake-fcm` checks a countdown message.
+    static let completeData = data.merging([
+        "body": "10 dakika", "streamTitle": "Akşam yayını", "deepLink": "countdown://streams/s1", "creatorName": "Ayşe", "role": "creator",
+        "scheduledStartAt": "1776384600", "timestamp": "1776384000", "staleAt": "1776413400", "viewerCount": "0",
+    ]) { $1 }
+
+    static func start(
+        token: String = "fcm-android-0123456789", collapseKey: String? = "countdown-0123456789abcdef", data: [String: String] = data
+    ) -> PushMessage {
         .androidData(id: "start:s1:d1", fcmToken: token, options: AndroidMessageOptions(priority: .high, ttlSeconds: 412, collapseKey: collapseKey),
                      data: data)
     }
@@ -58,13 +66,14 @@ import Testing
 
     @Test func theFCMTransportSendsItAndADeadTokenNamesTheFCMToken() async throws {
         let harness = try await FCMHarness.make()
-        guard case .accepted = await harness.transport.send(Self.start(token: "ok-android")) else {
+        guard case .accepted = await harness.transport.send(Self.start(token: "ok-android", data: Self.completeData)) else {
             Issue.record("not accepted")
             return
         }
-        let body = try #require(try await harness.server.state().recent.first?.body)
+        let body = try #require(try await harness.sends().first?.body)
         #expect(body.contains(#""android":{"priority":"HIGH","ttl":"412s""#))
-        let dead = await harness.transport.send(Self.start(token: "unregistered-android"))
+        try await harness.control.fault(["token": "unregistered-android", "status": 404, "errorCode": "UNREGISTERED"])
+        let dead = await harness.transport.send(Self.start(token: "unregistered-android", data: Self.completeData))
         guard case .tokenRefused(let refusal) = dead else {
             Issue.record("got \(dead)")
             return

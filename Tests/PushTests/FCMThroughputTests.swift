@@ -2,7 +2,7 @@ import Foundation
 import Push
 import Testing
 
-/// Pushes per second through the real FCM transport against the stub server. Opt-in (`COUNTDOWN_PUSH_BENCH=1`):
+/// Pushes per second through the real FCM transport against `countdown-fake-fcm`. Opt-in (`COUNTDOWN_PUSH_BENCH=1`):
 /// it takes a while and its numbers only mean something on a quiet machine.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["COUNTDOWN_PUSH_BENCH"] != nil))
 struct FCMThroughputTests {
@@ -23,7 +23,7 @@ struct FCMThroughputTests {
         return rate
     }
 
-    /// User + system CPU time of this process (the stub server is a separate process).
+    /// User + system CPU time of this process (the fake is a separate process).
     static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -9,11 +9,12 @@ import TestSupport
     @Test func sendsTheSpecifiedRequestAndSignsTheAssertion() async throws {
         let harness = try await FCMHarness.make()
         let result = await harness.transport.send(FCMHarness.liveActivity(token: "ok-device1"))
-        #expect(result == .accepted(messageName: "projects/countdown-test/messages/1"))
-        let state = try await harness.server.state()
-        let recent = try #require(state.recent.first)
+        #expect(result == .accepted(messageName: "projects/countdown-test/messages/fake-1"))
+        let recent = try #require(try await harness.sends().first)
+        let tokenRequests = try await harness.tokenRequests()
+        #expect(recent.method == "POST")
         #expect(recent.path == "/v1/projects/countdown-test/messages:send")
-        #expect(recent.headers["authorization"] == "Bearer ya29.stub-1")
+        #expect(recent.headers["authorization"] == "Bearer " + (try #require(tokenRequests.first.flatMap(FCMHarness.accessToken))))
         #expect(recent.headers["content-type"] == "application/json; charset=UTF-8")
         let body = try #require(try JSONSerialization.jsonObject(with: Data(recent.body.utf8)) as? [String: Any])
         let message = try #require(body["message"] as? [String: Any])
@@ -22,9 +23,11 @@ import TestSupport
         #expect(apns["live_activity_token"] as? String == "pts-ok-device1")
         #expect(apns["headers"] as? [String: String] == ["apns-priority": "10", "apns-expiration": "1776708000"])
 
-        let assertion = try #require(state.assertions.first)
+        let form = try #require(tokenRequests.first?.body)
+        #expect(form.hasPrefix("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion="))
+        let assertion = String(try #require(form.split(separator: "=").last))
         let publicKey = try AsymmetricKey.privateKey(pem: PushTestKeys.rsaPEM).publicKey()
-        let jwt = try JWTVerifier(keys: [try .rs256(publicKey)], audience: harness.server.baseURL + "/token", now: harness.clock.function)
+        let jwt = try JWTVerifier(keys: [try .rs256(publicKey)], audience: harness.fake.baseURL + "/token", now: harness.clock.function)
             .verify(assertion)
         struct Claims: Decodable { let iss: String; let scope: String; let iat: Int; let exp: Int }
         let claims = try jwt.decodeClaims(as: Claims.self)
@@ -39,12 +42,23 @@ import TestSupport
         let result = await harness.transport.send(.notification(
             id: "reminder:s1", fcmToken: "ok-r", title: "Yayın başlıyor", body: "10 dakika", data: ["type": "stream_reminder"]))
         guard case .accepted = result else { Issue.record("got \(result)"); return }
-        let body = try #require(try await harness.server.state().recent.first?.body)
+        let body = try #require(try await harness.sends().first?.body)
         #expect(body.contains(#""notification":{"title":"Yayın başlıyor","body":"10 dakika"}"#))
     }
 
     @Test func everyErrorClassIsClassified() async throws {
         let harness = try await FCMHarness.make()
+        let tokenViolation = "The registration token is not a valid FCM registration token"
+        try await harness.control.fault([
+            ["token": "unregistered-1", "status": 404, "errorCode": "UNREGISTERED"],
+            ["token": "invalid-1", "status": 400, "errorCode": "INVALID_ARGUMENT", "message": tokenViolation, "violationField": "message.token"],
+            ["token": "mismatch-1", "status": 403, "errorCode": "SENDER_ID_MISMATCH"],
+            ["token": "quota-1", "status": 429, "errorCode": "QUOTA_EXCEEDED", "retryAfter": 7],
+            ["token": "quotadate-1", "status": 429, "errorCode": "QUOTA_EXCEEDED", "retryAfter": 30, "retryAfterFormat": "date"],
+            ["token": "unavailable-1", "status": 503, "errorCode": "UNAVAILABLE"],
+            ["token": "internal-1", "status": 500, "errorCode": "INTERNAL"],
+            ["token": "thirdparty-1", "status": 401, "errorCode": "THIRD_PARTY_AUTH_ERROR"],
+        ])
         let cases: [(String, (PushResult) -> Bool)] = [
             ("unregistered-1", { if case .tokenRefused(let r) = $0 { r.token == .fcm && r.reason == "UNREGISTERED" } else { false } }),
             ("invalid-1", { if case .tokenRefused(let r) = $0 { r.token == .fcm && r.reason == "INVALID_ARGUMENT" } else { false } }),
@@ -61,72 +75,70 @@ import TestSupport
             let result = await harness.transport.send(FCMHarness.liveActivity(token: token))
             #expect(check(result), "\(token) → \(result)")
         }
-        #expect(try await harness.server.state().token_requests == 1)
+        #expect(try await harness.tokenRequests().count == 1)
     }
 
     @Test func tokenIsRefreshedBeforeItExpires() async throws {
-        let harness = try await FCMHarness.make()
-        try await harness.server.configure(["token_lifetime": 600])
+        let harness = try await FCMHarness.make(tokenLifetime: 600, clockStart: Date().addingTimeInterval(-600))
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")).label == "accepted")
         harness.clock.advance(by: 500)
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")).label == "accepted")
-        #expect(try await harness.server.state().token_requests == 1)
+        #expect(try await harness.tokenRequests().count == 1)
         harness.clock.advance(by: 45)  // 545 s: inside the last 10% of the lifetime
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-3")).label == "accepted")
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
-        #expect(state.recent.last?.headers["authorization"] == "Bearer ya29.stub-2")
+        let tokenRequests = try await harness.tokenRequests()
+        #expect(tokenRequests.count == 2)
+        let second = try #require(tokenRequests.last.flatMap(FCMHarness.accessToken))
+        #expect(try await harness.sends().last?.headers["authorization"] == "Bearer " + second)
         #expect(harness.refreshes.value == 2)
     }
 
     @Test func unauthorizedForcesOneRefreshAndOneRetry() async throws {
         let harness = try await FCMHarness.make()
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")).label == "accepted")
-        try await harness.server.revokeTokens()
+        try await harness.control.revokeTokens()
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")).label == "accepted")
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
-        #expect(state.sends == 3)  // ok-1, the refused ok-2, the retried ok-2
+        #expect(try await harness.tokenRequests().count == 2)
+        #expect(try await harness.sends().map(\.status) == [200, 401, 200])  // ok-1, the refused ok-2, the retried ok-2
     }
 
     @Test func unauthorizedAfterARefreshIsAConfigurationErrorWithoutSpinning() async throws {
         let harness = try await FCMHarness.make()
-        try await harness.server.configure(["reject_auth": 1])
+        try await harness.control.fault(["status": 401, "forSeconds": 600])
         let result = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1"))
         guard case .configurationError(let reason) = result else { Issue.record("got \(result)"); return }
         #expect(reason.contains("UNAUTHENTICATED"))
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
-        #expect(state.sends == 2)
+        #expect(try await harness.tokenRequests().count == 2)
+        #expect(try await harness.sends().count == 2)
     }
 
     @Test func tokenEndpointRefusalIsConfigurationAndOutageIsRetryable() async throws {
         let harness = try await FCMHarness.make()
-        try await harness.server.configure(["token_status": 400])
+        try await harness.control.fault(["tokenStatus": 400])
         let refused = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1"))
         guard case .configurationError(let reason) = refused else { Issue.record("got \(refused)"); return }
         #expect(reason.contains("invalid_grant"))
-        try await harness.server.configure(["token_status": 503])
+        _ = try await harness.control.call("DELETE", "/fake/faults")
+        try await harness.control.fault(["tokenStatus": 503])
         guard case .retryable(nil, let outage) = await harness.transport.send(FCMHarness.liveActivity(token: "ok-2")) else {
             Issue.record("a token endpoint outage should be retryable")
             return
         }
         #expect(outage.contains("503"))
-        #expect(try await harness.server.state().sends == 0)
+        #expect(try await harness.sends().isEmpty)
     }
 
     @Test func fiveHundredConcurrentSendersShareOneRefresh() async throws {
         let harness = try await FCMHarness.make()
-        try await harness.server.configure(["token_delay_ms": 200])
+        try await harness.control.fault(["tokenLatencyMs": 200])
         let first = await harness.sendConcurrently(500)
         #expect(first.allSatisfy { $0.label == "accepted" })
-        #expect(try await harness.server.state().token_requests == 1)
+        #expect(try await harness.tokenRequests().count == 1)
 
-        try await harness.server.revokeTokens()
+        try await harness.control.revokeTokens()
         let second = await harness.sendConcurrently(500)
         #expect(second.allSatisfy { $0.label == "accepted" })
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
+        #expect(try await harness.tokenRequests().count == 2)
         #expect(harness.refreshes.value == 2)
     }
 
@@ -142,8 +154,8 @@ import TestSupport
     }
 
     @Test func timeoutIsRetryable() async throws {
-        let harness = try await FCMHarness.make(requestTimeout: .milliseconds(300))
-        guard case .retryable(nil, let reason) = await harness.transport.send(FCMHarness.liveActivity(token: "slow-1")) else {
+        let harness = try await FCMHarness.make(latencyMilliseconds: 5000, requestTimeout: .milliseconds(300))
+        guard case .retryable(nil, let reason) = await harness.transport.send(FCMHarness.liveActivity(token: "ok-1")) else {
             Issue.record("expected retryable")
             return
         }
@@ -154,7 +166,7 @@ import TestSupport
         let harness = try await FCMHarness.make()
         let message = PushMessage.liveActivity(id: "x", fcmToken: "ok-1", activityToken: "a", apnsHeaders: [:], apsJSON: Array("{".utf8))
         #expect(await harness.transport.send(message) == .rejected(reason: "the aps payload is not a JSON object"))
-        #expect(try await harness.server.state().sends == 0)
+        #expect(try await harness.sends().isEmpty)
     }
 
     @Test func projectAndBaseURLFormTheEndpoint() {

@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct HTTPClientCoalescingTests {
     /// Thirty answers spread over 300 ms: polled one by one without a window, a few times with a 100 ms one.
     @Test func answersWithinAWindowShareAPoll() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         func run(window: Duration) async throws -> (polls: Int, elapsed: Duration) {
             let client = try HTTPClientTests.client { $0.coalescingWindow = window }
             defer { client.shutdown() }
@@ -30,7 +30,7 @@ import TestSupport
 
     /// Shutdown with the longest window and a request in flight: the pause ends at once and the request fails.
     @Test func shutdownIsNotHeldBackByTheWindow() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.coalescingWindow = .seconds(30) }
         let task = Task { try await client.send(HTTPRequest(url: server.baseURL + "/sleep/20000", timeout: .seconds(60))) }
         try await waitUntil("the request is in flight") { client.inFlight == 1 }
@@ -41,7 +41,7 @@ import TestSupport
     /// A window far longer than the request's timeout: the timeout still fires on time (the linger stops at
     /// libcurl's next timeout), typed as before.
     @Test func aLongWindowDoesNotDelayATimeout() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.coalescingWindow = .seconds(30) }
         defer { client.shutdown() }
         let started = ContinuousClock.now
@@ -56,7 +56,7 @@ import TestSupport
 /// The header list is reused while header fields repeat byte for byte, and built again when they change.
 @Suite struct HTTPClientHeaderReuseTests {
     @Test func aChangedHeaderIsSentAndABodylessRequestGetsNoExpect() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client()
         defer { client.shutdown() }
         func echo(_ token: String, body: String) async throws -> HTTPClientTests.Echo {
@@ -86,7 +86,7 @@ import TestSupport
 /// that have a connection; the engine's watchdog ends the others).
 @Suite struct HTTPClientQueuedTimeoutTests {
     @Test func aRequestQueuedForAConnectionTimesOut() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.maxConnections = 1 }
         defer { client.shutdown() }
         let holder = Task { try await client.send(HTTPRequest(url: server.baseURL + "/sleep/20000", timeout: .seconds(60))) }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 /// An easy handle keeps its options from one request to the next of the same shape (URL, method, body or not,
@@ -13,7 +14,7 @@ import Testing
     }
 
     @Test func eachRequestGoesOutAsAskedWhateverTheHandleSentBefore() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.maxConnections = 1 }
         defer { client.shutdown() }
         let url = server.baseURL + "/echo"
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func aFailedTransferLeavesNothingBehindForTheNext() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.maxConnections = 1 }
         defer { client.shutdown() }
         let first = try await Self.echo(client, HTTPRequest(method: .post, url: server.baseURL + "/echo", body: Array("a".utf8)))
@@ -70,7 +71,7 @@ import Testing
 /// parked one its peer closes is dropped from the set instead of being reported at every wait.
 @Suite struct HTTPClientParkedConnectionTests {
     @Test func aParkedConnectionClosedByItsPeerIsNeitherSpunOnNorUsed() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.maxConnections = 1 }
         defer { client.shutdown() }
         #expect(try await client.send(HTTPRequest(url: server.baseURL + "/then-close")).bodyText == "then close")
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func aNewConnectionOnAClosedOnesNumberIsWatched() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.maxConnections = 1 }
         defer { client.shutdown() }
         // Each answer closes its connection; the next socket usually gets the same descriptor number.

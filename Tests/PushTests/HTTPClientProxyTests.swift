@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func aRequestGoesThroughTheProxy() async throws {
-        let proxy = try await StubServer.start()
+        let proxy = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.proxy = ProxySettings(http: proxy.baseURL) }
         defer { client.shutdown() }
         // `.invalid` never resolves: only a proxy can answer for it.
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aTunnelTheProxyRefusesIsATransferError() async throws {
-        let proxy = try await StubServer.start()
+        let proxy = try TestHTTPServer()
         let client = try HTTPClientTests.client { $0.proxy = ProxySettings(https: proxy.baseURL) }
         defer { client.shutdown() }
         let error = await #expect(throws: HTTPClientError.self) {
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aHostInNoProxyIsReachedDirectly() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let refusing = RefusingPort()
         defer { refusing.release() }
         let closed = refusing.port

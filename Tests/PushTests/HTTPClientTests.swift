@@ -13,14 +13,14 @@ import TestSupport
     }
 
     static func client(_ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws -> HTTPClient {
-        // Whatever proxy the machine running the tests has, the stub servers are reached directly.
+        // Whatever proxy the machine running the tests has, the test servers are reached directly.
         var configuration = HTTPClientConfiguration(name: "http-client-test", proxy: .none)
         configure(&configuration)
         return try HTTPClient(configuration: configuration)
     }
 
     @Test func postsBodyAndHeadersAndReadsTheAnswer() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let body = Array("{\"hello\":\"wörld\"}".utf8)
         let response = try await client.send(HTTPRequest(
@@ -38,7 +38,7 @@ import TestSupport
     }
 
     @Test func errorStatusesAreResponsesNotErrors() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         for status in [400, 404, 429, 500, 503] {
             let response = try await client.send(HTTPRequest(url: server.baseURL + "/status/\(status)"))
@@ -49,7 +49,7 @@ import TestSupport
     }
 
     @Test func sequentialRequestsReuseOneConnection() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         var connections = Set<Int>()
         for index in 0..<50 {
@@ -61,7 +61,7 @@ import TestSupport
     }
 
     @Test func manyConcurrentRequestsStayWithinMaxConnections() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client { $0.maxConnections = 8 }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<400 {
@@ -71,7 +71,7 @@ import TestSupport
         }
         #expect(statuses.count == 400 && statuses.allSatisfy { $0 == 200 })
         #expect(client.connectionsOpened <= 8)
-        #expect(try await server.state().connections <= 8 + 1)  // plus the control connection
+        #expect(server.connectionsAccepted <= 8)
         #expect(client.inFlight == 0)
     }
 
@@ -89,7 +89,7 @@ import TestSupport
     }
 
     @Test func requestTimeoutIsTyped() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let started = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) {
@@ -103,7 +103,7 @@ import TestSupport
     /// The engine waits in epoll for the sockets libcurl names and for its next timeout: a request waiting on a
     /// slow answer costs its thread next to no CPU (a wrong timer would spin the loop for the whole wait).
     @Test func waitingForASlowAnswerDoesNotSpin() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client { $0.name = "http-idle-probe" }
         _ = try await client.send(HTTPRequest(url: server.baseURL + "/sleep/1"))
         let before = try #require(Self.threadCPUSeconds(named: "http-idle-probe"), "the engine's thread is not in /proc/self/task")
@@ -131,7 +131,7 @@ import TestSupport
     }
 
     @Test func timeoutOnAReusedConnectionIsATransferTimeout() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         _ = try await client.send(HTTPRequest(url: server.baseURL + "/status/200"))
         let error = await #expect(throws: HTTPClientError.self) {
@@ -152,7 +152,7 @@ import TestSupport
     }
 
     @Test func droppedConnectionIsAnIOError() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.send(HTTPRequest(url: server.baseURL + "/close"))
@@ -161,8 +161,8 @@ import TestSupport
     }
 
     @Test func tlsFailureIsTyped() async throws {
-        // The stub speaks plain HTTP, so a TLS handshake against it fails.
-        let server = try await StubServer.start()
+        // The test server speaks plain HTTP, so a TLS handshake against it fails.
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.send(HTTPRequest(url: "https://127.0.0.1:\(server.port)/ok"))
@@ -184,7 +184,7 @@ import TestSupport
     }
 
     @Test func oversizedResponseIsRefused() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client { $0.maxResponseBytes = 1000 }
         #expect(try await client.send(HTTPRequest(url: server.baseURL + "/big/1000")).body.count == 1000)
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPRequest(url: server.baseURL + "/big/5000")) }
@@ -192,7 +192,7 @@ import TestSupport
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let task = Task { try await client.send(HTTPRequest(url: server.baseURL + "/sleep/20000")) }
         try await waitUntil("the request is in flight") { client.inFlight == 1 }
@@ -205,7 +205,7 @@ import TestSupport
     }
 
     @Test func shutdownFailsWhatIsInFlightAndWhatComesLater() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try Self.client()
         let task = Task { try await client.send(HTTPRequest(url: server.baseURL + "/sleep/5000")) }
         try await waitUntil("the request is in flight") { client.inFlight == 1 }

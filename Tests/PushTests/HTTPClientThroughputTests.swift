@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 @Suite struct HTTPClientThroughputTests {
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func sustainsManySmallPostsWithFlatMemory() async throws {
-        let server = try await StubServer.start()
+        let server = try TestHTTPServer()
         let client = try HTTPClient(configuration: HTTPClientConfiguration(name: "throughput", maxConnections: 32))
         let url = server.baseURL + "/ok"
         _ = try await Self.post(5_000, concurrency: 64, client: client, url: url)  // warm up: connections, handle pool
@@ -44,7 +45,7 @@ import Testing
         let growth = Self.residentBytes() - before
         let cpuPerRequest = Int((FCMThroughputTests.processCPUSeconds() - cpuBefore) * 1e6 / Double(total))
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("HTTPClient: \(total) POSTs in \(seconds) s = \(Int(Double(total) / seconds))/s, RSS growth \(growth / 1024) KiB, connections \(client.connectionsOpened), client CPU \(cpuPerRequest) µs/request")
+        print("HTTPClient: \(total) POSTs in \(seconds) s = \(Int(Double(total) / seconds))/s, RSS growth \(growth / 1024) KiB, connections \(client.connectionsOpened), CPU of client and in-process server \(cpuPerRequest) µs/request")
         #expect(ok == total)
         #expect(client.connectionsOpened <= 32)
         #expect(growth < 16 << 20, "RSS grew by \(growth) bytes")

@@ -47,30 +47,29 @@ import Telemetry
         for (index, result) in results.enumerated() {
             #expect(result.label == (index == 5 ? "rejected" : "accepted"), "message \(index): \(result)")
         }
-        let state = try await harness.server.state()
-        #expect(state.sends == 11, "the message without a valid body is not sent")
-        #expect(state.token_requests == 1)
+        #expect(try await harness.sends().count == 11, "the message without a valid body is not sent")
+        #expect(try await harness.tokenRequests().count == 1)
     }
 
     @Test func anExpiredTokenInABatchIsRefreshedOnceAndOnlyItsMessagesAreSentAgain() async throws {
         let harness = try await FCMHarness.make()
         #expect(await harness.transport.send(FCMHarness.liveActivity(token: "ok-warm")).label == "accepted")
-        try await harness.server.revokeTokens()
+        try await harness.control.revokeTokens()
         let results = await harness.transport.sendAll((0..<6).map { FCMHarness.liveActivity(token: "ok-\($0)") })
         #expect(results.allSatisfy { $0.label == "accepted" })
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
-        #expect(state.sends == 1 + 6 + 6)
+        #expect(try await harness.tokenRequests().count == 2)
+        let sends = try await harness.sends()
+        #expect(sends.count == 1 + 6 + 6)
+        #expect(sends.filter { $0.status == 401 }.count == 6, "each message of the batch was refused once, then sent again")
     }
 
     @Test func aBatchRefusedAfterTheRefreshIsAConfigurationErrorWithoutSpinning() async throws {
         let harness = try await FCMHarness.make()
-        try await harness.server.configure(["reject_auth": 1])
+        try await harness.control.fault(["status": 401, "forSeconds": 600])
         let results = await harness.transport.sendAll((0..<4).map { FCMHarness.liveActivity(token: "ok-\($0)") })
         #expect(results.allSatisfy { $0.label == "configuration_error" }, "\(results)")
-        let state = try await harness.server.state()
-        #expect(state.token_requests == 2)
-        #expect(state.sends == 8)
+        #expect(try await harness.tokenRequests().count == 2)
+        #expect(try await harness.sends().count == 8)
     }
 
     @Test func aRateLimitedBatchReservesItsPermitsAtOnceAndReportsThrottlingOnce() async {

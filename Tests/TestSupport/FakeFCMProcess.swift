@@ -18,10 +18,15 @@ public final class FakeFCMProcess: @unchecked Sendable {
     ///   - tokenURI: written into the account; the fake serves its path and checks assertions' `aud` against it.
     ///   - address: where the fake listens (`127.0.0.1:0` picks a port).
     ///   - arguments: extra flags (`--token-ttl 1`, `--record <file>`).
-    public init(tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = []) throws {
+    ///   - accountFile: writes the service account for a token URI and returns its path (its `token_uri` must be
+    ///     that URI); nil generates one with `scripts/gen-service-account`.
+    public init(
+        tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = [],
+        accountFile: ((_ tokenURI: String) throws -> String)? = nil
+    ) throws {
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        accountPath = try Self.sharedAccounts.withLock { accounts in
+        accountPath = try accountFile?(tokenURI) ?? Self.sharedAccounts.withLock { accounts in
             if let path = accounts[tokenURI] { return path }
             let path = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("account") + ".json")
             try runCommand("/bin/bash", [Self.repositoryRoot.appendingPathComponent("scripts/gen-service-account").path, path, tokenURI])
@@ -50,9 +55,18 @@ public final class FakeFCMProcess: @unchecked Sendable {
     }
 
     /// A fake whose account's `token_uri` points at the fake itself, so a real FCM client can use it end to end.
-    public static func reachable(arguments: [String] = []) throws -> FakeFCMProcess {
-        let port = freeLoopbackPort()
-        return try FakeFCMProcess(tokenURI: "http://127.0.0.1:\(port)/token", address: "127.0.0.1:\(port)", arguments: arguments)
+    /// The account must name the port before the fake binds it: when another process took the port in between
+    /// (the fake then exits naming the address), it starts again on another one.
+    public static func reachable(arguments: [String] = [], accountFile: ((_ tokenURI: String) throws -> String)? = nil) throws -> FakeFCMProcess {
+        var attempt = 1
+        while true {
+            let address = "127.0.0.1:\(freeLoopbackPort())"
+            do {
+                return try FakeFCMProcess(tokenURI: "http://\(address)/token", address: address, arguments: arguments, accountFile: accountFile)
+            } catch let failure as FakeStartFailed where attempt < 5 && failure.output.contains(address) {
+                attempt += 1
+            }
+        }
     }
 
     deinit { stop() }
