@@ -1,3 +1,4 @@
+import CountdownStore
 import HTTPServer
 
 extension APIService {

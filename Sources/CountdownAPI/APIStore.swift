@@ -1,4 +1,5 @@
 import CountdownCommands
+import CountdownStore
 
 /// What the API needs from PostgreSQL. Domain outcomes are thrown as `APIError` (unknown user, device or stream,
 /// not the owner, already ended); a lost database as `.unavailable`. `PostgresAPIStore` is the real one.

@@ -1,5 +1,5 @@
 import BlockingIO
-import Postgres
+import CountdownStore
 
 /// Group commit for device registrations: concurrent upserts share one statement and one transaction.
 ///
@@ -14,10 +14,8 @@ import Postgres
 /// item (in the order given), decided under the device's row lock, so a refused or taken-over registration
 /// answers its own request while the rest of the batch commits.
 public final class DeviceUpsertBatcher: Sendable {
-    public struct Item: Sendable {
-        public let registration: DeviceRegistration
-        public let userID: String?
-    }
+    /// A registration and its caller's user, as the store writes it.
+    public typealias Item = DeviceOwnershipStore.Item
 
     private struct Waiting {
         let item: Item
@@ -77,7 +75,7 @@ public final class DeviceUpsertBatcher: Sendable {
                 let outcomes = try await write(batch.map(\.item))
                 precondition(outcomes.count == batch.count, "a batch write must return one outcome per item")
                 for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
-            } catch let error as PostgresError where error.isConnectionLoss || error.code == .closed {
+            } catch where StoreFault(error) == .unreachable {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
             } catch where batch.count == 1 {
                 batch[0].continuation.resume(throwing: error)  // its own write failed: nothing to separate
@@ -92,7 +90,7 @@ public final class DeviceUpsertBatcher: Sendable {
                         waiting.continuation.resume(returning: try await writeOne(waiting.item))
                     } catch {
                         // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
-                        if let failure = error as? PostgresError, failure.isConnectionLoss || failure.code == .closed { lost = error }
+                        if StoreFault(error) == .unreachable { lost = error }
                         waiting.continuation.resume(throwing: error)
                     }
                 }

@@ -1,3 +1,4 @@
+import CountdownStore
 import Postgres
 import Telemetry
 
@@ -30,7 +31,9 @@ public struct OwnerlessDeviceSweeper: Sendable {
     public func sweepOnce() async throws -> Int {
         var total = 0
         for _ in 0..<Self.maxBatches {
-            let deleted = try await database.execute(Self.expire, [ttlSeconds, Self.batchSize])
+            let deleted = try await database.withConnection { [ttlSeconds] connection in
+                try DeviceOwnershipStore.expireOwnerless(unwrittenFor: ttlSeconds, limit: Self.batchSize, on: connection)
+            }
             total += deleted
             if deleted < Self.batchSize { break }
         }
@@ -52,12 +55,4 @@ public struct OwnerlessDeviceSweeper: Sendable {
             try? await Task.sleep(for: interval)
         }
     }
-
-    static let expire = """
-        DELETE FROM devices WHERE device_id IN (
-            SELECT device_id FROM devices
-            WHERE user_id IS NULL AND NOT countdown_ever_owned AND updated_at < now() - make_interval(secs => $1::int)
-            ORDER BY updated_at LIMIT $2::int
-            FOR UPDATE SKIP LOCKED)
-        """
 }

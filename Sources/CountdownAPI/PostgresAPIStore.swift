@@ -1,8 +1,10 @@
 import CountdownCommands
+import CountdownStore
 import Postgres
 
-/// The `APIStore` over the contract tables. Each call is one statement or one short transaction; the schema's
-/// triggers turn the rows written here into outbox entries for the workers.
+/// The `APIStore` over the contract tables, through the stores of `CountdownStore` (which hold the SQL). Each call is
+/// one statement or one short transaction; the schema's triggers turn the rows written here into outbox entries for
+/// the workers.
 public final class PostgresAPIStore: APIStore {
     public let database: PostgresClient
     private let devices: DeviceUpsertBatcher
@@ -12,11 +14,11 @@ public final class PostgresAPIStore: APIStore {
         self.database = database
         devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { unordered in
             let items = unordered.sorted { $0.registration.deviceID < $1.registration.deviceID }  // lock order: device id
-            let outcomes = try await database.withConnection { try DeviceOwnership.write(items, .upsert, on: $0) }
+            let outcomes = try await database.withConnection { try DeviceOwnershipStore.write(items, .upsert, on: $0) }
             let byDevice = Dictionary(uniqueKeysWithValues: zip(items.map(\.registration.deviceID), outcomes))
             return unordered.map { byDevice[$0.registration.deviceID].flatMap { $0 } ?? .written }
         }, writeOne: { item in
-            try await database.withConnection { try DeviceOwnership.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
+            try await database.withConnection { try DeviceOwnershipStore.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
         })
     }
 
@@ -25,7 +27,7 @@ public final class PostgresAPIStore: APIStore {
         guard r.isPushToStartUpdate else { return try await run { try await devices.submit(r, userID: userID) } }
         let item = DeviceUpsertBatcher.Item(registration: r, userID: userID)
         let outcome = try await run {
-            try await database.withConnection { try DeviceOwnership.write([item], .pushToStartUpdate, on: $0) }.first.flatMap { $0 }
+            try await database.withConnection { try DeviceOwnershipStore.write([item], .pushToStartUpdate, on: $0) }.first.flatMap { $0 }
         }
         guard let outcome else {
             throw APIError(.deviceNotFound, "no device \(r.deviceID); register it with token (its FCM token) first", field: "deviceId")
@@ -35,39 +37,32 @@ public final class PostgresAPIStore: APIStore {
 
     public func registerSession(_ session: SessionRegistration, userID: String) async throws {
         let s = session
-        let outcome = try await run {
-            try await database.transaction { connection -> APIError? in
-                if let refusal = try Self.ownership(of: s.deviceID, userID: userID, on: connection, lock: true) { return refusal }
-                guard try connection.query("SELECT 1 FROM streams WHERE id = $1", [s.streamID]).first != nil else {
-                    return APIError(.streamNotFound, "no stream \(s.streamID)", field: "streamId")
-                }
-                try connection.execute(SQL.upsertSession, [s.streamID, s.deviceID, userID, s.liveActivityToken, s.activityID])
-                return nil
+        let registration = try await run {
+            try await database.transaction { connection in
+                try SessionStore.register(stream: s.streamID, device: s.deviceID, user: userID, token: s.liveActivityToken,
+                                          activity: s.activityID, on: connection)
             }
         }
-        if let outcome { throw outcome }
+        switch registration {
+        case .registered: return
+        case .refused(let refusal): throw Self.error(refusal, deviceID: s.deviceID, userID: userID)
+        case .streamMissing: throw APIError(.streamNotFound, "no stream \(s.streamID)", field: "streamId")
+        }
     }
 
     public func removeSession(streamID: String, deviceID: String, userID: String) async throws {
         let refusal = try await run {
-            try await database.withConnection { connection -> APIError? in
-                let removed = try connection.execute(SQL.deleteOwnSession, [streamID, deviceID, userID])
-                if removed > 0 { return nil }
-                return try Self.ownership(of: deviceID, userID: userID, on: connection, lock: false)
-            }
+            try await database.withConnection { try SessionStore.removeOwn(stream: streamID, device: deviceID, user: userID, on: $0) }
         }
-        if let refusal { throw refusal }
+        if let refusal { throw Self.error(refusal, deviceID: deviceID, userID: userID) }
     }
 
     public func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
-        let rows = try await run { try await database.query(SQL.streamAndCreator, [id, caller.userID]) }
+        let rights = try await run { try await database.withConnection { try StreamStore.cancelRights(id, user: caller.userID, on: $0) } }
         // An admin token whose sub is no user (a deleted or made-up account) cancels nothing.
-        guard try rows.first?.decode("user_known", as: Bool.self) == true else { throw Self.unknownUser(caller.userID) }
-        guard let row = rows.first, try row.decode("stream_known", as: Bool.self) else {
-            throw APIError(.streamNotFound, "no stream \(id)", field: "id")
-        }
-        let isCreator = try row.decode("is_creator", as: Bool.self)
-        guard caller.isAdmin || isCreator else {
+        guard rights.userKnown else { throw Self.unknownUser(caller.userID) }
+        guard rights.streamKnown else { throw APIError(.streamNotFound, "no stream \(id)", field: "id") }
+        guard caller.isAdmin || rights.isCreator else {
             throw APIError(.forbidden, "only the stream's creator or an admin may cancel it")
         }
         switch try await run({ try await StreamCommands.cancel(id, database: database) }) {
@@ -78,71 +73,38 @@ public final class PostgresAPIStore: APIStore {
     }
 
     public func ping() async throws {
-        _ = try await database.query("SELECT 1", retryingOnConnectionLoss: true)
+        try await database.withConnection(retryingOnConnectionLoss: true) { try ServerSettingsStore.ping(on: $0) }
     }
 
-    /// Why `userID` may not use the device, or nil when it is theirs. A device linked to someone else and one that
-    /// does not exist get the same answer (404), so nobody learns which device ids are in use.
-    private static func ownership(of deviceID: String, userID: String, on connection: PostgresConnection, lock: Bool) throws -> APIError? {
-        let sql = "SELECT user_id FROM devices WHERE device_id = $1" + (lock ? " FOR SHARE OF devices" : "")
-        let owner = try connection.query(sql, [deviceID]).first.map { try $0.decode("user_id", as: String?.self) }
-        if owner == userID { return nil }
-        guard try connection.query("SELECT 1 FROM users WHERE id = $1", [userID]).first != nil else { return unknownUser(userID) }
-        return notYours(deviceID)
-    }
-
-    /// The answer for a device that is not the caller's, whether it exists or not.
-    static func notYours(_ deviceID: String) -> APIError {
-        APIError(.deviceNotFound, "no device \(deviceID) of yours; register it with POST /notifications/device-token and your bearer token first",
-                 field: "deviceId")
+    /// The answer to a refusal. A device linked to someone else and one that does not exist get the same answer
+    /// (404), so nobody learns which device ids are in use.
+    private static func error(_ refusal: DeviceOwnershipStore.Refusal, deviceID: String, userID: String) -> APIError {
+        switch refusal {
+        case .unknownUser: unknownUser(userID)
+        case .notYours: APIError(.deviceNotFound, "no device \(deviceID) of yours; register it with POST /notifications/device-token and your "
+                                 + "bearer token first", field: "deviceId")
+        }
     }
 
     static func unknownUser(_ userID: String) -> APIError {
         APIError(.unknownUser, "user \(userID.prefix(64)) is not known here; nothing was linked")
     }
 
-    /// Runs database work, translating what the API answers specially: a lost database or a session time
-    /// limit (503) and a caller missing from `users` (403).
+    /// Runs database work, translating what the API answers specially (`StoreFault`): a lost database or a session
+    /// time limit (503) and a caller or stream missing for a foreign key (403, 404).
     private func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as PostgresError {
-            if error.isConnectionLoss || error.code == .closed { throw APIError(.unavailable, "PostgreSQL is not reachable") }
-            if error.isTimeLimit {
-                throw APIError(.timeout, error.isLockTimeout ? "the row is busy (locked by another writer); it is safe to repeat"
+        } catch {
+            switch StoreFault(error) {
+            case .unreachable?: throw APIError(.unavailable, "PostgreSQL is not reachable")
+            case .timeLimit(let lock)?:
+                throw APIError(.timeout, lock ? "the row is busy (locked by another writer); it is safe to repeat"
                     : "the database did not answer in time; it is safe to repeat")
+            case .missingUser?: throw APIError(.unknownUser, "the token's user is not known here; nothing was linked")
+            case .missingStream?: throw APIError(.streamNotFound, "the stream no longer exists", field: "streamId")
+            case nil: throw error
             }
-            if error.sqlState == "23503", error.constraint?.hasSuffix("user_id_fkey") == true {
-                throw APIError(.unknownUser, "the token's user is not known here; nothing was linked")
-            }
-            if error.sqlState == "23503", error.constraint?.hasSuffix("stream_id_fkey") == true {
-                throw APIError(.streamNotFound, "the stream no longer exists", field: "streamId")
-            }
-            throw error
         }
-    }
-
-    private enum SQL {
-        static let upsertSession = """
-            INSERT INTO live_activity_sessions AS s (stream_id, device_id, user_id, live_activity_token, activity_id)
-            VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (stream_id, device_id) DO UPDATE SET
-                user_id = EXCLUDED.user_id, live_activity_token = EXCLUDED.live_activity_token, activity_id = EXCLUDED.activity_id
-            WHERE (s.user_id, s.live_activity_token, s.activity_id) IS DISTINCT FROM
-                  (EXCLUDED.user_id, EXCLUDED.live_activity_token, EXCLUDED.activity_id)
-            """
-
-        static let deleteOwnSession = """
-            DELETE FROM live_activity_sessions
-            WHERE stream_id = $1 AND device_id = $2
-              AND EXISTS (SELECT 1 FROM devices WHERE device_id = $2 AND user_id = $3)
-            """
-
-        static let streamAndCreator = """
-            SELECT EXISTS (SELECT 1 FROM users WHERE id = $2) AS user_known,
-                   EXISTS (SELECT 1 FROM streams WHERE id = $1) AS stream_known,
-                   EXISTS (SELECT 1 FROM stream_participants
-                           WHERE stream_id = $1 AND user_id = $2 AND role = 'creator') AS is_creator
-            """
     }
 }

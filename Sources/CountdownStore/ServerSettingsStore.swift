@@ -1,7 +1,12 @@
 import Postgres
 
-/// Settings of the PostgreSQL server itself, read for start-up checks.
+/// Settings of the PostgreSQL server itself, read for start-up checks, and whether it answers at all.
 public enum ServerSettingsStore {
+    /// Succeeds when the server answers a statement (a readiness check).
+    public static func ping(on connection: PostgresConnection) throws {
+        _ = try connection.query("SELECT 1")
+    }
+
     /// `max_connections` and the slots reserved from it (`superuser_reserved_connections`, plus
     /// `reserved_connections` from PostgreSQL 16).
     public static func connectionLimits(on connection: PostgresConnection) throws -> (maxConnections: Int, reserved: Int) {

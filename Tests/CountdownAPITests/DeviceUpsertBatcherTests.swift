@@ -1,5 +1,6 @@
 import BlockingIO
 import CountdownAPI
+import CountdownStore
 import Foundation
 import Postgres
 import Testing

@@ -1,5 +1,6 @@
 import CountdownAPI
 import CountdownCommands
+import CountdownStore
 import Synchronization
 
 /// An `APIStore` over dictionaries with the same outcomes as the PostgreSQL one, for tests of the HTTP layer.

@@ -21,9 +21,20 @@ import Postgres
 /// than the row the write locked: the write is still decided correctly, only the outcome reported to the losing
 /// caller (a takeover, or an anonymous 200 for a write that changed nothing) can be off, and a takeover the
 /// snapshot did not see leaves that user's sessions to their stream's end.
-enum DeviceOwnership {
+public enum DeviceOwnershipStore {
+    /// One registration to write, with the caller's user (nil: an anonymous registration).
+    public struct Item: Sendable {
+        public let registration: DeviceRegistration
+        public let userID: String?
+
+        public init(registration: DeviceRegistration, userID: String?) {
+            self.registration = registration
+            self.userID = userID
+        }
+    }
+
     /// Which statement writes the rows.
-    enum Write {
+    public enum Write: Sendable {
         /// A full registration (insert or update).
         case upsert
         /// A push-to-start-only update of an existing device.
@@ -32,7 +43,7 @@ enum DeviceOwnership {
 
     /// Writes `items` (distinct device ids) in one statement and returns each item's outcome, in order.
     /// For `.pushToStartUpdate`, a device that does not exist has the outcome `nil`.
-    static func write(_ items: [DeviceUpsertBatcher.Item], _ kind: Write, on connection: PostgresConnection) throws -> [DeviceUpsertOutcome?] {
+    public static func write(_ items: [Item], _ kind: Write, on connection: PostgresConnection) throws -> [DeviceUpsertOutcome?] {
         // Rows are locked by the write in the order given: device id order, as every writer of devices locks them.
         let ordered = items.sorted { $0.registration.deviceID < $1.registration.deviceID }
         var results: [String: (owner: String??, written: Bool, ended: Int)] = [:]
@@ -53,7 +64,7 @@ enum DeviceOwnership {
         }
     }
 
-    private static func arrays(_ items: [DeviceUpsertBatcher.Item]) -> [(any PostgresEncodable)?] {
+    private static func arrays(_ items: [Item]) -> [(any PostgresEncodable)?] {
         [
             PostgresTextArray(items.map(\.registration.deviceID)), PostgresTextArray(items.map(\.userID)),
             PostgresTextArray(items.map(\.registration.platform)), PostgresTextArray(items.map(\.registration.fcmToken)),
