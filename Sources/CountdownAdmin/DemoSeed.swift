@@ -1,4 +1,5 @@
 import CountdownDomain
+import CountdownStore
 import Foundation
 import Postgres
 
@@ -17,17 +18,15 @@ public enum DemoSeed {
         let lead = settings.startLeadSeconds
         let reminderLead = settings.reminderLeadSeconds
         return try await database.transaction { connection in
-            try connection.execute("DELETE FROM streams WHERE id LIKE 'demo-%'")
-            try connection.execute("DELETE FROM devices WHERE device_id LIKE 'demo-%'")
-            try connection.execute("DELETE FROM users WHERE id LIKE 'demo-%'")
+            try DemoSeedStore.deleteDemoRows(on: connection)
             let users: [(String, String, String)] = [
                 ("demo-selin", "Selin Kaya", "tr"), ("demo-mert", "Mert Demir", "en"), ("demo-ayse", "Ayşe Yılmaz", "tr"),
                 ("demo-can", "Can Öztürk", "tr"), ("demo-deniz", "Deniz Arslan", "tr"),
             ]
             for (id, name, locale) in users {
-                try connection.execute("INSERT INTO users (id, display_name, locale) VALUES ($1, $2, $3)", [id, name, locale])
+                try DemoSeedStore.insertUser(id, name: name, locale: locale, on: connection)
             }
-            try connection.execute("INSERT INTO notification_preferences (user_id, category, enabled) VALUES ('demo-ayse', 'live_stream', false)")
+            try DemoSeedStore.disableLiveStream(user: "demo-ayse", on: connection)
             // (device, user, platform, has FCM token, has push-to-start token, locale)
             let devices: [(String, String, String, Bool, Bool, String?)] = [
                 ("demo-selin-iphone", "demo-selin", "ios", true, true, nil),
@@ -39,11 +38,9 @@ public enum DemoSeed {
                 ("demo-deniz-iphone", "demo-deniz", "ios", true, true, nil),
             ]
             for (device, user, platform, hasFCM, hasPushToStart, locale) in devices {
-                try connection.execute("""
-                    INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token, timezone, locale)
-                    VALUES ($1, $2, $3, $4, $5, 'Europe/Istanbul', $6)
-                    """, [device, user, platform, hasFCM ? demoToken("fcm", device) : nil,
-                          hasPushToStart ? demoToken("pts", device) : nil, locale])
+                try DemoSeedStore.insertDevice(device, user: user, platform: platform, fcmToken: hasFCM ? demoToken("fcm", device) : nil,
+                                               pushToStartToken: hasPushToStart ? demoToken("pts", device) : nil,
+                                               timezone: "Europe/Istanbul", locale: locale, on: connection)
             }
             let streams: [(String, String, Int)] = [
                 ("demo-t60", "Akşam Sohbeti: Yeni Albüm", lead + secondsUntilT60),
@@ -52,11 +49,7 @@ public enum DemoSeed {
             ]
             var planned: [String: Date] = [:]
             for (id, title, seconds) in streams {
-                let row = try connection.query("""
-                    INSERT INTO streams (id, title, planned_start_at) VALUES ($1, $2, now() + make_interval(secs => $3))
-                    RETURNING planned_start_at
-                    """, [id, title, seconds])
-                planned[id] = try row.first?.decode("planned_start_at", as: Date.self)
+                planned[id] = try DemoSeedStore.insertStream(id, title: title, startsIn: seconds, on: connection)
             }
             let participants: [(String, String, String, Int)] = [
                 ("demo-t60", "demo-selin", "creator", 0), ("demo-t60", "demo-mert", "guest", 1), ("demo-t60", "demo-ayse", "guest", 2),
@@ -64,11 +57,10 @@ public enum DemoSeed {
                 ("demo-reminder", "demo-can", "creator", 0),
             ]
             for (stream, user, role, position) in participants {
-                try connection.execute("INSERT INTO stream_participants (stream_id, user_id, role, position) VALUES ($1, $2, $3, $4)",
-                                       [stream, user, role, position])
+                try DemoSeedStore.insertParticipant(stream: stream, user: user, role: role, position: position, on: connection)
             }
             for user in ["demo-selin", "demo-ayse", "demo-deniz"] {
-                try connection.execute("INSERT INTO stream_reminders (stream_id, user_id, status) VALUES ('demo-reminder', $1, 'active')", [user])
+                try DemoSeedStore.insertReminder(stream: "demo-reminder", user: user, on: connection)
             }
             return Summary(streams: planned, users: users.count, devices: devices.count, reminders: 3)
         }

@@ -1,12 +1,11 @@
+import CountdownStore
 import Foundation
-import Postgres
 
 /// `--since T`: an RFC 3339 time (`2026-12-01T20:00:00Z`) or a duration ago (`90s`, `15m`, `2h`, `1d`), measured
 /// on the database's clock.
-public enum SinceArgument: Sendable, Equatable {
-    case time(Date)
-    case ago(seconds: Int)
+public typealias SinceArgument = TimeCutoff
 
+extension TimeCutoff {
     public static func parse(_ text: String) throws(UsageError) -> SinceArgument {
         if let unit = text.last, let factor = ["s": 1, "m": 60, "h": 3600, "d": 86_400][unit], let count = Int(text.dropLast()),
            count >= 0, count <= 366 * 86_400 / factor {
@@ -16,13 +15,5 @@ public enum SinceArgument: Sendable, Equatable {
             throw UsageError("--since must be an RFC 3339 time (2026-12-01T20:00:00Z) or a duration ago (90s, 15m, 2h), got \"\(text)\"")
         }
         return .time(date)
-    }
-
-    /// The cut-off as two parameters for `coalesce($a::timestamptz, now() - make_interval(secs => $b::int))`.
-    var parameters: [(any PostgresEncodable)?] {
-        switch self {
-        case .time(let date): [date, nil]
-        case .ago(let seconds): [nil, seconds]
-        }
     }
 }
