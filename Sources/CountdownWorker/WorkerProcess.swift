@@ -172,12 +172,13 @@ public struct WorkerProcess: Sendable {
         try? await heartbeat.beat()
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         let stopped = DispatchSemaphore(value: 0)
+        // Outside the group on purpose: it must act when the group itself does not return (cancelled after `run`).
         let watchdog = Task { [logger] in
             await shutdown.wait()
             guard !Task.isCancelled else { return }
             Self.exitUnlessStopped(stopped, within: grace + .seconds(10), logger: logger)
         }
-        // Beside the services, so an unreachable server never delays the start.
+        // Beside the services, so an unreachable server never delays the start (a one-shot check; cancelled after `run`).
         let budget = Task { [budgetCheck] in await budgetCheck?.run() }
         let outcome = await ServiceGroup(services: services, grace: grace, logger: logger).run(shutdown: shutdown)
         budget.cancel()
