@@ -61,13 +61,13 @@ let package = Package(
 
         // All of the flows' SQL: the schema and its migrations, and one store per concern (ledger, stream
         // snapshots, sessions, reminders, outbox, progress, device tokens).
-        .target(name: "CountdownStore", dependencies: ["CountdownDomain", "Postgres", "PushPayloads"]),
+        .target(name: "CountdownStore", dependencies: ["BlockingIO", "CountdownDomain", "Postgres", "PushPayloads"]),
 
         // Stream commands shared by countdown-admin and countdown-api (cancel, set-status, reschedule): their SQL is the store's.
         .target(name: "CountdownCommands", dependencies: ["CountdownDomain", "CountdownStore", "Postgres"]),
 
         // The handlers: start, backfill, end/update, reminder and expire fan-outs over the stores and a push gateway.
-        .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "Telemetry"]),
+        .target(name: "CountdownFlows", dependencies: ["BlockingIO", "CountdownDomain", "CountdownStore", "Lifecycle", "PushPayloads", "Telemetry"]),
 
         // What the worker, countdown-admin and countdown-console share without the push stack: the configuration, the
         // reconciler, and the operator's reports and actions (stats, a stream's report, ending a stream, quarantine,
@@ -132,7 +132,7 @@ let package = Package(
         // The stores through their public API against real PostgreSQL, one migrated database per test.
         .testTarget(name: "CountdownStoreTests", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "TestSupport"]),
         .testTarget(name: "CountdownFlowsTests", dependencies: [
-            "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
+            "BlockingIO", "CountdownDomain", "CountdownFlows", "CountdownStore", "Lifecycle", "Postgres", "PushPayloads", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownWorkerTests", dependencies: [
             "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue",

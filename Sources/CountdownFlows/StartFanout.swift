@@ -2,7 +2,6 @@ import BlockingIO
 import CountdownDomain
 import CountdownStore
 import Foundation
-import Postgres
 import PushPayloads
 
 /// Sends push-to-start pushes: to every eligible device of a stream (the T-60 job) or to one device or user of it
@@ -54,7 +53,7 @@ struct StartFanout: Sendable {
         let (decided, plans): ([String: HandlerOutcome], [String: Plan])
         do {
             (decided, plans) = try await plan(streamIDs, scope: scope, owners: owners, withoutRows: withoutRows, racing: false)
-        } catch let error as PostgresError where error.isUniqueViolation {
+        } catch let error as StoreError where error.code == .raced {
             // Another fan-out of one of these streams recorded a row between our read and our insert.
             context.logger.info("start ledger insert raced another fan-out; recording again with ON CONFLICT",
                                 ["streams": .int(streamIDs.count), "first_stream": .string(streamIDs.first ?? "")])

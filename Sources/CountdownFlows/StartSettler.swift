@@ -1,17 +1,23 @@
 import CountdownDomain
 import CountdownStore
 import Foundation
-import Postgres
+import Lifecycle
 import Telemetry
 
 /// Writes start-push outcomes to the ledger as they arrive, in batches of about `fill` outcomes or `gather` apart,
 /// whichever comes first, for every fan-out of the process. A push that went out is never forgotten: when
-/// PostgreSQL is away its outcome stays in memory and is written again with backoff for as long as the process
-/// lives, while the worker keeps its claims alive, so no other sender takes the row and pushes it again.
+/// PostgreSQL is away its outcome stays in memory and is written again with backoff for as long as the settler
+/// runs, while the worker keeps its claims alive, so no other sender takes the row and pushes it again.
+///
+/// A service of the worker's group: `run` is the writer. It starts before the dispatcher and stops after it, so
+/// at shutdown every outcome of the drained jobs is queued before `run` is asked to stop; it then writes what is
+/// queued (without waiting to gather more) and returns, before the pools close. Outcomes still unwritten when the
+/// group's grace period runs out are logged as lost to this process (their rows stay claimed until the claims
+/// expire, then another worker settles them).
 ///
 /// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
 /// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.
-public actor StartSettler {
+public actor StartSettler: Service {
     /// One push's outcome, and the token to clear when the push service refused it.
     public struct Result: Sendable {
         public var settlement: LedgerSettlement
@@ -25,16 +31,17 @@ public actor StartSettler {
 
     public typealias Ticket = PendingSettlements<Result>.Ticket
 
-    private let database: PostgresClient
+    public nonisolated let name = "start_settler"
+    private let store: any StartOutcomeStore
     private let logger: Logger
     private let gather: Duration
     private let fill: Int
-    /// The writer waiting for a batch to fill, and which wait it is (a timer of an earlier wait must not end it).
-    private var gathering: (wait: Int, continuation: CheckedContinuation<Void, Never>)?
-    private var waits = 0
+    /// Rung when outcomes arrive and when shutdown trips: the writer waits on it.
+    private let bell = Doorbell()
     private var pending: PendingSettlements<Result>
     private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
-    private var writing = false
+    /// Set once `run` returned: nothing queued later would be written.
+    private var stopped = false
     private var held = Set<ClaimStore.Row>()
     private var releasing = Set<ClaimStore.Row>()
 
@@ -45,8 +52,8 @@ public actor StartSettler {
     ///   - batch: most outcomes written in one transaction (a backlog after an outage is written this many at a time).
     ///   - fill: a batch is written as soon as this many outcomes wait...
     ///   - gather: ...or this long after the writer started waiting for them, whichever comes first.
-    public init(database: PostgresClient, logger: Logger, batch: Int = 500, fill: Int = 200, gather: Duration = .milliseconds(20)) {
-        self.database = database
+    public init(store: any StartOutcomeStore, logger: Logger, batch: Int = 500, fill: Int = 200, gather: Duration = .milliseconds(20)) {
+        self.store = store
         self.logger = logger.with(["component": "start_settler"])
         self.gather = gather
         self.pending = PendingSettlements(maxBatch: batch)
@@ -80,27 +87,23 @@ public actor StartSettler {
 
     public func openTicket() -> Ticket { pending.openTicket() }
 
-    /// Queues outcomes under `ticket`; they are written within milliseconds.
+    /// Queues outcomes under `ticket`; they are written within milliseconds while the settler runs.
     public func add(_ results: [Result], to ticket: Ticket) {
         pending.add(results, to: ticket)
-        if pending.count >= fill { endGathering(nil) }
-        startWriting()
+        if stopped {
+            logger.error("start outcomes arrived after the settler stopped; they are not written", ["outcomes": .int(results.count)])
+        }
+        bell.ring()
     }
 
     /// Closes `ticket` and waits until all its outcomes are written. Throws the database's error when a write
     /// fails meanwhile: the outcomes stay queued and are written once PostgreSQL is back, the caller just stops
     /// waiting (its job is postponed, and finds the rows settled or still claimed by this worker when it runs again).
+    /// Throws `CancellationError` when the settler stopped before they were written.
     public func settle(_ ticket: Ticket) async throws {
         guard !pending.close(ticket) else { return }
+        if stopped { throw CancellationError() }
         try await withCheckedThrowingContinuation { waiters[ticket] = $0 }
-    }
-
-    /// Waits until every outcome is written, or `limit` passed (a process about to exit).
-    public func drain(within limit: Duration) async {
-        let deadline = ContinuousClock.now + limit
-        while pending.count > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     /// Closes `ticket` without waiting (its fan-out failed; its outcomes are still written).
@@ -108,18 +111,32 @@ public actor StartSettler {
         _ = pending.close(ticket)
     }
 
-    private func startWriting() {
-        guard !writing, pending.count > 0 else { return }
-        writing = true
-        Task { await self.writeAll() }
+    /// Writes outcomes as they arrive until `shutdown` trips, then writes what is queued and returns. Cancelled (the
+    /// group's grace period ran out), it stops at once and logs what it could not write.
+    public func run(shutdown: ShutdownSignal) async throws {
+        await withDiscardingTaskGroup { group in
+            // Wakes the writer when shutdown trips, so an idle or gathering writer flushes at once.
+            group.addTask { [bell] in
+                await shutdown.wait()
+                bell.ring()
+            }
+            await write(until: shutdown)
+            group.cancelAll()
+        }
+        stop()
     }
 
-    private func writeAll() async {
-        while pending.count > 0 {
-            if pending.count < fill && pending.failures == 0 { await gatherMore() }
-            guard let batch = pending.takeBatch() else { break }
+    private func write(until shutdown: ShutdownSignal) async {
+        while !Task.isCancelled {
+            guard pending.count > 0 else {
+                if shutdown.isTriggered { return }
+                await bell.wait()
+                continue
+            }
+            if pending.failures == 0 && !shutdown.isTriggered { await gatherMore(shutdown) }
+            guard let batch = pending.takeBatch() else { continue }
             do {
-                try await write(batch)
+                try await store.settle(batch.map(\.settlement), refused: batch.compactMap(\.refused))
                 for result in batch {
                     let settlement = result.settlement
                     held.remove(ClaimStore.Row(stream: settlement.stream, user: settlement.user, device: settlement.device))
@@ -127,45 +144,37 @@ public actor StartSettler {
                 for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
             } catch {
                 pending.failed()
-                let waiting = waiters
-                waiters = [:]
-                for waiter in waiting.values { waiter.resume(throwing: error) }
+                resumeWaiters(throwing: error)
                 logger.warn("could not record start outcomes; keeping them to write again", [
                     "outcomes": .int(pending.count), "retry_in_s": .seconds(pending.backoff), "error": .error(error),
                 ])
                 try? await Task.sleep(for: pending.backoff)
             }
         }
-        writing = false
     }
 
-    /// Waits until `fill` outcomes wait or `gather` passed.
-    private func gatherMore() async {
-        waits += 1
-        let wait = waits
-        let gather = self.gather
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: gather)
-            await self?.endGathering(wait)
+    /// Waits until `fill` outcomes wait, `gather` passed or shutdown tripped.
+    private func gatherMore(_ shutdown: ShutdownSignal) async {
+        let deadline = ContinuousClock.now + gather
+        while pending.count < fill && !shutdown.isTriggered && !Task.isCancelled {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return }
+            await bell.wait(timeout: left)
         }
-        await withCheckedContinuation { continuation in
-            gathering = (wait, continuation)
-        }
-        timer.cancel()
     }
 
-    /// Ends the current wait for outcomes (`wait`: only that one; nil: whichever is current).
-    private func endGathering(_ wait: Int?) {
-        guard let current = gathering, wait == nil || wait == current.wait else { return }
-        gathering = nil
-        current.continuation.resume()
+    /// After the last write: fan-outs still waiting learn that their outcomes will not be written by this process.
+    private func stop() {
+        stopped = true
+        if pending.count > 0 {
+            logger.error("stopped with start outcomes unwritten; their rows stay claimed until the claims expire", ["outcomes": .int(pending.count)])
+        }
+        resumeWaiters(throwing: CancellationError())
     }
 
-    private func write(_ batch: [Result]) async throws {
-        // Deadlocks are retried at once; anything else comes back here and is retried with backoff.
-        try await database.transaction(serializationRetries: 2) { connection in
-            try StartLedgerStore.settle(batch.map(\.settlement), on: connection)
-            try DeviceTokenStore.clear(batch.compactMap(\.refused), on: connection)
-        }
+    private func resumeWaiters(throwing error: any Error) {
+        let waiting = waiters
+        waiters = [:]
+        for waiter in waiting.values { waiter.resume(throwing: error) }
     }
 }

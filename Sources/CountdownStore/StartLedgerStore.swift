@@ -67,11 +67,11 @@ public enum StartLedgerStore {
     /// The scope's rows are read first, so new rows go in with a plain `INSERT` (about a third of the cost of an
     /// `INSERT … ON CONFLICT`, whose speculative insertion probes and confirms every row) and only rows that
     /// reopen are updated. A fan-out of the same stream that inserts a row in between makes the `INSERT` fail
-    /// with a unique violation: the caller then runs its transaction again with `racing`, which resolves every
-    /// row with `ON CONFLICT`.
+    /// with a unique violation, thrown as `StoreError(.raced)`: the caller then runs its transaction again with
+    /// `racing`, which resolves every row with `ON CONFLICT`.
     ///
     /// `withoutRows` names streams the caller saw without any ledger row moments before (`ledgerOwners`): their rows
-    /// are not read again. A row another fan-out wrote since makes the insert fail with a unique violation, as a row
+    /// are not read again. A row another fan-out wrote since makes the insert fail with `StoreError(.raced)`, as a row
     /// written after the read does, and the caller runs again with `racing`.
     public static func recordTargets(_ targets: [Target], scope: FanoutScope = .stream, claim: InsertClaim, racing: Bool = false,
                                      withoutRows: Set<String> = [], on connection: PostgresConnection) throws -> RecordedTargets {
@@ -93,7 +93,11 @@ public enum StartLedgerStore {
         let reopened = rows.filter(\.reopens)
         var claimed: [(stream: String, user: String, device: String)] = []
         if !fresh.isEmpty {
-            try connection.execute(insertRows, writeParameters(fresh, claim: claim))
+            do {
+                try connection.execute(insertRows, writeParameters(fresh, claim: claim))
+            } catch let error as PostgresError where error.isUniqueViolation {
+                throw StoreError(.raced, context: "start ledger rows of \(Set(fresh.map(\.target.stream)).count) streams")
+            }
             claimed = fresh.filter { $0.status == "sending" }.map { ($0.target.stream, $0.target.candidate.userID, $0.target.candidate.deviceID) }
         }
         if !reopened.isEmpty {

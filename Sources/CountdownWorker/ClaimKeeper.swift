@@ -45,9 +45,4 @@ public final class ClaimKeeper: PeriodicService {
         }
         return .milliseconds(max(250, seconds * 250))
     }
-
-    /// Outcomes still in memory are written before the process goes, if PostgreSQL lets them.
-    public func finish() async {
-        await settler.drain(within: .seconds(5))
-    }
 }

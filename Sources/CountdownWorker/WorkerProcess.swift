@@ -31,8 +31,10 @@ public struct WorkerProcess: Sendable {
     private let budgetCheck: ConnectionBudgetCheck?
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
-    /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, claim keeper,
-    /// reconciler, outbox relay, dispatcher (the last four behind the schema gate). Stopping goes the other way.
+    /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, pause mirror, end
+    /// recovery, claim keeper, reconciler, outbox relay, start settler, dispatcher (the last seven behind the schema
+    /// gate). Stopping goes the other way: the dispatcher drains, the settler writes the outcomes of its jobs, and only
+    /// then stop the claim keeper (which keeps their claims alive meanwhile) and the rest; the pools close last.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
@@ -64,8 +66,11 @@ public struct WorkerProcess: Sendable {
                                        claimedThrough: { leases.withLock { $0?.claimedThrough ?? 0 } }, metrics: metrics, logger: logger)
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
-        let context = FlowContext(database: database, push: gateway, payloads: payloads, settings: config.flow,
-                                  transport: config.pushTransport, metrics: metrics, logger: logger.with(["worker": .string(workerID)]),
+        let store = StoreClient(database)
+        let settlerLogger = logger.with(["worker": .string(workerID)])
+        let settler = StartSettler(store: store, logger: settlerLogger)
+        let context = FlowContext(database: store, settler: settler, push: gateway, payloads: payloads, settings: config.flow,
+                                  transport: config.pushTransport, metrics: metrics, logger: settlerLogger,
                                   claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize,
                                   endRecovery: endRecovery)
         let planner = JobPlanner(settings: config.flow)
@@ -107,12 +112,15 @@ public struct WorkerProcess: Sendable {
             serverWatch,
             gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(endRecovery),
-            gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: context.settler, seconds: claimSeconds, metrics: metrics,
+            gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
                                             logger: logger, failovers: { redis.failoversSeen + serverWatch.changes })),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
+            // Stops right after the dispatcher drained: every outcome of its jobs is queued by then and written before
+            // the claim keeper stops and the pools close.
+            gate.guarding(settler),
             gate.guarding(dispatcher),
         ]
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
@@ -166,12 +174,13 @@ public struct WorkerProcess: Sendable {
         try? await heartbeat.beat()
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         let stopped = DispatchSemaphore(value: 0)
+        // Outside the group on purpose: it must act when the group itself does not return (cancelled after `run`).
         let watchdog = Task { [logger] in
             await shutdown.wait()
             guard !Task.isCancelled else { return }
             Self.exitUnlessStopped(stopped, within: grace + .seconds(10), logger: logger)
         }
-        // Beside the services, so an unreachable server never delays the start.
+        // Beside the services, so an unreachable server never delays the start (a one-shot check; cancelled after `run`).
         let budget = Task { [budgetCheck] in await budgetCheck?.run() }
         let outcome = await ServiceGroup(services: services, grace: grace, logger: logger).run(shutdown: shutdown)
         budget.cancel()

@@ -15,7 +15,7 @@ import TestSupport
 
     @Test func rowsHeldAgainAreNotGivenBack() async throws {
         try await MigratedDatabase.with(prefix: "release") { client in
-            let settler = StartSettler(database: client, logger: StartSettlerBatchTests.logger())
+            let settler = StartSettlerBatchTests.running(client)
             await settler.release([Self.row("d1"), Self.row("d2")])
             await settler.hold([Self.row("d2")])
             #expect(await settler.takeReleasing() == [Self.row("d1")])

@@ -47,8 +47,8 @@ import Testing
                                                        withoutRows: ["s1"], on: connection)
                 }
                 Issue.record("the insert of a row written since the read succeeded")
-            } catch let error as PostgresError {
-                #expect(error.isUniqueViolation, "\(error)")
+            } catch let error as StoreError {
+                #expect(error.code == .raced && error.isTransient, "the unique violation comes out as a typed race: \(error)")
             }
             // Run again as the fan-out does after the violation: u2's row is left alone, u1 is recorded and claimed.
             let again = try await client.transaction { connection in

@@ -2,7 +2,8 @@ import CountdownStore
 import Postgres
 import TestSupport
 
-/// A fresh migrated database for one test, dropped afterwards (also on failure).
+/// A fresh migrated database for one test, dropped afterwards (also on failure), after the start settlers of its
+/// contexts stopped.
 enum MigratedDatabase {
     static func with(prefix: String, _ body: (PostgresClient) async throws -> Void) async throws {
         try await with(prefix: prefix) { _, client in try await body(client) }
@@ -12,7 +13,13 @@ enum MigratedDatabase {
     static func with(prefix: String, _ body: (TestDatabase, PostgresClient) async throws -> Void) async throws {
         try await TestDatabase.withFresh(prefix: prefix) { database, client in
             _ = try await Migrator().migrate(client)
-            try await body(database, client)
+            do {
+                try await body(database, client)
+            } catch {
+                await RunningSettlers.stop(on: client)
+                throw error
+            }
+            await RunningSettlers.stop(on: client)
         }
     }
 }

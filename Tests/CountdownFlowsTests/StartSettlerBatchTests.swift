@@ -41,10 +41,17 @@ import TestSupport
 
     static func logger() -> Logger { Logger(level: .error, sink: CapturingLogSink()) }
 
+    /// A settler writing to `client`, running until the test's database goes.
+    static func running(_ client: PostgresClient, batch: Int = 500, fill: Int = 200, gather: Duration = .milliseconds(20)) -> StartSettler {
+        let settler = StartSettler(store: StoreClient(client), logger: logger(), batch: batch, fill: fill, gather: gather)
+        RunningSettlers.start(settler, on: client)
+        return settler
+    }
+
     @Test func aBatchIsWrittenAsSoonAsItFillsWithoutWaitingForTheGatherTime() async throws {
         try await Self.withLedger(rows: 200) { client in
             // A gather time no test waits for: only the fill can start the write.
-            let settler = StartSettler(database: client, logger: Self.logger(), batch: 500, fill: 200, gather: .seconds(3600))
+            let settler = Self.running(client, batch: 500, fill: 200, gather: .seconds(3600))
             let ticket = await settler.openTicket()
             await settler.add(Self.results(1...150), to: ticket)
             await settler.add(Self.results(151...200), to: ticket)
@@ -66,7 +73,7 @@ import TestSupport
     @Test(arguments: [(rows: 3, batch: 500, fill: 200), (rows: 450, batch: 100, fill: 50)])
     func outcomesAreWrittenAfterTheGatherTimeInBatchesOfAtMostTheBatchSize(_ shape: (rows: Int, batch: Int, fill: Int)) async throws {
         try await Self.withLedger(rows: shape.rows) { client in
-            let settler = StartSettler(database: client, logger: Self.logger(), batch: shape.batch, fill: shape.fill, gather: .milliseconds(20))
+            let settler = Self.running(client, batch: shape.batch, fill: shape.fill)
             let ticket = await settler.openTicket()
             await settler.hold((1...shape.rows).map { ClaimStore.Row(stream: "s", user: "u\($0)", device: "d\($0)") })
             await settler.add(Self.results(1...shape.rows), to: ticket)

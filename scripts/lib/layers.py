@@ -35,6 +35,12 @@ FORBIDDEN = {
     "countdown-api": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
 }
 
+# What a target must neither import nor depend on directly, though it may reach it through a lower layer: the flows
+# reach PostgreSQL only through the stores' facade (CountdownStore's StoreClient and store types).
+NOT_DIRECT = {
+    "CountdownFlows": {"Postgres", "CLibPQ"},
+}
+
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|@preconcurrency\s+|(?:public|internal|package)\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
@@ -103,6 +109,15 @@ def check(package, root="."):
                 dep_layer = layer(dep)
                 if dep_layer is not None and dep_layer >= own:
                     problems.append(f"{name} (layer {own}) depends on {dep} (layer {dep_layer}): only lower layers are allowed")
+    for name, banned in NOT_DIRECT.items():
+        if name not in graph:
+            continue
+        kind, path, deps = graph[name]
+        for module in sorted(banned & set(deps)):
+            problems.append(f"{name} depends on {module} directly")
+        for module, file in sorted(imports(os.path.join(root, path)).items()):
+            if module in banned:
+                problems.append(f"{name} imports {module} ({file}) directly")
     for name, forbidden in FORBIDDEN.items():
         bad = sorted(closure(graph, name) & forbidden)
         if bad:
@@ -124,8 +139,14 @@ def self_test():
             {"name": "CountdownDomain", "type": "regular", "dependencies": [{"byName": ["Push", None]}]},
             {"name": "PushPayloads", "type": "regular", "dependencies": [{"byName": ["CountdownDomain", None]}]},
         ]}
+        os.makedirs(os.path.join(root, "Sources", "CountdownFlows"))
+        with open(os.path.join(root, "Sources", "CountdownFlows", "B.swift"), "w") as handle:
+            handle.write("import Postgres\n")
+        package["targets"].append({"name": "CountdownFlows", "type": "regular", "dependencies": [{"byName": ["Postgres", None]}]})
         problems = check(package, root)
-        expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push"]
+        package["targets"].pop()
+        expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
+                    "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
         if missing:
             print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
@@ -135,7 +156,7 @@ def self_test():
         if check(package, root):
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
-    print("ok: the layer check catches an undeclared import, an upward dependency and a forbidden reach")
+    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach and a direct use of Postgres by the flows")
     return 0
 
 

@@ -1,0 +1,5 @@
+/// Where start-push outcomes are written: the ledger rows settled and the tokens the push service refused
+/// cleared, together in one transaction. The settler's only seam to the database (tests put a fake behind it).
+public protocol StartOutcomeStore: Sendable {
+    func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation]) async throws
+}

@@ -1,0 +1,77 @@
+import BlockingIO
+
+/// A wake-up for one waiting loop that is never lost: a `ring()` while nobody waits makes the next `wait` return at
+/// once. Unlike `WakeSignal`, which wakes whoever waits right now, it suits a loop that checks its work, then waits:
+/// work that arrives in between rings the bell and the wait returns.
+public final class Doorbell: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
+        var timedOut = Set<Int>()
+        var nextID = 0
+    }
+    private let state = Locked(State())
+
+    public init() {}
+
+    /// Wakes the waiter, or the next one to wait.
+    public func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the bell rang (since the last wait returned), `timeout` passed (nil: no limit) or the task is
+    /// cancelled. One waiter at a time.
+    public func wait(timeout: Duration? = nil) async {
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskGroup(of: Void.self) { group in
+            if let timeout {
+                group.addTask { [self] in
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    release(id)
+                }
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state -> Bool in
+                        if state.rung || state.timedOut.contains(id) || Task.isCancelled {
+                            state.rung = false
+                            return true
+                        }
+                        state.waiter = (id, continuation)
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                release(id)
+            }
+            group.cancelAll()
+        }
+        // The timer has finished (the group waited for it): forget whether it fired.
+        state.withLock { _ = $0.timedOut.remove(id) }
+    }
+
+    /// Ends wait `id`: at once if it waits, else as soon as it would.
+    private func release(_ id: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter, waiter.id == id else {
+                state.timedOut.insert(id)
+                return nil
+            }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume()
+    }
+}

@@ -1,0 +1,116 @@
+import BlockingIO
+import CountdownDomain
+import CountdownFlows
+import CountdownStore
+import Lifecycle
+import Telemetry
+import Testing
+
+/// The settler as a service of the worker's group: it writes what is queued when asked to stop, keeps trying while
+/// the database refuses within the grace period, and stops (releasing its waiters) when cancelled at the deadline.
+@Suite(.timeLimit(.minutes(1))) struct StartSettlerServiceTests {
+    /// Records what it is asked to write; fails the first `failing` writes (-1: every write).
+    final class Store: StartOutcomeStore {
+        struct Refused: Error {}
+        let written = Locked([LedgerSettlement]())
+        let attempts = Locked(0)
+        let failing: Int
+
+        init(failing: Int = 0) { self.failing = failing }
+
+        func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation]) async throws {
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if failing < 0 || attempt <= failing { throw Refused() }
+            written.withLock { $0 += settlements }
+        }
+    }
+
+    /// Stands for the dispatcher: at shutdown its last jobs hand their outcomes to the settler, then it returns.
+    struct DrainingJobs: Service {
+        let name = "dispatcher"
+        let settler: StartSettler
+        let outcomes: [StartSettler.Result]
+
+        func run(shutdown: ShutdownSignal) async throws {
+            await shutdown.wait()
+            let ticket = await settler.openTicket()
+            await settler.add(outcomes, to: ticket)
+            await settler.abandon(ticket)
+        }
+    }
+
+    static func outcomes(_ count: Int) -> [StartSettler.Result] {
+        (1...count).map { StartSettler.Result(LedgerSettlement(stream: "s", user: "u\($0)", device: "d\($0)", status: "sent", reason: nil)) }
+    }
+
+    /// A gather time no test waits for and a fill no test reaches: only stopping can start the write.
+    static func settler(_ store: Store) -> StartSettler {
+        StartSettler(store: store, logger: Logger(level: .error, sink: CapturingLogSink()), batch: 500, fill: 500, gather: .seconds(3600))
+    }
+
+    @Test func stoppingWritesWhatIsQueuedWithoutWaitingForTheGatherTime() async throws {
+        let store = Store()
+        let settler = Self.settler(store)
+        let shutdown = ShutdownSignal()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await settler.run(shutdown: shutdown) }
+            let ticket = await settler.openTicket()
+            await settler.hold(Self.outcomes(3).map { ClaimStore.Row(stream: "s", user: $0.settlement.user, device: $0.settlement.device) })
+            await settler.add(Self.outcomes(3), to: ticket)
+            shutdown.trigger()
+            try await settler.settle(ticket)
+            try await group.waitForAll()
+        }
+        #expect(store.written.value.map(\.device) == ["d1", "d2", "d3"])
+        #expect(await settler.unsettled == 0)
+        #expect(await settler.heldRows.isEmpty)
+    }
+
+    @Test func aWriteRefusedAtShutdownIsTriedAgainUntilItGoesThrough() async throws {
+        let store = Store(failing: 2)
+        let settler = Self.settler(store)
+        let shutdown = ShutdownSignal()
+        let ticket = await settler.openTicket()
+        await settler.add(Self.outcomes(2), to: ticket)
+        await settler.abandon(ticket)
+        shutdown.trigger()
+        try await settler.run(shutdown: shutdown)
+        #expect(store.attempts.value == 3)
+        #expect(store.written.value.count == 2)
+        #expect(await settler.unsettled == 0)
+    }
+
+    @Test func cancelledAtTheGraceDeadlineItStopsAndNoFanoutWaitsForever() async throws {
+        let store = Store(failing: -1)
+        let settler = Self.settler(store)
+        let shutdown = ShutdownSignal()
+        let ticket = await settler.openTicket()
+        await settler.add(Self.outcomes(1), to: ticket)
+        let run = Task { try await settler.run(shutdown: shutdown) }
+        shutdown.trigger()
+        while store.attempts.value < 2 { await Task.yield() }
+        run.cancel()
+        try await run.value
+        #expect(await settler.unsettled == 1, "what could not be written is not pretended written")
+        await #expect(throws: CancellationError.self, "a fan-out learns at once that the outcomes will not be written") {
+            try await settler.settle(ticket)
+        }
+    }
+
+    /// In the worker's order (the settler listed before the dispatcher, so stopped after it), outcomes of jobs that
+    /// finish while the dispatcher drains are written before the group returns and the pools close.
+    @Test func inTheServiceGroupOutcomesOfDrainedJobsAreWrittenBeforeItReturns() async throws {
+        let store = Store()
+        let settler = Self.settler(store)
+        let shutdown = ShutdownSignal()
+        let group = ServiceGroup(services: [settler, DrainingJobs(settler: settler, outcomes: Self.outcomes(4))], grace: .seconds(30),
+                                 logger: Logger(level: .error, sink: CapturingLogSink()))
+        shutdown.trigger()
+        let outcome = await group.run(shutdown: shutdown)
+        #expect(!outcome.failed && outcome.stoppedInTime)
+        #expect(store.written.value.count == 4)
+    }
+}
