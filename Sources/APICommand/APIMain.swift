@@ -17,7 +17,9 @@ import Glibc
 /// `countdown-api`, run by the `countdown-api` executable and by the multi-call `countdown`.
 public enum APIMain {
     /// Serves until SIGTERM / SIGINT, drains and exits the process. `arguments`: the program name, then its arguments.
-    public static func run(arguments: [String]) async -> Never {
+    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
+    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-api", arguments: arguments)
 
         let process = ServerProcess(

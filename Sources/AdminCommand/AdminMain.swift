@@ -15,7 +15,9 @@ import Glibc
 /// `countdown-admin`, run by the `countdown-admin` executable and by the multi-call `countdown`.
 public enum AdminMain {
     /// Runs one admin command and exits the process with its status. `arguments`: the program name, then the command.
-    public static func run(arguments: [String]) async -> Never {
+    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
+    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-admin", arguments: arguments)
 
         func fail(_ message: String, code: Int32) -> Never {

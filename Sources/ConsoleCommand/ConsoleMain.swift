@@ -22,7 +22,9 @@ import Glibc
 /// `countdown-console`, run by the `countdown-console` executable and by the multi-call `countdown`.
 public enum ConsoleMain {
     /// Serves until SIGTERM / SIGINT and exits the process. `arguments`: the program name, then its arguments.
-    public static func run(arguments: [String]) async -> Never {
+    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
+    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-console", arguments: arguments)
 
         let process = ServerProcess(program: "countdown-console", usage: "usage: countdown-console (configured by the environment; see docs/console.md)")

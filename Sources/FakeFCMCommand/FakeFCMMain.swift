@@ -11,7 +11,9 @@ import Glibc
 /// `countdown-fake-fcm`, run by the `countdown-fake-fcm` executable and by the multi-call `countdown`.
 public enum FakeFCMMain {
     /// Serves until SIGTERM / SIGINT, writes its records and exits the process. `arguments`: the program name, then its flags.
-    public static func run(arguments: [String]) async -> Never {
+    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
+    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    @MainActor public static func run(arguments: [String]) async -> Never {
         // SIGINT / SIGTERM are taken by sigwait below. Block them first, before anything starts a thread (the fake's
         // latency line, the record flusher, the server's threads), so every thread inherits the block: a thread without
         // it could take a SIGTERM and end the process before it says "stopping" and writes its records.

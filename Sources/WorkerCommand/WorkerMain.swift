@@ -9,7 +9,9 @@ import Telemetry
 public enum WorkerMain {
     /// Runs the worker until SIGTERM / SIGINT drains it and exits the process. `arguments` are the command line as the
     /// worker sees it: the program name first (`countdown-worker`), then its arguments.
-    public static func run(arguments: [String]) async -> Never {
+    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
+    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-worker", arguments: arguments)
         if arguments.count > 1 {
             let flag = arguments[1]
