@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "countdown-bench", targets: ["countdown-bench"]),
         .executable(name: "countdown-api", targets: ["countdown-api"]),
         .executable(name: "countdown-console", targets: ["countdown-console"]),
+        // The image's one executable: every command above but the benchmark, chosen by the name it runs as.
+        .executable(name: "countdown", targets: ["countdown"]),
     ],
     targets: [
         // C libraries (apt packages named so SwiftPM can tell what is missing).
@@ -99,18 +101,27 @@ let package = Package(
             "Postgres", "Push", "Redis", "Telemetry",
         ]),
 
-        // Executables.
-        .executableTarget(name: "countdown-worker", dependencies: ["Configuration", "CountdownMaintenance", "CountdownWorker", "Telemetry"]),
-        .executableTarget(name: "countdown-admin", dependencies: [
+        // Each executable's code as a library with one entry (`<Name>Main.run(arguments:)`), so that the executables
+        // below and the multi-call `countdown` run the same code.
+        .target(name: "WorkerCommand", dependencies: ["Configuration", "CountdownMaintenance", "CountdownWorker", "Telemetry"]),
+        .target(name: "AdminCommand", dependencies: [
             "Configuration", "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
             "Postgres", "Redis", "Telemetry",
         ]),
-        .executableTarget(name: "countdown-fake-fcm", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
-        .executableTarget(name: "countdown-api", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
-        .executableTarget(name: "countdown-console", dependencies: [
+        .target(name: "FakeFCMCommand", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
+        .target(name: "APICommand", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "ConsoleCommand", dependencies: [
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Postgres", "Push",
             "Redis", "Telemetry",
         ]),
+
+        // Executables: thin mains over the command libraries (development, tests), and the multi-call `countdown`.
+        .executableTarget(name: "countdown-worker", dependencies: ["WorkerCommand"]),
+        .executableTarget(name: "countdown-admin", dependencies: ["AdminCommand"]),
+        .executableTarget(name: "countdown-fake-fcm", dependencies: ["FakeFCMCommand"]),
+        .executableTarget(name: "countdown-api", dependencies: ["APICommand"]),
+        .executableTarget(name: "countdown-console", dependencies: ["ConsoleCommand"]),
+        .executableTarget(name: "countdown", dependencies: ["AdminCommand", "APICommand", "ConsoleCommand", "FakeFCMCommand", "Telemetry", "WorkerCommand"]),
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.

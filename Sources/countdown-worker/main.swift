@@ -1,44 +1,4 @@
-import Configuration
-import CountdownMaintenance
-import CountdownWorker
-import Foundation
-import Telemetry
+import WorkerCommand
 
-BuildInfo.answerVersionFlag(program: "countdown-worker")
-
-// countdown-worker: configuration is validated before anything connects; every problem is one line on stderr.
-if CommandLine.arguments.count > 1 {
-    let flag = CommandLine.arguments[1]
-    if flag == "--help" || flag == "-h" {
-        print("usage: countdown-worker\nConfigured by the environment (see README: DATABASE_URL, REDIS_URL, PUSH_TRANSPORT, ...). Stops on SIGTERM.")
-        exit(0)
-    }
-    FileHandle.standardError.write(Data("countdown-worker: unexpected argument \(flag); it is configured by the environment\n".utf8))
-    exit(2)
-}
-
-let environment = Environment()
-let config: CountdownConfig
-let logger: Logger
-do {
-    config = try CountdownConfig.loadForWorker(from: environment)
-    logger = config.logger.with(["service": "countdown-worker"])
-} catch let problems as ConfigProblems {
-    for problem in problems.problems { FileHandle.standardError.write(Data("countdown-worker: \(problem)\n".utf8)) }
-    exit(2)
-} catch {
-    FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))
-    exit(2)
-}
-
-do {
-    let worker = try WorkerProcess(config: config, logger: logger)
-    let trap = worker.trapSignals()
-    if let code = await worker.checkRedisAtStart() { exit(code) }
-    let code = await worker.run()
-    withExtendedLifetime(trap) {}
-    exit(code)
-} catch {
-    FileHandle.standardError.write(Data("countdown-worker: \(error)\n".utf8))
-    exit(1)
-}
+// countdown-worker for development and tests; the image runs the same code through the multi-call `countdown`.
+await WorkerMain.run(arguments: CommandLine.arguments)

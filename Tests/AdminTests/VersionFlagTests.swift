@@ -5,7 +5,7 @@ import Testing
 /// Every executable answers `--version` with its name and the embedded build version, before reading any
 /// configuration (none is given here).
 @Suite struct VersionFlagTests {
-    static let programs = ["countdown-worker", "countdown-admin", "countdown-api", "countdown-fake-fcm", "countdown-bench"]
+    static let programs = ["countdown-worker", "countdown-admin", "countdown-api", "countdown-console", "countdown-fake-fcm", "countdown-bench", "countdown"]
 
     @Test(arguments: programs)
     func versionPrintsTheBuildVersionAndExitsZero(_ program: String) async throws {

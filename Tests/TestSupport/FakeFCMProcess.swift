@@ -20,9 +20,10 @@ public final class FakeFCMProcess: @unchecked Sendable {
     ///   - arguments: extra flags (`--token-ttl 1`, `--record <file>`).
     ///   - accountFile: writes the service account for a token URI and returns its path (its `token_uri` must be
     ///     that URI); nil generates one with `scripts/gen-service-account`.
+    ///   - program: the built executable and the arguments before the flags (`["countdown", "fake-fcm"]`: the multi-call one).
     public init(
         tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = [],
-        accountFile: ((_ tokenURI: String) throws -> String)? = nil
+        accountFile: ((_ tokenURI: String) throws -> String)? = nil, program: [String] = ["countdown-fake-fcm"]
     ) throws {
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -42,8 +43,8 @@ public final class FakeFCMProcess: @unchecked Sendable {
         environment.removeValue(forKey: "LOG_LEVEL")
         let stdoutPath = "\(directory)/stdout.log"
         process = try SpawnedProcess(
-            TestEnvironment.productsDirectory.appendingPathComponent("countdown-fake-fcm").path,
-            ["--service-account", accountPath, "--addr", address] + arguments,
+            TestEnvironment.productsDirectory.appendingPathComponent(program[0]).path,
+            Array(program.dropFirst()) + ["--service-account", accountPath, "--addr", address] + arguments,
             environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
         let (object, line) = readAnnouncement(of: process, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {

@@ -18,13 +18,28 @@ SECRET_FILE = re.compile(r"(\.p8|\.pem|\.key|service-account[^/]*\.json|\.env)$"
 SECRET_NAME = re.compile(r"(PASSWORD|SECRET|TOKEN|PRIVATE|CREDENTIAL|_KEY$)", re.I)
 
 
+# The image's one executable and where it lists its commands; the executable products that stay out of the image.
+MULTI_CALL = "countdown"
+MULTI_CALL_SOURCE = "Sources/countdown/MultiCall.swift"
+MULTI_CALL_TABLE = re.compile(r"static let commands = \[([^\]]*)\]")
+NOT_IN_IMAGE = {"countdown-bench"}
+
+
+def multi_call_commands(repo):
+    """The commands the multi-call executable dispatches to, as the names it answers to (countdown-worker, ...)."""
+    match = MULTI_CALL_TABLE.search((repo / MULTI_CALL_SOURCE).read_text())
+    return ["countdown-" + name for name in re.findall(r'"([^"]+)"', match.group(1))] if match else []
+
+
+def image_commands(repo):
+    """The links to the multi-call executable that the build stage makes (its COMMANDS argument)."""
+    build = Dockerfile((repo / "Dockerfile").read_text()).stage(BUILD_STAGE)
+    return stage_args(build).get("COMMANDS", "").split() if build else []
+
+
 def image_executables(repo, manifest):
-    """Executables the image holds: every executable product minus EXCLUDED_EXECUTABLES (the build stage
-    installs the products `swift package describe` lists)."""
-    dockerfile = Dockerfile((repo / "Dockerfile").read_text())
-    build = dockerfile.stage(BUILD_STAGE)
-    excluded = stage_args(build).get("EXCLUDED_EXECUTABLES", "").split() if build else []
-    return [e for e in manifest.executables if e not in excluded]
+    """What the image holds in /usr/local/bin: the multi-call executable and a link to it per command."""
+    return [MULTI_CALL] + image_commands(repo)
 
 
 def check_dockerfile(repo, manifest, tools, report):
@@ -46,7 +61,7 @@ def check_dockerfile(repo, manifest, tools, report):
         report.error(where, f"the last stage (the image) must be '{RUNTIME_STAGE}'")
     _check_bases(dockerfile, build, runtime, report)
     _check_packages(manifest, build, runtime, report)
-    _check_build(manifest, build, runtime, report)
+    _check_build(repo, manifest, build, runtime, report)
     _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
@@ -112,17 +127,32 @@ def _check_packages(manifest, build, runtime, report):
         report.error("Dockerfile", "build stage does not install pkg-config (system library targets use it)")
 
 
-def _check_build(manifest, build, runtime, report):
+def _check_build(repo, manifest, build, runtime, report):
     runs = " ".join(i.arguments for i in build.all("RUN"))
-    for needed in ("swift build", "-c release", "--static-swift-stdlib", "swift package describe",
-                   'select(.type | has("executable"))', "EXCLUDED_EXECUTABLES", "/out/bin"):
+    for needed in ("swift build", "-c release", "--static-swift-stdlib", f"--product {MULTI_CALL}", "/out/bin",
+                   "${COMMANDS}", f"ln -s {MULTI_CALL} "):
         if needed not in runs:
-            report.error("Dockerfile", f"build stage RUN does not contain `{needed}`: the image would not hold "
-                                       "every executable product")
-    excluded = stage_args(build).get("EXCLUDED_EXECUTABLES", "").split()
-    for name in excluded:
-        if name not in manifest.executables:
-            report.error("Dockerfile", f"EXCLUDED_EXECUTABLES names {name}, which is no executable product")
+            report.error("Dockerfile", f"build stage RUN does not contain `{needed}`: the image would not hold the "
+                                       f"multi-call `{MULTI_CALL}` and a link per command")
+    if MULTI_CALL not in manifest.executables:
+        report.error("Package.swift", f"no executable product `{MULTI_CALL}` (the image's one executable)")
+    known = multi_call_commands(repo)
+    if not known:
+        report.error(MULTI_CALL_SOURCE, "no `static let commands = [...]`: the commands of the image are unknown")
+    commands = image_commands(repo)
+    for command in commands:
+        if command not in known:
+            report.error("Dockerfile", f"COMMANDS links {command}, which `{MULTI_CALL}` does not run ({MULTI_CALL_SOURCE})")
+        if command not in manifest.executables:
+            report.error("Dockerfile", f"COMMANDS names {command}, which is no executable product (its thin main for "
+                                       "development and tests)")
+    for command in known:
+        if command not in commands:
+            report.error("Dockerfile", f"COMMANDS lacks {command}: `{MULTI_CALL}` runs it but the image has no link")
+    for executable in manifest.executables:
+        if executable != MULTI_CALL and executable not in known and executable not in NOT_IN_IMAGE:
+            report.error("Package.swift", f"executable product {executable} is neither a command of `{MULTI_CALL}` "
+                                          f"({MULTI_CALL_SOURCE}) nor in NOT_IN_IMAGE (deploy/lint/image_checks.py)")
     copies = [i.flags_and_words() for i in runtime.all("COPY")]
     if not any(flags.get("from") == BUILD_STAGE and words[:1] == ["/out/bin/"] and words[-1] == "/usr/local/bin/"
                for flags, words in copies):

@@ -443,7 +443,7 @@ class Smoke:
             return json.loads(answer.read())
 
     def prometheus(self):
-        expected = {"countdown-worker": WORKERS, "countdown-api": 1, "prometheus": 1}
+        expected = {"countdown-worker": WORKERS, "countdown-api": 1, "countdown-console": 1, "prometheus": 1}
 
         def all_up():
             try:

@@ -21,7 +21,15 @@ LAYERS = [
     {"CountdownCommands", "CountdownFlows"},
     {"CountdownMaintenance", "CountdownAPI"},
     {"CountdownWorker", "CountdownAdmin", "CountdownConsole"},
+    {"WorkerCommand", "AdminCommand", "APICommand", "ConsoleCommand", "FakeFCMCommand"},
 ]
+
+# The multi-call executable (the image's one binary) and the command libraries it dispatches to; every other
+# executable but the benchmark is a thin main over exactly one of them, so both run the same code.
+MULTI_CALL = "countdown"
+COMMANDS = {"countdown-worker": "WorkerCommand", "countdown-admin": "AdminCommand", "countdown-api": "APICommand",
+            "countdown-console": "ConsoleCommand", "countdown-fake-fcm": "FakeFCMCommand"}
+STANDALONE = {"countdown-bench"}
 
 # What must stay out of reach, whatever the layers allow.
 FORBIDDEN = {
@@ -30,9 +38,9 @@ FORBIDDEN = {
     "CountdownStore": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
     "CountdownCommands": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
     "CountdownFlows": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl"},
-    "countdown-admin": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownWorker", "CountdownFlows"},
+    "AdminCommand": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownWorker", "CountdownFlows"},
     "CountdownMaintenance": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownFlows"},
-    "countdown-api": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
+    "APICommand": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
 }
 
 # What a target must neither import nor depend on directly, though it may reach it through a lower layer: the flows
@@ -119,14 +127,39 @@ def check(package, root="."):
             if module in banned:
                 problems.append(f"{name} imports {module} ({file}) directly")
     for name, forbidden in FORBIDDEN.items():
+        if name not in graph:
+            continue
         bad = sorted(closure(graph, name) & forbidden)
         if bad:
             problems.append(f"{name} reaches {', '.join(bad)}")
+    problems += check_commands(graph)
+    return problems
+
+
+def check_commands(graph):
+    """Every executable but the benchmark is a thin main over its command library, and the multi-call executable
+    depends on every command library (and on no other Countdown module but Telemetry, for its --version)."""
+    problems = []
+    if MULTI_CALL not in graph:
+        return problems
+    for name, (kind, _, deps) in sorted(graph.items()):
+        if kind != "executable" or name == MULTI_CALL or name in STANDALONE:
+            continue
+        if name not in COMMANDS:
+            problems.append(f"executable {name} is no command of {MULTI_CALL} (scripts/lib/layers.py COMMANDS) and not STANDALONE")
+        elif deps != [COMMANDS[name]]:
+            problems.append(f"{name} must depend on {COMMANDS[name]} only (a thin main), depends on {deps}")
+    multi = set(graph[MULTI_CALL][2])
+    for library in sorted(set(COMMANDS.values()) - multi):
+        problems.append(f"{MULTI_CALL} does not depend on {library}: the image would lack that command")
+    for extra in sorted(multi - set(COMMANDS.values()) - {"Telemetry"}):
+        problems.append(f"{MULTI_CALL} depends on {extra}: it only dispatches to the command libraries")
     return problems
 
 
 def self_test():
-    """Shows that the check catches an undeclared import, an upward edge and a forbidden reach."""
+    """Shows that the check catches an undeclared import, an upward edge, a forbidden reach, a main that is not thin
+    and a command library the multi-call executable lacks."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
         os.makedirs(os.path.join(root, "Sources", "Push"))
@@ -138,6 +171,8 @@ def self_test():
             {"name": "Push", "type": "regular", "dependencies": []},
             {"name": "CountdownDomain", "type": "regular", "dependencies": [{"byName": ["Push", None]}]},
             {"name": "PushPayloads", "type": "regular", "dependencies": [{"byName": ["CountdownDomain", None]}]},
+            {"name": "countdown", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}]},
+            {"name": "countdown-worker", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}, {"byName": ["Push", None]}]},
         ]}
         os.makedirs(os.path.join(root, "Sources", "CountdownFlows"))
         with open(os.path.join(root, "Sources", "CountdownFlows", "B.swift"), "w") as handle:
@@ -146,7 +181,8 @@ def self_test():
         problems = check(package, root)
         package["targets"].pop()
         expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
-                    "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres"]
+                    "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres",
+                    "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
         if missing:
             print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
@@ -156,7 +192,8 @@ def self_test():
         if check(package, root):
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
-    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach and a direct use of Postgres by the flows")
+    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
+          "the flows, a main that is not thin and a command missing from the multi-call executable")
     return 0
 
 
