@@ -1,7 +1,6 @@
 import CountdownFlows
 import CountdownStore
 import Lifecycle
-import Postgres
 import Telemetry
 
 /// Keeps this worker's start-ledger claims alive: every quarter of `seconds`, extends the rows it holds (claimed
@@ -11,13 +10,13 @@ import Telemetry
 public final class ClaimKeeper: PeriodicService {
     public let name = "claim_keeper"
     private let owner: String
-    private let database: PostgresClient
+    private let database: StoreClient
     private let settler: StartSettler
     private let seconds: Int
     private let metrics: WorkerMetrics
     private let logger: Logger
 
-    public init(owner: String, database: PostgresClient, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
+    public init(owner: String, database: StoreClient, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
         self.owner = owner
         self.database = database
         self.settler = settler

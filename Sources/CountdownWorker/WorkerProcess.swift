@@ -112,7 +112,7 @@ public struct WorkerProcess: Sendable {
             serverWatch,
             gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(endRecovery),
-            gate.guarding(ClaimKeeper(owner: workerID, database: database, settler: settler, seconds: claimSeconds, metrics: metrics,
+            gate.guarding(ClaimKeeper(owner: workerID, database: store, settler: settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
