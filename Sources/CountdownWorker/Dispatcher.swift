@@ -24,7 +24,7 @@ public final class Dispatcher: Service {
     private let onClaimed: @Sendable () async -> Void
     private let inFlight = Locked([String: (lease: JobLease, kind: String)]())
     private let startedThrough = Locked(0)
-    private let slotFreed = WakeSignal()
+    private let slotFreed = Doorbell()
     private let cancelGrace: Duration
 
     /// - Parameters:
@@ -130,7 +130,7 @@ public final class Dispatcher: Service {
                 for job in jobs { inFlight.removeValue(forKey: job.lease.id) }
             }
             self.metrics.slots.set(Double(self.busySlots), labels: "busy")
-            self.slotFreed.notify()
+            self.slotFreed.ring()
         }
     }
 

@@ -1,8 +1,8 @@
 import BlockingIO
 
 /// A wake-up for one waiting loop that is never lost: a `ring()` while nobody waits makes the next `wait` return at
-/// once. Unlike `WakeSignal`, which wakes whoever waits right now, it suits a loop that checks its work, then waits:
-/// work that arrives in between rings the bell and the wait returns.
+/// once. It suits a loop that checks its work, then waits: work that arrives in between rings the bell and the wait
+/// returns (the dispatcher waiting for a free slot, the settler waiting for outcomes).
 public final class Doorbell: Sendable {
     private struct State {
         var rung = false
