@@ -50,10 +50,10 @@ public enum FakeFCMMain {
             fail(error.description, code: 2)
         }
 
-        let server = HTTPServer(
-            configuration: .init(
-                address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192),
-            deferringHandler: { [fake] request, answer in fake.respond(to: request, with: answer) })
+        var configuration = HTTPServerConfiguration(
+            address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192)
+        configuration.listeningDescriptor = options.listenDescriptor
+        let server = HTTPServer(configuration: configuration, deferringHandler: { [fake] request, answer in fake.respond(to: request, with: answer) })
         do {
             try server.start()
         } catch {

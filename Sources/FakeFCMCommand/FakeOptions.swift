@@ -3,6 +3,8 @@ import HTTPServer
 /// Flags and environment of `countdown-fake-fcm`; a flag wins over its variable.
 struct FakeOptions: Sendable {
     var address = "127.0.0.1:0"
+    /// An inherited socket, already bound and listening, to serve instead of binding `address`.
+    var listenDescriptor: Int32?
     var serviceAccountPath: String?
     var recordPath: String?
     /// 0: each record line is written before its answer; more: lines are gathered and written this often.
@@ -17,6 +19,8 @@ struct FakeOptions: Sendable {
         usage: countdown-fake-fcm --service-account <file.json> [options]
 
           --addr <host:port>           listen address (FAKE_FCM_ADDR, default 127.0.0.1:0 = a free port)
+          --listen-fd <n>              serve the inherited socket <n>, already bound and listening (FAKE_FCM_LISTEN_FD):
+                                       a parent that binds the port first (tests) then names it in --addr
           --service-account <file>     the account whose key verifies assertions (GOOGLE_APPLICATION_CREDENTIALS)
           --record <file.jsonl>        append every accepted message as a JSON line (FAKE_FCM_RECORD)
           --record-flush-ms <ms>       gather record lines and write them every <ms> (FAKE_FCM_RECORD_FLUSH_MS,
@@ -37,7 +41,7 @@ struct FakeOptions: Sendable {
             "--addr": "FAKE_FCM_ADDR", "--service-account": "GOOGLE_APPLICATION_CREDENTIALS", "--record": "FAKE_FCM_RECORD",
             "--record-flush-ms": "FAKE_FCM_RECORD_FLUSH_MS",
             "--token-ttl": "FAKE_FCM_TOKEN_TTL", "--threads": "FAKE_FCM_THREADS", "--keep": "FAKE_FCM_KEEP",
-            "--keep-requests": "FAKE_FCM_KEEP_REQUESTS",
+            "--keep-requests": "FAKE_FCM_KEEP_REQUESTS", "--listen-fd": "FAKE_FCM_LISTEN_FD",
         ]
         for (flag, variable) in environmentNames {
             if let value = environment[variable], !value.isEmpty { values[flag] = value }
@@ -79,6 +83,7 @@ struct FakeOptions: Sendable {
         options.threads = try integer(values["--threads"], flag: "--threads", range: 1...256) ?? options.threads
         options.keep = try integer(values["--keep"], flag: "--keep", range: 0...10_000_000) ?? options.keep
         options.keepRequests = try integer(values["--keep-requests"], flag: "--keep-requests", range: 0...100_000) ?? options.keepRequests
+        options.listenDescriptor = try integer(values["--listen-fd"], flag: "--listen-fd", range: 3...65_535).map(Int32.init)
         options.logLevel = try FakeLog.parseLevel(environment["LOG_LEVEL"])
         return options
     }

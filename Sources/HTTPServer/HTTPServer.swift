@@ -60,7 +60,8 @@ public final class HTTPServer: Sendable {
             guard case .idle = state else {
                 throw HTTPServerError(.notStartable, what: address.description, reason: "start() may be called once")
             }
-            let fd = try ListeningSocket.open(address, backlog: configuration.listenBacklog)
+            let fd = try configuration.listeningDescriptor.map { try ListeningSocket.adopt($0, as: address) }
+                ?? ListeningSocket.open(address, backlog: configuration.listenBacklog)
             let port = ListeningSocket.port(of: fd) ?? Int(address.port)
             let retained = Unmanaged.passRetained(dispatcher)
             guard let daemon = startDaemon(listening: fd, family: address.family, context: retained.toOpaque()) else {

@@ -14,6 +14,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int?
     /// Pending connections the kernel queues before they are accepted.
     public var listenBacklog: Int
+    /// A socket already bound and listening (inherited from the parent process, which picked and bound the port)
+    /// to serve instead of binding `address`, which then only names it; the server takes it over. nil: bind `address`.
+    public var listeningDescriptor: Int32?
     /// A connection must deliver each complete request (headers and body) within this long of being accepted
     /// or of its previous answer, however steadily it trickles; otherwise it is closed (nil: no deadline).
     public var requestDeadline: Duration?

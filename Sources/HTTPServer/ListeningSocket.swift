@@ -33,6 +33,22 @@ enum ListeningSocket {
         }
     }
 
+    /// Takes over an inherited descriptor: it must be a listening TCP socket; made non-blocking and close-on-exec.
+    static func adopt(_ fd: Int32, as address: HTTPServerAddress) throws -> Int32 {
+        let what = address.description
+        var listening: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0 else {
+            throw HTTPServerError.system(.bindFailed, what: what, call: "getsockopt(SO_ACCEPTCONN) of descriptor \(fd)")
+        }
+        guard listening != 0 else { throw HTTPServerError(.bindFailed, what: what, reason: "descriptor \(fd) is not a listening socket") }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else {
+            throw HTTPServerError.system(.bindFailed, what: what, call: "fcntl of descriptor \(fd)")
+        }
+        return fd
+    }
+
     /// The local port a socket is bound to.
     static func port(of fd: Int32) -> Int? {
         var storage = sockaddr_storage()

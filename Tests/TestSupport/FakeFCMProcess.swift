@@ -21,9 +21,10 @@ public final class FakeFCMProcess: @unchecked Sendable {
     ///   - accountFile: writes the service account for a token URI and returns its path (its `token_uri` must be
     ///     that URI); nil generates one with `scripts/gen-service-account`.
     ///   - program: the built executable and the arguments before the flags (`["countdown", "fake-fcm"]`: the multi-call one).
+    ///   - listener: a socket this process bound and listens on at `address`, which the fake serves (`--listen-fd`).
     public init(
         tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = [],
-        accountFile: ((_ tokenURI: String) throws -> String)? = nil, program: [String] = ["countdown-fake-fcm"]
+        accountFile: ((_ tokenURI: String) throws -> String)? = nil, program: [String] = ["countdown-fake-fcm"], listener: Int32? = nil
     ) throws {
         directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -44,8 +45,9 @@ public final class FakeFCMProcess: @unchecked Sendable {
         let stdoutPath = "\(directory)/stdout.log"
         process = try SpawnedProcess(
             TestEnvironment.productsDirectory.appendingPathComponent(program[0]).path,
-            Array(program.dropFirst()) + ["--service-account", accountPath, "--addr", address] + arguments,
-            environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
+            Array(program.dropFirst()) + ["--service-account", accountPath, "--addr", address] + (listener == nil ? [] : ["--listen-fd", "3"])
+                + arguments,
+            environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath), descriptor3: listener)
         let (object, line) = readAnnouncement(of: process, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
             let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
@@ -56,17 +58,14 @@ public final class FakeFCMProcess: @unchecked Sendable {
     }
 
     /// A fake whose account's `token_uri` points at the fake itself, so a real FCM client can use it end to end.
-    /// The account must name the port before the fake binds it: when another process took the port in between
-    /// (the fake then exits naming the address), it starts again on another one.
+    /// The account must name the port before the fake starts: this process binds it and hands the listening socket
+    /// to the fake, so no other process can take the port in between.
     public static func reachable(arguments: [String] = [], accountFile: ((_ tokenURI: String) throws -> String)? = nil) throws -> FakeFCMProcess {
-        var attempt = 1
-        while true {
-            let address = "127.0.0.1:\(freeLoopbackPort())"
-            do {
-                return try FakeFCMProcess(tokenURI: "http://\(address)/token", address: address, arguments: arguments, accountFile: accountFile)
-            } catch let failure as FakeStartFailed where attempt < 5 && failure.output.contains(address) {
-                attempt += 1
-            }
+        let listener = try LoopbackListener()
+        let address = "127.0.0.1:\(listener.port)"
+        return try withExtendedLifetime(listener) {
+            try FakeFCMProcess(tokenURI: "http://\(address)/token", address: address, arguments: arguments, accountFile: accountFile,
+                               listener: listener.descriptor)
         }
     }
 

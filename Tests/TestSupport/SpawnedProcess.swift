@@ -6,7 +6,7 @@ import Synchronization
 /// It replaces Foundation's `Process`, the likely cause of a whole test target hanging: children inherited the
 /// runner's descriptors and blocked signals, and `waitUntilExit` blocked a thread of Swift's small cooperative
 /// pool with no bound. A spawned child here gets a clean signal mask with default dispositions (so
-/// SIGTERM always works), inherits no descriptor beyond 0-2, and writes to files, never pipes; every wait is
+/// SIGTERM always works), inherits no descriptor beyond 0-2 (and 3 when handed a listening socket), and writes to files, never pipes; every wait is
 /// bounded and ends in SIGKILL.
 public final class SpawnedProcess: @unchecked Sendable {
     /// Where a standard stream of the child goes.
@@ -21,9 +21,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     private let reaped = Mutex<Int32?>(nil)
 
     /// Starts `executable` (an absolute path) with `arguments`; `environment` nil inherits the test's own.
+    /// `descriptor3`: a descriptor of this process the child gets as its descriptor 3 (a socket bound for it).
     public init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
-        stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
+        stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null, descriptor3: Int32? = nil
     ) throws {
         self.executable = executable
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -55,7 +56,8 @@ public final class SpawnedProcess: @unchecked Sendable {
                 posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o644)
             }
         }
-        _ = Self.closeFrom?(&actions, 3)
+        if let descriptor3 { posix_spawn_file_actions_adddup2(&actions, descriptor3, 3) }
+        _ = Self.closeFrom?(&actions, descriptor3 == nil ? 3 : 4)
 
         var pid: pid_t = 0
         let spawned = envp.map { envp in
