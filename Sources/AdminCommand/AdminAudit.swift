@@ -15,6 +15,10 @@ enum AdminAudit {
     /// Set when the operator answered no at a confirmation prompt (the command then changes nothing).
     static let declined = Mutex(false)
 
+    /// `--actor` of the command line being run (taken out of its arguments by `actor(in:)`), for commands that
+    /// record who acted beside the audit row (`pause`, `resume`).
+    @TaskLocal static var commandActor: String?
+
     /// The audit action of a command line, or nil when it only reads (or is not an action).
     static func action(_ command: String, _ arguments: [String]) -> String? {
         let sub = arguments.first ?? ""

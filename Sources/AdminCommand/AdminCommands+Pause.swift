@@ -53,7 +53,7 @@ extension AdminCommands {
 
     /// Who pauses or resumes, as recorded in PostgreSQL: the command and `--actor`, else the login user when known.
     static var pauseActor: String {
-        if let named = AdminAudit.actor(in: Array(CommandLine.arguments.dropFirst())).actor { return "countdown-admin (\(named))" }
+        if let named = AdminAudit.commandActor { return "countdown-admin (\(named))" }
         let environment = ProcessInfo.processInfo.environment
         let user = environment["USER"] ?? environment["LOGNAME"]
         return "countdown-admin" + (user.map { " (\($0))" } ?? "")

@@ -39,7 +39,7 @@ public enum AdminMain {
 
         do {
             do {
-                try await AdminCommands.run(command, rest)
+                try await AdminAudit.$commandActor.withValue(actor) { try await AdminCommands.run(command, rest) }
             } catch let error where auditAction != nil && !(error is UsageError) && !(error is ConfigProblems) && !(error is ConfigError) {
                 let outcome = error is Confirmation.Refused ? "refused: not confirmed (no --yes)" : "failed: \(error)"
                 await AdminAudit.record(action: auditAction ?? "", arguments: rest, actor: actor, outcome: outcome)
