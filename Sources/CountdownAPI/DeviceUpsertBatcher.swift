@@ -75,7 +75,7 @@ public final class DeviceUpsertBatcher: Sendable {
                 let outcomes = try await write(batch.map(\.item))
                 precondition(outcomes.count == batch.count, "a batch write must return one outcome per item")
                 for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
-            } catch where StoreFault(error) == .unreachable {
+            } catch where StoreError(classifying: error)?.code == .unreachable {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
             } catch where batch.count == 1 {
                 batch[0].continuation.resume(throwing: error)  // its own write failed: nothing to separate
@@ -90,7 +90,7 @@ public final class DeviceUpsertBatcher: Sendable {
                         waiting.continuation.resume(returning: try await writeOne(waiting.item))
                     } catch {
                         // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
-                        if StoreFault(error) == .unreachable { lost = error }
+                        if StoreError(classifying: error)?.code == .unreachable { lost = error }
                         waiting.continuation.resume(throwing: error)
                     }
                 }

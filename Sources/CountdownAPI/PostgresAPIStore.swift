@@ -90,20 +90,19 @@ public final class PostgresAPIStore: APIStore {
         APIError(.unknownUser, "user \(userID.prefix(64)) is not known here; nothing was linked")
     }
 
-    /// Runs database work, translating what the API answers specially (`StoreFault`): a lost database or a session
+    /// Runs database work, translating what the API answers specially (`StoreError`): a lost database or a session
     /// time limit (503) and a caller or stream missing for a foreign key (403, 404).
     private func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            switch StoreFault(error) {
+            switch StoreError(classifying: error)?.code {
             case .unreachable?: throw APIError(.unavailable, "PostgreSQL is not reachable")
-            case .timeLimit(let lock)?:
-                throw APIError(.timeout, lock ? "the row is busy (locked by another writer); it is safe to repeat"
-                    : "the database did not answer in time; it is safe to repeat")
+            case .lockTimeLimit?: throw APIError(.timeout, "the row is busy (locked by another writer); it is safe to repeat")
+            case .timeLimit?: throw APIError(.timeout, "the database did not answer in time; it is safe to repeat")
             case .missingUser?: throw APIError(.unknownUser, "the token's user is not known here; nothing was linked")
             case .missingStream?: throw APIError(.streamNotFound, "the stream no longer exists", field: "streamId")
-            case nil: throw error
+            case .raced?, .rowData?, nil: throw error
             }
         }
     }

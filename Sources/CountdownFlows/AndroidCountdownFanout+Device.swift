@@ -10,14 +10,7 @@ extension AndroidCountdownFanout {
     /// has ended meanwhile). Nil when nothing on the device concerns it.
     func deviceChanged(_ device: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let loaded = try await context.database.transaction { connection -> ([String: StreamSnapshotRow], [Countdown]) in
-            let claimed = try AndroidCountdownStore.claimChanged(device: device, seconds: seconds, owner: me, on: connection)
-            guard !claimed.isEmpty else { return ([:], []) }
-            var streams = try StreamSnapshotStore.loadReadable(Array(Set(claimed.map(\.stream))), on: connection).rows
-            try ViewerCountQuery.fill(&streams, on: connection)
-            return (streams, claimed)
-        }
-        let (streams, countdowns) = loaded
+        let (streams, countdowns) = try await context.androidCountdowns.claimChangedCountdowns(device: device, seconds: seconds, owner: me)
         guard !countdowns.isEmpty else { return nil }
         var pushes: [OutgoingPush] = []
         var addressed: [(Countdown, ending: String?)] = []
@@ -80,14 +73,7 @@ extension AndroidCountdownFanout {
             }
             settlements[countdown.stream, default: []].append(settlement)
         }
-        let written = settlements
-        let invalidations = refused
-        try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(invalidations, on: connection)
-            for (stream, rows) in written.sorted(by: { $0.key < $1.key }) {
-                try AndroidCountdownStore.settle(stream, rows, on: connection)
-            }
-        }
+        try await context.androidCountdowns.settleCountdowns(settlements, refused: refused, plannedStart: nil)
         if let retry = retry.outcome() { return retry }
         let accepted = deliveries.filter { $0.result == "accepted" }.count
         return .done(detail: "\(accepted) of \(countdowns.count) android countdowns on the device brought up to date")

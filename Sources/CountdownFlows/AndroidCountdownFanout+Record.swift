@@ -9,10 +9,7 @@ extension AndroidCountdownFanout {
                 ended: Bool = false) async -> Bool {
         guard !accepted.isEmpty else { return true }
         do {
-            try await context.database.transaction { connection in
-                try AndroidCountdownStore.settle(streamID, accepted, plannedStart: plannedStart, on: connection)
-                if ended { try EndDeliveryLedger.settled(accepted.map(\.device), stream: streamID, on: connection) }
-            }
+            try await context.androidCountdowns.countdownsAccepted(accepted, stream: streamID, plannedStart: plannedStart, ended: ended)
             return true
         } catch {
             context.logger.warn("android countdown deliveries could not be recorded as they arrived",

@@ -17,13 +17,7 @@ struct AndroidCountdownFanout: Sendable {
     /// End messages to the stream's live Android countdowns (nil when it has none and none is held elsewhere).
     func end(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int, Int)? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status.isTerminal else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
-            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: me, on: connection),
-                    try AndroidCountdownStore.startsInFlight(streamID, on: connection))
-        }
+        let loaded = try await context.androidCountdowns.claimCountdownsToEnd(streamID, seconds: seconds, owner: me)
         guard let (stream, countdowns, elsewhere, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
         if countdowns.isEmpty {
             if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
@@ -65,19 +59,10 @@ struct AndroidCountdownFanout: Sendable {
             // Recorded as the answers arrive: a crash repeats only the ends out (SPEC 10.1).
             if await record(accepted, stream: streamID, ended: true) { recorded += accepted.count } else { settlements += accepted }
         }
-        let failed = failures
-        let released = failed.compactMap { failure in countdowns.first { $0.device == failure.device } }
+        let released = failures.compactMap { failure in countdowns.first { $0.device == failure.device } }
             .map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
-        let written = settlements + released
-        let invalidations = refused
-        let window = EndDeliveryLedger.window(context.settings)
-        let done = settlements.map(\.device)
-        let ledger = try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(invalidations, on: connection)
-            try AndroidCountdownStore.settle(streamID, written, on: connection)
-            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
-            return try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, android: true, on: connection)
-        }
+        let ledger = try await context.androidCountdowns.settleCountdownEnds(streamID, settlements + released, refused: refused, done: settlements.map(\.device),
+                                                                             failed: failures, windowSeconds: EndDeliveryLedger.window(context.settings))
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])
@@ -95,13 +80,7 @@ struct AndroidCountdownFanout: Sendable {
     /// (nil when there are none).
     func update(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow, [Countdown], Int)? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status == .scheduled else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
-            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: me,
-                                                              unlessShowing: stream.snapshot.plannedStartAt, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))
-        }
+        let loaded = try await context.androidCountdowns.claimCountdownsToUpdate(streamID, seconds: seconds, owner: me)
         guard let (stream, countdowns, inFlight) = loaded else { return nil }
         // A start being sent may carry the planned start from before the change: wait until its answer is written.
         let waitForStarts: HandlerOutcome? = inFlight > 0 ? .retry(after: .seconds(1), reason: "android_starts_in_flight") : nil
@@ -135,15 +114,10 @@ struct AndroidCountdownFanout: Sendable {
             // Recorded as the answers arrive: a crash repeats only the updates out (SPEC 10.1).
             if await record(accepted, stream: streamID, plannedStart: planned) { recorded += accepted.count } else { settlements += accepted }
         }
-        let written = settlements
-        let invalidations = refused
-        try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(invalidations, on: connection)
-            try AndroidCountdownStore.settle(streamID, written, plannedStart: planned, on: connection)
-        }
+        try await context.androidCountdowns.settleCountdowns([streamID: settlements], refused: refused, plannedStart: planned)
         if let retry = retry.outcome() { return retry }
         if let waitForStarts { return waitForStarts }
-        return .done(detail: "updated \(recorded + written.filter(\.accepted).count) of \(countdowns.count) android countdowns")
+        return .done(detail: "updated \(recorded + settlements.filter(\.accepted).count) of \(countdowns.count) android countdowns")
     }
 
     /// The stream's texts, prepared once for all its devices.

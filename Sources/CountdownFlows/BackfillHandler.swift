@@ -38,9 +38,6 @@ struct BackfillHandler: Sendable {
     }
 
     private func streamsInWindow(of member: StreamStore.Member) async throws -> [String] {
-        let lead = context.settings.startLeadSeconds
-        return try await context.database.withConnection { connection in
-            try StreamStore.streamsInStartWindow(of: member, lead: lead, on: connection)
-        }
+        try await context.streams.streamsInStartWindow(of: member, lead: context.settings.startLeadSeconds)
     }
 }

@@ -8,11 +8,7 @@ struct ExpireHandler: Sendable {
     let context: FlowContext
 
     func run(stream streamID: String) async throws -> HandlerOutcome {
-        let expireAfter = context.settings.expireAfterSeconds
-        let expiry = try await context.database.withConnection { connection in
-            try StreamStore.expire(streamID, expireAfter: expireAfter, tolerance: FlowSettings.earlyTolerance, on: connection)
-        }
-        switch expiry {
+        switch try await context.streams.expire(streamID, expireAfter: context.settings.expireAfterSeconds, tolerance: FlowSettings.earlyTolerance) {
         case .expired: return .done(detail: "stream expired")
         case .missing: return .skipped(reason: "stream_missing")
         case .notScheduled(let status): return .skipped(reason: "stream_\(status)")

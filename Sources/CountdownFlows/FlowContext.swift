@@ -4,10 +4,21 @@ import CountdownStore
 import PushPayloads
 import Telemetry
 
+/// Every store seam the handlers reach the database through (`StoreClient` is the one the worker passes).
+public typealias FlowStores = StartFanoutStore & SessionFanoutStore & ReminderFanoutStore & AndroidCountdownFanoutStore & StreamWindowStore
+
 /// What every handler needs: the stores, the push gateway, payload builders, settings, metrics and logs.
 public struct FlowContext: Sendable {
-    /// Where the handlers run their store calls (the flows never see PostgreSQL itself).
-    public let database: StoreClient
+    /// The start fan-out's store calls (the flows never see PostgreSQL, a connection or a transaction).
+    public let starts: any StartFanoutStore
+    /// The session fan-out's: runtime sessions, their end deliveries and updates.
+    public let sessions: any SessionFanoutStore
+    /// The reminder fan-out's.
+    public let reminders: any ReminderFanoutStore
+    /// The Android countdown fan-out's.
+    public let androidCountdowns: any AndroidCountdownFanoutStore
+    /// The backfill's and the expiry's.
+    public let streams: any StreamWindowStore
     public let push: any PushGateway
     public let payloads: PushPayloadBuilder
     public let settings: FlowSettings
@@ -26,11 +37,15 @@ public struct FlowContext: Sendable {
     /// Where end jobs that the push service refused wait for it to accept again.
     public let endRecovery: any EndRecoveryWaits
 
-    public init(database: StoreClient, settler: StartSettler, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
+    public init(database: some FlowStores, settler: StartSettler, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
                 transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
                 liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000,
                 endRecovery: any EndRecoveryWaits = BackoffOnlyEnds()) {
-        self.database = database
+        starts = database
+        sessions = database
+        reminders = database
+        androidCountdowns = database
+        streams = database
         self.push = push
         self.payloads = payloads
         self.settings = settings
@@ -45,27 +60,27 @@ public struct FlowContext: Sendable {
     }
 
     /// Reads the other workers holding claims (`read`) and sorts them by liveness; this worker counts as alive.
-    func claimOwners(_ read: @escaping @Sendable (StoreConnection) throws -> [String]) async throws -> (dead: [String], alive: [String]) {
-        try await claimOwners { connection in (try read(connection), ()) }.owners
+    func claimOwners(_ read: () async throws -> [String]) async throws -> (dead: [String], alive: [String]) {
+        try await claimOwners { (try await read(), ()) }.owners
     }
 
     /// `claimOwners` with something else `read` learned from the same statement.
-    func claimOwners<Extra: Sendable>(_ read: @escaping @Sendable (StoreConnection) throws -> ([String], Extra)) async throws
+    func claimOwners<Extra: Sendable>(_ read: () async throws -> ([String], Extra)) async throws
         -> (owners: (dead: [String], alive: [String]), extra: Extra) {
-        let (owners, extra) = try await database.withConnection(read)
+        let (owners, extra) = try await read()
         guard let me = liveness.workerID else { return (([], []), extra) }
         guard !owners.isEmpty else { return (([], [me]), extra) }
         let sorted = await liveness.classify(owners)
         return ((sorted.dead, sorted.alive + [me]), extra)
     }
 
-    /// Runs `body` in a transaction that claims ledger rows and records them in `claimed`. When the transaction
-    /// fails, its commit may still have gone through: the rows are handed to the settler to give back, so none stays
-    /// claimed by a worker that will not push it.
-    func releasingClaims<T: Sendable>(_ claimed: Locked<[ClaimStore.Row]>,
-                                      _ body: @escaping @Sendable (StoreConnection) throws -> T) async throws -> T {
+    /// Runs `body`, a transaction that claims ledger rows and tells each claim to the function it is given. When
+    /// the transaction fails, its commit may still have gone through: the rows are handed to the settler to give
+    /// back, so none stays claimed by a worker that will not push it.
+    func releasingClaims<T: Sendable>(_ body: (@escaping @Sendable ([ClaimStore.Row]) -> Void) async throws -> T) async throws -> T {
+        let claimed = Locked([ClaimStore.Row]())
         do {
-            return try await database.transaction(body)
+            return try await body { rows in claimed.withLock { $0 = rows } }
         } catch {
             let rows = claimed.value
             if !rows.isEmpty { await settler.release(rows) }

@@ -13,8 +13,6 @@ extension ReminderFanout {
 
     /// Records the stream's reminder as done for `planned`.
     static func markDone(_ streamID: String, planned: Date, context: FlowContext) async throws {
-        _ = try await context.database.withConnection { connection in
-            try ProgressStore.markRemindersDone(streamID, planned: planned, on: connection)
-        }
+        try await context.reminders.markRemindersDone(streamID, planned: planned)
     }
 }

@@ -17,11 +17,7 @@ struct ReminderFanout: Sendable {
     /// active, should a page be lost); a single page is sent here.
     func run(stream streamID: String) async throws -> HandlerOutcome {
         let pageSize = Self.chunkSize
-        let loaded = try await context.database.withConnection { connection -> (StreamSnapshotRow, [String])? in
-            guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
-            return (stream, try ReminderStore.pageEnds(streamID, pageSize: pageSize, on: connection))
-        }
-        guard let (stream, ends) = loaded else { return .skipped(reason: "stream_missing") }
+        guard let (stream, ends) = try await context.reminders.reminderPages(streamID, pageSize: pageSize) else { return .skipped(reason: "stream_missing") }
         if let decision = stream.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
             return decision
         }
@@ -50,7 +46,7 @@ struct ReminderFanout: Sendable {
             return decision
         }
         let owner = context.liveness.workerID
-        let deadOwners = try await context.claimOwners { try ReminderDeliveryStore.claimOwners(streamID, except: owner, on: $0) }.dead
+        let deadOwners = try await context.claimOwners { try await context.reminders.reminderClaimOwners(streamID, except: owner) }.dead
         var sentUsers = 0
         var retryAfter: Duration?
         var needsRetry = false
@@ -103,13 +99,7 @@ struct ReminderFanout: Sendable {
     /// cursor), and their devices as recipients.
     private func fetch(_ streamID: String, after cursor: String, through: String?) async throws
         -> (stream: StreamSnapshotRow?, users: [String], recipients: [Recipient]) {
-        try await context.database.withConnection { connection in
-            guard let loaded = try StreamSnapshotStore.load(streamID, on: connection) else { return (nil, [], []) }
-            // The page of users first (an index range scan), then their devices and preferences by key: joined
-            // in one statement, the planner hashes every user and device for each page.
-            let users = try ReminderStore.activeUsers(streamID, after: cursor, through: through, limit: Self.chunkSize, on: connection)
-            return (loaded, users, try ReminderStore.recipients(users, on: connection))
-        }
+        try await context.reminders.reminderChunk(streamID, after: cursor, through: through, limit: Self.chunkSize)
     }
 
     /// What one chunk's pushes came to: the users whose every device took the reminder, the tokens FCM refused,
@@ -130,11 +120,8 @@ struct ReminderFanout: Sendable {
         guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty && outcome.devicesSent.isEmpty && outcome.devicesReleased.isEmpty)
         else { return }
         let owner = context.liveness.workerID
-        try await context.database.transaction(serializationRetries: 2) { connection in
-            try DeviceTokenStore.clear(outcome.refused, on: connection)
-            try ReminderDeliveryStore.settle(streamID, sent: outcome.devicesSent, released: outcome.devicesReleased, owner: owner, on: connection)
-            try ReminderStore.markSent(streamID, users: outcome.sent, on: connection)
-        }
+        try await context.reminders.settleReminders(streamID, users: outcome.sent, refused: outcome.refused, sent: outcome.devicesSent,
+                                                    released: outcome.devicesReleased, owner: owner)
     }
 
     /// The reminder for one language, or the error that it could not be built (logged once here; its users stay
@@ -184,9 +171,7 @@ struct ReminderFanout: Sendable {
         let owner = context.liveness.workerID
         let seconds = context.claimSeconds
         let wanted = candidates.map { (device: $0.device, user: $0.recipient.user) }
-        let claim = try await context.database.transaction { connection in
-            try ReminderDeliveryStore.claim(streamID, devices: wanted, seconds: seconds, owner: owner, deadOwners: deadOwners, on: connection)
-        }
+        let claim = try await context.reminders.claimReminders(streamID, devices: wanted, seconds: seconds, owner: owner, deadOwners: deadOwners)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
         var addressed: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
@@ -232,9 +217,7 @@ struct ReminderFanout: Sendable {
             guard !accepted.isEmpty else { return }
             let batch = accepted
             do {
-                try await context.database.withConnection { connection in
-                    try ReminderDeliveryStore.settle(streamID, sent: batch, released: [], owner: owner, on: connection)
-                }
+                try await context.reminders.remindersDelivered(streamID, sent: batch, released: [], owner: owner)
             } catch {
                 // Written with the chunk's outcome instead; until then a crash would repeat these too.
                 context.logger.warn("reminder deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])

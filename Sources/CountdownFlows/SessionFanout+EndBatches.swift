@@ -17,11 +17,7 @@ extension SessionFanout {
             }
             guard !accepted.isEmpty else { return }
             do {
-                deleted += try await context.database.transaction { connection in
-                    let count = try SessionStore.delete(streamID, accepted, on: connection)
-                    try EndDeliveryLedger.settled(accepted.map(\.device), stream: streamID, on: connection)
-                    return count
-                }
+                deleted += try await context.sessions.endsAccepted(accepted, stream: streamID)
             } catch {
                 context.logger.warn("end deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
             }

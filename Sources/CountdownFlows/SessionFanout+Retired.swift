@@ -12,23 +12,13 @@ extension SessionFanout {
     func endRetired(stream streamID: String, device: String) async throws -> HandlerOutcome? {
         let claimSeconds = context.claimSeconds
         let owner = context.liveness.workerID
-        let loaded = try await context.database.transaction { connection -> (StreamSnapshotRow?, [RetiredSessionStore.Retired], Int) in
-            let retired = try RetiredSessionStore.claim(stream: streamID, device: device, seconds: claimSeconds, owner: owner, on: connection)
-            let total = try RetiredSessionStore.count(stream: streamID, device: device, on: connection)
-            guard !retired.isEmpty, var stream = try StreamSnapshotStore.load(streamID, on: connection) else {
-                return (nil, retired, total)
-            }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
-            return (stream, retired, total)
-        }
-        let (snapshot, retired, total) = loaded
+        let (snapshot, retired, total) = try await context.sessions.claimRetired(stream: streamID, device: device, seconds: claimSeconds, owner: owner)
         if retired.isEmpty {
             return total > 0 ? .retry(after: .seconds(claimSeconds), reason: "retired_sessions_claimed_elsewhere") : nil
         }
         guard let stream = snapshot else {
             // The stream row is gone: no payload can be built, and there is no activity left worth a retry.
-            let tokens = retired.map(\.activityToken)
-            _ = try await context.database.withConnection { try RetiredSessionStore.finished(stream: streamID, device: device, tokens: tokens, on: $0) }
+            _ = try await context.sessions.finishRetired(stream: streamID, device: device, tokens: retired.map(\.activityToken))
             return .skipped(reason: "stream_missing")
         }
         let reason = stream.status.isTerminal ? EndReason(rawValue: stream.status.rawValue) ?? .cancelled : .cancelled
@@ -80,15 +70,8 @@ extension SessionFanout {
                 retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
-        let done = finished
-        let failed = failures
-        let refused = refusedFCM
-        let window = EndDeliveryLedger.window(context.settings)
-        let ledger = try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
-            try RetiredSessionStore.finished(stream: streamID, device: device, tokens: done, on: connection)
-            return try RetiredSessionStore.failed(failed, stream: streamID, device: device, windowSeconds: window, on: connection)
-        }
+        let ledger = try await context.sessions.settleRetired(stream: streamID, device: device, refused: refusedFCM, done: finished, failed: failures,
+                                                              windowSeconds: EndDeliveryLedger.window(context.settings))
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("end push of a retired session undeliverable: the dismissal window closed",
@@ -98,6 +81,6 @@ extension SessionFanout {
             await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
             return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
         }
-        return .done(detail: "ended \(done.count) of \(retired.count) retired sessions (takeover, \(reason.rawValue))")
+        return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (takeover, \(reason.rawValue))")
     }
 }

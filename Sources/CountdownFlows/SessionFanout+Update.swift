@@ -23,10 +23,8 @@ extension SessionFanout {
         let claim = UUID().uuidString
         let seconds = context.claimSeconds
         let owner = context.liveness.workerID
-        let dead = try await context.claimOwners { try ProgressStore.updateClaimOwners(streamID, except: owner, on: $0) }.dead
-        let claimed = try await context.database.withConnection {
-            try ProgressStore.claimUpdate(streamID, claim: claim, seconds: seconds, owner: owner, deadOwners: dead, on: $0)
-        }
+        let dead = try await context.claimOwners { try await context.sessions.updateClaimOwners(streamID, except: owner) }.dead
+        let claimed = try await context.sessions.claimUpdate(streamID, claim: claim, seconds: seconds, owner: owner, deadOwners: dead)
         switch claimed {
         case .streamMissing: return .skipped(reason: "stream_missing")
         case .heldElsewhere: return .reschedule(after: Self.updateRecheck, reason: "update_running_elsewhere")
@@ -36,10 +34,10 @@ extension SessionFanout {
         do {
             outcome = try await sendUpdates(streamID)
         } catch {
-            _ = try? await context.database.withConnection { try ProgressStore.releaseUpdate(streamID, claim: claim, on: $0) }
+            try? await context.sessions.releaseUpdate(streamID, claim: claim)
             throw error
         }
-        try await context.database.withConnection { try ProgressStore.releaseUpdate(streamID, claim: claim, on: $0) }
+        try await context.sessions.releaseUpdate(streamID, claim: claim)
         return outcome
     }
 
@@ -69,11 +67,7 @@ extension SessionFanout {
                 // generation) in the same transaction: the stream's start job sends those devices a new start at its
                 // T-lead, also when the stream moves back before then (retiring alone left the rows `sent`, and a stream
                 // moved back got no start). A session registered after its row was reopened is retired here too.
-                let devices = outlived
-                _ = try await context.database.transaction { connection in
-                    try ActivityLifetimeStore.reopenOutlived([streamID], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
-                    try ActivityLifetimeStore.retire(streamID, devices: devices, on: connection)
-                }
+                try await context.sessions.retireOutlived(streamID, devices: outlived)
             }
             needed += due.count
             if !due.isEmpty {
@@ -81,10 +75,10 @@ extension SessionFanout {
                 updated += round.accepted
                 if let retry = round.retry { return retry }
             }
-            let current = try await context.database.withConnection { try ProgressStore.plannedStart(streamID, on: $0) }
+            let current = try await context.sessions.plannedStart(streamID)
             guard current == planned else { continue }
             if awaiting > 0 { return .reschedule(after: Self.updateRecheck, reason: "start_in_flight") }
-            try await context.database.withConnection { try ProgressStore.markUpdateDone(streamID, planned: planned, on: $0) }
+            try await context.sessions.markUpdateDone(streamID, planned: planned)
             if needed == 0 {
                 return .done(detail: sessions.isEmpty ? "no sessions to update" : "all \(sessions.count) sessions show the current start")
             }
@@ -95,13 +89,8 @@ extension SessionFanout {
 
     /// The stream, its sessions and what they show, from one snapshot (so the planned start and its last move agree).
     private func loadForUpdate(_ streamID: String) async throws -> (Loaded, [Session], SessionDeliveryStore.Knowledge)? {
-        try await context.database.transaction(isolation: .repeatableRead) { connection -> (Loaded, [Session], SessionDeliveryStore.Knowledge)? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
-            let sessions = try SessionStore.sessions(streamID, devices: nil, on: connection)
-            let known = try SessionDeliveryStore.knowledge(streamID, channel: .liveActivity, on: connection)
-            return (Loaded(snapshot: stream, othersClaimed: 0), sessions, known)
-        }
+        guard let loaded = try await context.sessions.sessionsToUpdate(streamID) else { return nil }
+        return (Loaded(snapshot: loaded.stream, othersClaimed: 0), loaded.sessions, loaded.known)
     }
 
     /// Sends `planned` to `due` and records what each accepted; `retry` when some must be sent again later.
@@ -136,20 +125,13 @@ extension SessionFanout {
             guard !batch.isEmpty else { return }
             let record = batch
             do {
-                try await context.database.withConnection { connection in
-                    try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: record, shown: planned, on: connection)
-                }
+                try await context.sessions.updatesAccepted(streamID, accepted: record, shown: planned)
             } catch {
                 context.logger.warn("update deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
                 unrecorded += batch
             }
         }
-        let late = unrecorded
-        let refusedTokens = refused
-        try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(refusedTokens, on: connection)
-            try SessionDeliveryStore.recordAccepted(streamID, channel: .liveActivity, accepted: late, shown: planned, on: connection)
-        }
+        try await context.sessions.settleUpdates(streamID, refused: refused, accepted: unrecorded, shown: planned)
         return (accepted, retry.outcome())
     }
 }

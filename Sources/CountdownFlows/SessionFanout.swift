@@ -59,21 +59,10 @@ struct SessionFanout: Sendable {
                 retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
-        let finished = delivered
-        let refusedTokens = refused
-        let failed = failures
         let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
         let claimed = sessions.map(\.device)
-        let window = EndDeliveryLedger.window(context.settings)
-        let (deletedLate, ledger) = try await context.database.transaction { connection in
-            try DeviceTokenStore.clear(refusedTokens, on: connection)
-            let deleted = try SessionStore.delete(streamID, finished, on: connection)
-            try EndDeliveryLedger.settled(done, stream: streamID, on: connection)
-            let ledger = try EndDeliveryLedger.record(failed, stream: streamID, windowSeconds: window, on: connection)
-            // Release what is left (to be retried, or re-registered with a new token meanwhile).
-            try SessionStore.releaseEndClaims(streamID, devices: claimed, on: connection)
-            return (deleted, ledger)
-        }
+        let (deletedLate, ledger) = try await context.sessions.settleEnds(streamID, refused: refused, finished: delivered, done: done, failed: failures,
+                                                                          windowSeconds: EndDeliveryLedger.window(context.settings), claimed: claimed)
         let deleted = deletedEarly + deletedLate
         for reason in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: reason)
@@ -132,19 +121,10 @@ struct SessionFanout: Sendable {
     /// that many seconds are returned (an ended stream's end push goes to each session once).
     func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
         let me = context.liveness.workerID
-        let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try SessionStore.endClaimOwners(streamID, except: me, on: $0) }.dead
-        return try await context.database.transaction { connection -> (Loaded, [Session])? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
-            if let seconds, stream.status.isTerminal {
-                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: me, deadOwners: dead,
-                                                           on: connection)
-                let total = try SessionStore.count(streamID, device: device, on: connection)
-                let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
-                return (Loaded(snapshot: stream, othersClaimed: total - claimed.count), sessions)
-            }
-            let sessions = try SessionStore.sessions(streamID, devices: device.map { [$0] }, on: connection)
-            return (Loaded(snapshot: stream, othersClaimed: 0), sessions)
+        let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try await context.sessions.endClaimOwners(streamID, except: me) }.dead
+        guard let loaded = try await context.sessions.sessions(of: streamID, device: device, claimingFor: seconds, owner: me, deadOwners: dead) else {
+            return nil
         }
+        return (Loaded(snapshot: loaded.stream, othersClaimed: loaded.othersClaimed), loaded.sessions)
     }
 }

@@ -121,13 +121,10 @@ extension StartFanout {
     private func claimPage(_ streams: [String], scope: FanoutScope, owners: (dead: [String], alive: [String])) async throws
         -> [String: [(user: String, device: String)]] {
         let (seconds, me, limit) = (context.claimSeconds, context.liveness.workerID, context.startPageSize)
-        let claimedHere = Locked([ClaimStore.Row]())
-        let rows = try await context.releasingClaims(claimedHere) { connection in
-            let rows = try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, on: connection)
-            claimedHere.withLock { $0 = rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) } }
-            return rows
+        let rows = try await context.releasingClaims { noteClaims in
+            try await context.starts.claimStarts(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, noteClaims: noteClaims)
         }
-        await context.settler.hold(rows.map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) })
+        await context.settler.hold(rows)
         var claimed: [String: [(user: String, device: String)]] = [:]
         for row in rows { claimed[row.stream, default: []].append((row.user, row.device)) }
         return claimed
@@ -142,8 +139,8 @@ extension StartFanout {
         for (streamID, plan) in plans {
             tally.claimed[streamID, default: 0] += plan.claimed.count
             for (user, device) in plan.claimed {
-                let android = context.settings.androidCountdownEnabled && plan.targets[Plan.key(user, device)]?.candidate.isAndroid == true
-                guard let target = plan.targets[Plan.key(user, device)], target.skip == nil,
+                let android = context.settings.androidCountdownEnabled && plan.targets[TargetKey(user, device)]?.candidate.isAndroid == true
+                guard let target = plan.targets[TargetKey(user, device)], target.skip == nil,
                       let pts = android ? "" : target.candidate.pushToStartToken else {
                     immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "skipped", reason: "no_longer_eligible")))
                     continue
@@ -209,11 +206,6 @@ extension StartFanout {
         let planned = plans.mapValues(\.stream.snapshot.plannedStartAt)
         guard scope == .stream else { return Set(planned.keys) }
         let unknown = plans.filter { !$0.value.claimedEveryRow || retrying.contains($0.key) }.map(\.key)
-        return try await context.database.transaction { connection -> Set<String> in
-            let stillOpen = unknown.isEmpty ? [] : try StartLedgerStore.streamsWithOpenRows(unknown, on: connection)
-            let done = planned.filter { !stillOpen.contains($0.key) }
-            try ProgressStore.markStartsDone(done, on: connection)
-            return Set(done.keys)
-        }
+        return try await context.starts.markStartsDone(planned, asking: unknown)
     }
 }

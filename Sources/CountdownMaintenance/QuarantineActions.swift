@@ -34,7 +34,7 @@ public enum QuarantineActions {
                 }
                 if found { report.requeued.append(key) } else { report.gone.append(key) }
             } catch {
-                guard let reason = RowFault.reason(of: error) else { throw error }
+                guard let reason = StoreError.rowDataReason(of: error) else { throw error }
                 try await database.withConnection {
                     try QuarantineStore.record(.stream, key: key, foundBy: "retry", reason: reason, on: $0)
                 }

@@ -57,7 +57,7 @@ public struct Reconciler: Sendable {
                 batch = try await reconcileBatch(report: &report, dryRun: dryRun) {
                     try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: $0)
                 }
-            } catch where RowFault.reason(of: error) != nil {
+            } catch where StoreError.rowDataReason(of: error) != nil {
                 batch = try await reconcileOneByOne(after: after, limit: limit, report: &report, dryRun: dryRun)
             }
             report.streamsChecked += batch.count
@@ -113,7 +113,7 @@ public struct Reconciler: Sendable {
             do {
                 _ = try await reconcileBatch(report: &report, dryRun: dryRun) { _ in [id] }
             } catch {
-                guard let reason = RowFault.reason(of: error) else { throw error }
+                guard let reason = StoreError.rowDataReason(of: error) else { throw error }
                 report.quarantined.append(id)
                 if dryRun { continue }
                 try await session.run { try QuarantineStore.record(.stream, key: id, foundBy: "reconciler", reason: reason, on: $0) }

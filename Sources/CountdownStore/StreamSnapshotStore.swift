@@ -10,12 +10,19 @@ public enum StreamSnapshotStore {
         try load([streamID], on: connection)[streamID]
     }
 
+    /// `load` with the stream's `viewerCount` filled in.
+    public static func loadCounted(_ streamID: String, on connection: PostgresConnection) throws -> StreamSnapshotRow? {
+        guard var stream = try load(streamID, on: connection) else { return nil }
+        stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+        return stream
+    }
+
     /// `load` for several streams in two statements; streams that are gone are missing from the result. Throws when
     /// one of them cannot be read.
     public static func load(_ streamIDs: [String], on connection: PostgresConnection) throws -> [String: StreamSnapshotRow] {
         let loaded = try loadReadable(streamIDs, on: connection)
         if let (id, error) = loaded.unreadable.first {
-            throw PostgresError(code: .decodeFailed, what: "read stream \(id)", message: RowFault.reason(of: error) ?? "\(error)")
+            throw StoreError(.rowData, context: "read stream \(id): " + StoreError.reason(of: error))
         }
         return loaded.rows
     }

@@ -79,7 +79,7 @@ public final class OutboxRelay: PeriodicService {
         let relayed: Int
         do {
             relayed = try await relay { try OutboxStore.take(limit: limit, on: $0) }
-        } catch where RowFault.reason(of: error) != nil || Self.isLockTimeout(error) {
+        } catch where [.rowData, .lockTimeLimit].contains(StoreError(classifying: error)?.code) {
             logger.warn("relay batch failed on a row; relaying row by row", ["error": .error(error)])
             return try await relayRowByRow()
         }
@@ -137,7 +137,7 @@ public final class OutboxRelay: PeriodicService {
                 if let stream = row.streamID { heldStreams.insert(stream) }
                 logger.info("stream held by another writer; its rows wait", ["stream_id": .string(row.streamID ?? ""), "outbox_id": "\(row.id)"])
             } catch {
-                guard let reason = RowFault.reason(of: error) else { throw error }
+                guard let reason = StoreError.rowDataReason(of: error) else { throw error }
                 try await quarantine(id: row.id, streamID: row.streamID, reason: reason)
                 handled += 1
             }
@@ -161,9 +161,4 @@ public final class OutboxRelay: PeriodicService {
 
     /// Another planner holds a stream of the row (row by row, streams are not waited for).
     struct StreamsHeld: Error {}
-
-    /// `lock_timeout` ran out waiting for a lock another writer holds.
-    static func isLockTimeout(_ error: any Error) -> Bool {
-        (error as? PostgresError)?.isLockTimeout == true
-    }
 }

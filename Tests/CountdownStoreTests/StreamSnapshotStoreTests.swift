@@ -62,7 +62,7 @@ import Testing
             await #expect {
                 _ = try await client.withConnection { try StreamSnapshotStore.load(["s", "bad"], on: $0) }
             } throws: { error in
-                (error as? PostgresError)?.code == .decodeFailed && (error as? PostgresError)?.what == "read stream bad"
+                (error as? StoreError)?.code == .rowData && (error as? StoreError)?.context.hasPrefix("read stream bad: ") == true
             }
         }
     }

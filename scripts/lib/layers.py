@@ -49,6 +49,12 @@ NOT_DIRECT = {
     "CountdownFlows": {"Postgres", "CLibPQ"},
 }
 
+# Names a target's code must not use (comments aside): the flows reach the database through the store protocols
+# their FlowContext holds, never through a connection or a transaction lent to them.
+REFUSED_NAMES = {
+    "CountdownFlows": {"StoreConnection", "StoreClient", "PostgresConnection", "PostgresClient"},
+}
+
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|@preconcurrency\s+|(?:public|internal|package)\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
@@ -89,6 +95,21 @@ def imports(path):
     return found
 
 
+def names(path, refused):
+    """(name, file) for each name of `refused` the Swift code below `path` uses outside comments."""
+    found = []
+    word = re.compile(r"\b(" + "|".join(sorted(refused)) + r")\b")
+    for root, _, files in os.walk(path):
+        for name in sorted(files):
+            if name.endswith(".swift"):
+                file = os.path.join(root, name)
+                with open(file, encoding="utf-8") as handle:
+                    code = "\n".join(line.split("//")[0] for line in handle.read().splitlines())
+                for used in sorted(set(word.findall(code))):
+                    found.append((used, file))
+    return found
+
+
 def layer(name):
     for index, members in enumerate(LAYERS):
         if name in members:
@@ -126,6 +147,10 @@ def check(package, root="."):
         for module, file in sorted(imports(os.path.join(root, path)).items()):
             if module in banned:
                 problems.append(f"{name} imports {module} ({file}) directly")
+    for name, refused in REFUSED_NAMES.items():
+        if name in graph:
+            for used, file in names(os.path.join(root, graph[name][1]), refused):
+                problems.append(f"{name} uses {used} ({file}): it reaches the database through its store protocols only")
     for name, forbidden in FORBIDDEN.items():
         if name not in graph:
             continue
@@ -176,12 +201,12 @@ def self_test():
         ]}
         os.makedirs(os.path.join(root, "Sources", "CountdownFlows"))
         with open(os.path.join(root, "Sources", "CountdownFlows", "B.swift"), "w") as handle:
-            handle.write("import Postgres\n")
+            handle.write("import Postgres\nlet store: StoreClient? = nil  // a StoreConnection in a comment is fine\n")
         package["targets"].append({"name": "CountdownFlows", "type": "regular", "dependencies": [{"byName": ["Postgres", None]}]})
         problems = check(package, root)
         package["targets"].pop()
         expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
-                    "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres",
+                    "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres", "CountdownFlows uses StoreClient",
                     "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
         if missing:
@@ -192,8 +217,8 @@ def self_test():
         if check(package, root):
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
-    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
-          "the flows, a main that is not thin and a command missing from the multi-call executable")
+    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres or of "
+          "a connection or the store client by the flows, a main that is not thin and a command missing from the multi-call executable")
     return 0
 
 

@@ -1,0 +1,65 @@
+import CountdownDomain
+import Foundation
+
+extension StoreClient: AndroidCountdownFanoutStore {
+    public func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) {
+        try await transaction { connection -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) in
+            let claimed = try AndroidCountdownStore.claimChanged(device: device, seconds: seconds, owner: owner, on: connection)
+            guard !claimed.isEmpty else { return ([:], []) }
+            var streams = try StreamSnapshotStore.loadReadable(Array(Set(claimed.map(\.stream))), on: connection).rows
+            try ViewerCountQuery.fill(&streams, on: connection)
+            return (streams, claimed)
+        }
+    }
+
+    public func claimCountdownsToEnd(_ streamID: String, seconds: Int, owner: String?) async throws
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? {
+        try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status.isTerminal else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
+            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: owner, on: connection),
+                    try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+        }
+    }
+
+    public func claimCountdownsToUpdate(_ streamID: String, seconds: Int, owner: String?) async throws
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? {
+        try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? in
+            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status == .scheduled else { return nil }
+            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner,
+                                                              unlessShowing: stream.snapshot.plannedStartAt, on: connection)
+            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+        }
+    }
+
+    public func countdownsAccepted(_ accepted: [AndroidCountdownStore.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
+        try await transaction { connection in
+            try AndroidCountdownStore.settle(stream, accepted, plannedStart: plannedStart, on: connection)
+            if ended { try EndDeliveryLedger.settled(accepted.map(\.device), stream: stream, on: connection) }
+        }
+    }
+
+    public func settleCountdowns(_ settlements: [String: [AndroidCountdownStore.Settlement]], refused: [DeviceTokenStore.Invalidation],
+                                 plannedStart: Date?) async throws {
+        try await transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            for (stream, rows) in settlements.sorted(by: { $0.key < $1.key }) {
+                try AndroidCountdownStore.settle(stream, rows, plannedStart: plannedStart, on: connection)
+            }
+        }
+    }
+
+    public func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownStore.Settlement], refused: [DeviceTokenStore.Invalidation],
+                                    done: [String], failed: [EndDeliveryLedger.Failure], windowSeconds: Int) async throws
+        -> EndDeliveryLedger.Outcome {
+        try await transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            try AndroidCountdownStore.settle(stream, settlements, on: connection)
+            try EndDeliveryLedger.settled(done, stream: stream, on: connection)
+            return try EndDeliveryLedger.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
+        }
+    }
+}

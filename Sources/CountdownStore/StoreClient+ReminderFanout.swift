@@ -1,0 +1,50 @@
+import CountdownDomain
+import Foundation
+
+extension StoreClient: ReminderFanoutStore {
+    public func reminderPages(_ streamID: String, pageSize: Int) async throws -> (stream: StreamSnapshotRow, ends: [String])? {
+        try await withConnection { connection -> (stream: StreamSnapshotRow, ends: [String])? in
+            guard let stream = try StreamSnapshotStore.load(streamID, on: connection) else { return nil }
+            return (stream, try ReminderStore.pageEnds(streamID, pageSize: pageSize, on: connection))
+        }
+    }
+
+    public func reminderChunk(_ streamID: String, after cursor: String, through: String?, limit: Int) async throws
+        -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderStore.Recipient]) {
+        try await withConnection { connection in
+            guard let loaded = try StreamSnapshotStore.load(streamID, on: connection) else { return (nil, [], []) }
+            // The page of users first (an index range scan), then their devices and preferences by key: joined
+            // in one statement, the planner hashes every user and device for each page.
+            let users = try ReminderStore.activeUsers(streamID, after: cursor, through: through, limit: limit, on: connection)
+            return (loaded, users, try ReminderStore.recipients(users, on: connection))
+        }
+    }
+
+    public func reminderClaimOwners(_ stream: String, except: String?) async throws -> [String] {
+        try await withConnection { try ReminderDeliveryStore.claimOwners(stream, except: except, on: $0) }
+    }
+
+    public func claimReminders(_ stream: String, devices: [(device: String, user: String)], seconds: Int, owner: String?,
+                               deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim {
+        try await transaction { connection in
+            try ReminderDeliveryStore.claim(stream, devices: devices, seconds: seconds, owner: owner, deadOwners: deadOwners, on: connection)
+        }
+    }
+
+    public func remindersDelivered(_ stream: String, sent: [String], released: [String], owner: String?) async throws {
+        try await withConnection { try ReminderDeliveryStore.settle(stream, sent: sent, released: released, owner: owner, on: $0) }
+    }
+
+    public func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], sent: [String], released: [String],
+                                owner: String?) async throws {
+        try await transaction(serializationRetries: 2) { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            try ReminderDeliveryStore.settle(stream, sent: sent, released: released, owner: owner, on: connection)
+            try ReminderStore.markSent(stream, users: users, on: connection)
+        }
+    }
+
+    public func markRemindersDone(_ stream: String, planned: Date) async throws {
+        try await withConnection { try ProgressStore.markRemindersDone(stream, planned: planned, on: $0) }
+    }
+}

@@ -1,0 +1,117 @@
+import CountdownDomain
+import Foundation
+
+extension StoreClient: SessionFanoutStore {
+    public func endClaimOwners(_ stream: String, except: String?) async throws -> [String] {
+        try await withConnection { try SessionStore.endClaimOwners(stream, except: except, on: $0) }
+    }
+
+    public func sessions(of streamID: String, device: String?, claimingFor seconds: Int?, owner: String?, deadOwners: [String]) async throws
+        -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? {
+        try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? in
+            guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
+            if let seconds, stream.status.isTerminal {
+                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
+                                                         on: connection)
+                let total = try SessionStore.count(streamID, device: device, on: connection)
+                let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
+                return (stream, total - claimed.count, sessions)
+            }
+            return (stream, 0, try SessionStore.sessions(streamID, devices: device.map { [$0] }, on: connection))
+        }
+    }
+
+    public func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int {
+        try await transaction { connection in
+            let count = try SessionStore.delete(stream, accepted, on: connection)
+            try EndDeliveryLedger.settled(accepted.map(\.device), stream: stream, on: connection)
+            return count
+        }
+    }
+
+    public func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [String],
+                           failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
+        -> (deleted: Int, ledger: EndDeliveryLedger.Outcome) {
+        try await transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            let deleted = try SessionStore.delete(stream, finished, on: connection)
+            try EndDeliveryLedger.settled(done, stream: stream, on: connection)
+            let ledger = try EndDeliveryLedger.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
+            // Release what is left (to be retried, or re-registered with a new token meanwhile).
+            try SessionStore.releaseEndClaims(stream, devices: claimed, on: connection)
+            return (deleted, ledger)
+        }
+    }
+
+    public func claimRetired(stream streamID: String, device: String, seconds: Int, owner: String?) async throws
+        -> (stream: StreamSnapshotRow?, retired: [RetiredSessionStore.Retired], total: Int) {
+        try await transaction { connection -> (stream: StreamSnapshotRow?, retired: [RetiredSessionStore.Retired], total: Int) in
+            let retired = try RetiredSessionStore.claim(stream: streamID, device: device, seconds: seconds, owner: owner, on: connection)
+            let total = try RetiredSessionStore.count(stream: streamID, device: device, on: connection)
+            guard !retired.isEmpty else { return (nil, retired, total) }
+            return (try StreamSnapshotStore.loadCounted(streamID, on: connection), retired, total)
+        }
+    }
+
+    public func finishRetired(stream: String, device: String, tokens: [String]) async throws -> Int {
+        try await withConnection { try RetiredSessionStore.finished(stream: stream, device: device, tokens: tokens, on: $0) }
+    }
+
+    public func settleRetired(stream: String, device: String, refused: [DeviceTokenStore.Invalidation], done: [String],
+                              failed: [RetiredSessionStore.Failure], windowSeconds: Int) async throws -> EndDeliveryLedger.Outcome {
+        try await transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            try RetiredSessionStore.finished(stream: stream, device: device, tokens: done, on: connection)
+            return try RetiredSessionStore.failed(failed, stream: stream, device: device, windowSeconds: windowSeconds, on: connection)
+        }
+    }
+
+    public func updateClaimOwners(_ stream: String, except: String?) async throws -> [String] {
+        try await withConnection { try ProgressStore.updateClaimOwners(stream, except: except, on: $0) }
+    }
+
+    public func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws
+        -> ProgressStore.UpdateClaim {
+        try await withConnection { try ProgressStore.claimUpdate(stream, claim: claim, seconds: seconds, owner: owner, deadOwners: deadOwners, on: $0) }
+    }
+
+    public func releaseUpdate(_ stream: String, claim: String) async throws {
+        try await withConnection { try ProgressStore.releaseUpdate(stream, claim: claim, on: $0) }
+    }
+
+    public func plannedStart(_ stream: String) async throws -> Date? {
+        try await withConnection { try ProgressStore.plannedStart(stream, on: $0) }
+    }
+
+    public func markUpdateDone(_ stream: String, planned: Date) async throws {
+        try await withConnection { try ProgressStore.markUpdateDone(stream, planned: planned, on: $0) }
+    }
+
+    public func retireOutlived(_ stream: String, devices: [String]) async throws {
+        _ = try await transaction { connection in
+            try ActivityLifetimeStore.reopenOutlived([stream], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
+            try ActivityLifetimeStore.retire(stream, devices: devices, on: connection)
+        }
+    }
+
+    public func sessionsToUpdate(_ streamID: String) async throws
+        -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? {
+        try await transaction(isolation: .repeatableRead) { connection -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? in
+            guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
+            let sessions = try SessionStore.sessions(streamID, devices: nil, on: connection)
+            return (stream, sessions, try SessionDeliveryStore.knowledge(streamID, channel: .liveActivity, on: connection))
+        }
+    }
+
+    public func updatesAccepted(_ stream: String, accepted: [(device: String, token: String)], shown: Date) async throws {
+        try await withConnection { try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted, shown: shown, on: $0) }
+    }
+
+    public func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [(device: String, token: String)],
+                              shown: Date) async throws {
+        try await transaction { connection in
+            try DeviceTokenStore.clear(refused, on: connection)
+            try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted, shown: shown, on: connection)
+        }
+    }
+}
