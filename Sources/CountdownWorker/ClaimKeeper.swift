@@ -10,13 +10,13 @@ import Telemetry
 public final class ClaimKeeper: PeriodicService {
     public let name = "claim_keeper"
     private let owner: String
-    private let database: StoreClient
+    private let database: any WorkerServiceStore
     private let settler: StartSettler
     private let seconds: Int
     private let metrics: WorkerMetrics
     private let logger: Logger
 
-    public init(owner: String, database: StoreClient, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
+    public init(owner: String, database: any WorkerServiceStore, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
         self.owner = owner
         self.database = database
         self.settler = settler
@@ -31,9 +31,7 @@ public final class ClaimKeeper: PeriodicService {
         let held = await settler.heldRows
         let releasing = await settler.takeReleasing()
         do {
-            let kept = try await database.transaction {
-                try ClaimStore.keepAlive(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0)
-            }
+            let kept = try await database.keepClaims(owner: owner, held: held, releasing: releasing, seconds: seconds)
             await settler.release(kept.waiting)
             metrics.claimsExtended.increment(labels: "ok")
             if kept.released > 0 { logger.warn("gave back claims this worker no longer holds", ["rows": .int(kept.released)]) }

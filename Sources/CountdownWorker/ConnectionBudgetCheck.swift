@@ -1,24 +1,23 @@
 import CountdownMaintenance
 import CountdownStore
-import Postgres
 import Telemetry
 
 /// Reads the server's connection limits once at start and logs whether the fleet at its maximum size fits
 /// (`ConnectionBudget`): a warning with the numbers and the largest pool that would fit when it does not.
 public struct ConnectionBudgetCheck: Sendable {
     public let fleet: ConnectionBudget
-    private let database: PostgresClient
+    private let database: any WorkerServiceStore
     private let logger: Logger
 
-    public init(fleet: ConnectionBudget, database: PostgresClient, logger: Logger) {
+    public init(fleet: ConnectionBudget, database: any WorkerServiceStore, logger: Logger) {
         self.fleet = fleet
         self.database = database
         self.logger = logger
     }
 
     /// `max_connections` and the reserved slots (`reserved_connections` exists from PostgreSQL 16).
-    public static func readServer(_ database: PostgresClient) async throws -> ConnectionBudget.Server {
-        let limits = try await database.withConnection { try ServerSettingsStore.connectionLimits(on: $0) }
+    public static func readServer(_ database: any WorkerServiceStore) async throws -> ConnectionBudget.Server {
+        let limits = try await database.connectionLimits()
         return ConnectionBudget.Server(maxConnections: limits.maxConnections, reserved: limits.reserved)
     }
 

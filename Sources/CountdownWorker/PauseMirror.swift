@@ -4,7 +4,6 @@ import CountdownMaintenance
 import CountdownStore
 import DelayQueue
 import Lifecycle
-import Postgres
 import Telemetry
 
 /// Keeps the queue's Redis pause keys (the claim-time check) equal to the pause state in PostgreSQL (SPEC 10.3),
@@ -13,14 +12,14 @@ import Telemetry
 /// no row for is left as Redis has it. Also sets `countdown_queue_paused{kind}` from PostgreSQL.
 public final class PauseMirror: PeriodicService {
     public let name = "pause-mirror"
-    let database: PostgresClient
+    let database: any WorkerServiceStore
     let queue: any DelayQueue
     let metrics: WorkerMetrics
     let logger: Logger
     let interval: Duration
     private let failing = Locked(false)
 
-    public init(database: PostgresClient, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
+    public init(database: any WorkerServiceStore, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
         self.interval = interval
         self.database = database
         self.queue = queue
@@ -30,7 +29,7 @@ public final class PauseMirror: PeriodicService {
 
     /// Reads PostgreSQL's state, mirrors it into Redis and the gauge.
     func syncOnce() async throws {
-        let truth = try await database.withConnection { try PauseStore.all(on: $0) }
+        let truth = try await database.pauseStates()
         let paused = Set(truth.filter(\.paused).map(\.kind))
         for kind in CountdownJob.Kind.allCases { metrics.queuePaused.set(paused.contains(kind.rawValue) ? 1 : 0, labels: kind.rawValue) }
         let plan = try await PauseSync.apply(truth, to: queue)

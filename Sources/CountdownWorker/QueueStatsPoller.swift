@@ -2,7 +2,6 @@ import CountdownDomain
 import CountdownStore
 import DelayQueue
 import Lifecycle
-import Postgres
 import Telemetry
 
 /// Samples queue depth, lateness, the outbox backlog and the quarantine into gauges every few seconds (scrapes stay cheap and
@@ -10,13 +9,13 @@ import Telemetry
 public final class QueueStatsPoller: PeriodicService {
     public let name = "stats-poller"
     private let queue: any DelayQueue
-    private let database: PostgresClient
+    private let database: any WorkerServiceStore
     private let metrics: WorkerMetrics
     private let interval: Duration
     private let readiness: @Sendable () async -> [String: String]
 
     /// - Parameter readiness: the same check `/readyz` runs; sampled so `countdown_worker_ready` stays current.
-    public init(queue: any DelayQueue, database: PostgresClient, metrics: WorkerMetrics, interval: Duration = .seconds(5),
+    public init(queue: any DelayQueue, database: any WorkerServiceStore, metrics: WorkerMetrics, interval: Duration = .seconds(5),
                 readiness: @escaping @Sendable () async -> [String: String]) {
         self.readiness = readiness
         self.queue = queue
@@ -34,11 +33,11 @@ public final class QueueStatsPoller: PeriodicService {
             let (seconds, attoseconds) = stats.oldestDueLateness.components
             metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
         }
-        if let outbox = try? await database.withConnection({ try OutboxStore.backlog(on: $0) }) {
+        if let outbox = try? await database.outboxBacklog() {
             metrics.outboxBacklog.set(Double(outbox.rows))
             metrics.outboxLag.set(outbox.oldestSeconds)
         }
-        if let quarantined = try? await database.withConnection({ try QuarantineStore.count(on: $0) }) {
+        if let quarantined = try? await database.quarantined() {
             metrics.quarantineRows.set(Double(quarantined))
         }
         _ = await readiness()

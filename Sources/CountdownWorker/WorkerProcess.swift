@@ -42,7 +42,8 @@ public struct WorkerProcess: Sendable {
         self.metrics = metrics
         let postgresConfiguration = try config.postgresConfiguration()
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
-        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: database, logger: logger) }
+        let store = StoreClient(database)
+        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: store, logger: logger) }
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let workerID = FleetHeartbeat.makeID()
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts),
@@ -66,7 +67,6 @@ public struct WorkerProcess: Sendable {
                                        claimedThrough: { leases.withLock { $0?.claimedThrough ?? 0 } }, metrics: metrics, logger: logger)
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
-        let store = StoreClient(database)
         let settlerLogger = logger.with(["worker": .string(workerID)])
         let settler = StartSettler(store: store, logger: settlerLogger)
         let context = FlowContext(database: store, settler: settler, push: gateway, payloads: payloads, settings: config.flow,
@@ -107,10 +107,10 @@ public struct WorkerProcess: Sendable {
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
-            QueueStatsPoller(queue: queue, database: database, metrics: metrics, readiness: readiness),
+            QueueStatsPoller(queue: queue, database: store, metrics: metrics, readiness: readiness),
             heartbeat,
             serverWatch,
-            gate.guarding(PauseMirror(database: database, queue: queue, metrics: metrics, logger: logger)),
+            gate.guarding(PauseMirror(database: store, queue: queue, metrics: metrics, logger: logger)),
             gate.guarding(endRecovery),
             gate.guarding(ClaimKeeper(owner: workerID, database: store, settler: settler, seconds: claimSeconds, metrics: metrics,
                                       logger: logger)),

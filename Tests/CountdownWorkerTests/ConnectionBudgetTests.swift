@@ -1,4 +1,5 @@
 import CountdownMaintenance
+import CountdownStore
 import CountdownWorker
 import Postgres
 import Telemetry
@@ -32,13 +33,13 @@ import TestSupport
     @Test func aFleetTooLargeForTheServerIsAWarningWithTheNumbers() async throws {
         let client = PostgresClient(configuration: try PostgresConfiguration(url: TestEnvironment.databaseURL), maxConnections: 1)
         defer { client.close() }
-        let server = try await ConnectionBudgetCheck.readServer(client)
+        let server = try await ConnectionBudgetCheck.readServer(StoreClient(client))
         #expect(server.maxConnections > 0)
         #expect(server.reserved >= 0 && server.reserved < server.maxConnections)
 
         let sink = CapturingLogSink()
         let tooLarge = ConnectionBudget(maxWorkers: server.maxConnections, workerPoolSize: 4, apiReplicas: 1, apiPoolSize: 16)
-        let excess = await ConnectionBudgetCheck(fleet: tooLarge, database: client, logger: Logger(level: .info, sink: sink)).run()
+        let excess = await ConnectionBudgetCheck(fleet: tooLarge, database: StoreClient(client), logger: Logger(level: .info, sink: sink)).run()
         #expect(excess == tooLarge.needed - server.available)
         let warning = sink.lines.first { $0.contains("\"level\":\"warn\"") }
         #expect(warning?.contains("\"max_connections\":\(server.maxConnections)") == true, "\(sink.lines)")
@@ -46,7 +47,7 @@ import TestSupport
 
         sink.clear()
         let small = ConnectionBudget(maxWorkers: 1, workerPoolSize: 1, apiReplicas: 0, apiPoolSize: 1)
-        #expect(await ConnectionBudgetCheck(fleet: small, database: client, logger: Logger(level: .info, sink: sink)).run() == nil)
+        #expect(await ConnectionBudgetCheck(fleet: small, database: StoreClient(client), logger: Logger(level: .info, sink: sink)).run() == nil)
         #expect(!sink.lines.contains { $0.contains("\"level\":\"warn\"") }, "\(sink.lines)")
     }
 
@@ -58,7 +59,7 @@ import TestSupport
         defer { client.close() }
         let sink = CapturingLogSink()
         let fleet = ConnectionBudget(maxWorkers: 3, workerPoolSize: 4, apiReplicas: 1, apiPoolSize: 8)
-        #expect(await ConnectionBudgetCheck(fleet: fleet, database: client, logger: Logger(level: .info, sink: sink)).run() == nil)
+        #expect(await ConnectionBudgetCheck(fleet: fleet, database: StoreClient(client), logger: Logger(level: .info, sink: sink)).run() == nil)
         #expect(sink.lines.contains { $0.contains("could not read max_connections") }, "\(sink.lines)")
     }
 }

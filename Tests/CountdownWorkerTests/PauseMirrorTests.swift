@@ -50,7 +50,7 @@ import TestSupport
             _ = try await Migrator().migrate(client)
             let queue = InMemoryDelayQueue()
             let metrics = WorkerMetrics()
-            let mirror = PauseMirror(database: client, queue: queue, metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
+            let mirror = PauseMirror(database: StoreClient(client), queue: queue, metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
             _ = try await client.withConnection { try PauseStore.pause(kinds: ["start"], actor: "alice", reason: "incident", on: $0) }
             try await queue.pause(kinds: ["end"], reason: "made before PostgreSQL held pauses")
             try await mirror.syncOnce()
