@@ -46,9 +46,10 @@ extension SessionFanout {
         var updated = 0
         var needed = 0
         for _ in 0..<Self.updateRounds {
-            guard let (stream, sessions, known) = try await loadForUpdate(streamID) else { return .skipped(reason: "stream_missing") }
+            // The stream, its sessions and what they show, from one snapshot (so the planned start and its last move agree).
+            guard let (stream, sessions, known) = try await context.sessions.sessionsToUpdate(streamID) else { return .skipped(reason: "stream_missing") }
             guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }
-            let planned = stream.snapshot.snapshot.plannedStartAt
+            let planned = stream.snapshot.plannedStartAt
             var due: [Session] = []
             var outlived: [String] = []
             var awaiting = 0
@@ -87,18 +88,12 @@ extension SessionFanout {
         return .retry(after: nil, reason: "planned_start_moving")
     }
 
-    /// The stream, its sessions and what they show, from one snapshot (so the planned start and its last move agree).
-    private func loadForUpdate(_ streamID: String) async throws -> (Loaded, [Session], SessionDeliveryStore.Knowledge)? {
-        guard let loaded = try await context.sessions.sessionsToUpdate(streamID) else { return nil }
-        return (Loaded(snapshot: loaded.stream, othersClaimed: 0), loaded.sessions, loaded.known)
-    }
-
     /// Sends `planned` to `due` and records what each accepted; `retry` when some must be sent again later.
-    private func sendRound(_ due: [Session], stream: Loaded, planned: Date, known: SessionDeliveryStore.Knowledge) async throws
+    private func sendRound(_ due: [Session], stream: StreamSnapshotRow, planned: Date, known: SessionDeliveryStore.Knowledge) async throws
         -> (accepted: Int, retry: HandlerOutcome?) {
-        let streamID = stream.snapshot.snapshot.id
+        let streamID = stream.snapshot.id
         let (pushes, addressed, _) = build(due, kind: "update") { session, language, role in
-            try context.payloads.update(stream.snapshot.snapshot, role: role, language: language, now: stream.now, viewerCount: stream.snapshot.viewerCount,
+            try context.payloads.update(stream.snapshot, role: role, language: language, now: stream.now, viewerCount: stream.viewerCount,
                                         priority: SessionUpdatePolicy.priority(planned: planned, shown: known.records[session.device]?.shownStartAt,
                                                                                now: stream.now))
         } roles: { stream.roles[$0] }

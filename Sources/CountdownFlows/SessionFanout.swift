@@ -13,18 +13,20 @@ struct SessionFanout: Sendable {
 
     /// End pushes for every session of an ended stream (or only `device`'s).
     func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
-        let loaded = try await load(streamID, device: device, claimingFor: context.claimSeconds)
-        guard let (stream, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        let me = context.liveness.workerID
+        let dead = try await context.claimOwners { try await context.sessions.endClaimOwners(streamID, except: me) }.dead
+        let loaded = try await context.sessions.sessions(of: streamID, device: device, claimingFor: context.claimSeconds, owner: me, deadOwners: dead)
+        guard let (stream, othersClaimed, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else {
             return .skipped(reason: "stream_not_ended")
         }
         if sessions.isEmpty {
-            return stream.othersClaimed > 0 ? .retry(after: .seconds(context.claimSeconds), reason: "sessions_claimed_elsewhere")
+            return othersClaimed > 0 ? .retry(after: .seconds(context.claimSeconds), reason: "sessions_claimed_elsewhere")
                 : .done(detail: "no sessions to end")
         }
         let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
-            try context.payloads.end(stream.snapshot.snapshot, reason: reason, role: role, language: language, now: stream.now,
-                                     viewerCount: stream.snapshot.viewerCount)
+            try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                     viewerCount: stream.viewerCount)
         } roles: { stream.roles[$0] }
         let (deliveries, deletedEarly) = await sendEnds(pushes, to: addressed, stream: streamID)
         // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
@@ -107,24 +109,5 @@ struct SessionFanout: Sendable {
             }
         }
         return (pushes, addressed, unreachable)
-    }
-
-    struct Loaded: Sendable {
-        var snapshot: StreamSnapshotRow
-        var othersClaimed: Int
-        var status: StreamStatus { snapshot.status }
-        var roles: [String: ParticipantRole] { snapshot.roles }
-        var now: Date { snapshot.now }
-    }
-
-    /// The stream and its sessions (or `device`'s). With `claimingFor`, only sessions this call could claim for
-    /// that many seconds are returned (an ended stream's end push goes to each session once).
-    func load(_ streamID: String, device: String?, claimingFor seconds: Int?) async throws -> (Loaded, [Session])? {
-        let me = context.liveness.workerID
-        let dead: [String] = seconds == nil ? [] : try await context.claimOwners { try await context.sessions.endClaimOwners(streamID, except: me) }.dead
-        guard let loaded = try await context.sessions.sessions(of: streamID, device: device, claimingFor: seconds, owner: me, deadOwners: dead) else {
-            return nil
-        }
-        return (Loaded(snapshot: loaded.stream, othersClaimed: loaded.othersClaimed), loaded.sessions)
     }
 }

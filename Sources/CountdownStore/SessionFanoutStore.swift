@@ -10,9 +10,10 @@ public protocol SessionFanoutStore: Sendable {
     /// The workers other than `except` holding end claims on `stream`'s sessions.
     func endClaimOwners(_ stream: String, except: String?) async throws -> [String]
 
-    /// In one transaction: the stream (with its viewer count) and its sessions, or `device`'s. With `claimingFor`
-    /// (and an ended stream), only the sessions this call claimed for that many seconds, and how many others hold.
-    func sessions(of stream: String, device: String?, claimingFor seconds: Int?, owner: String?, deadOwners: [String]) async throws
+    /// In one transaction: the stream (with its viewer count) and its sessions, or `device`'s. For an ended stream,
+    /// only the sessions this call claimed for `claimingFor` seconds (an end push goes to each session once), and how
+    /// many others hold.
+    func sessions(of stream: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])?
 
     /// In one transaction: deletes `accepted` (their end push was accepted) and settles their end deliveries.

@@ -6,11 +6,11 @@ extension StoreClient: SessionFanoutStore {
         try await withConnection { try SessionStore.endClaimOwners(stream, except: except, on: $0) }
     }
 
-    public func sessions(of streamID: String, device: String?, claimingFor seconds: Int?, owner: String?, deadOwners: [String]) async throws
+    public func sessions(of streamID: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? {
         try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? in
             guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
-            if let seconds, stream.status.isTerminal {
+            if stream.status.isTerminal {
                 let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
                                                          on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)
