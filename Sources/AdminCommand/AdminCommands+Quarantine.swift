@@ -28,7 +28,7 @@ extension AdminCommands {
             let keys = try selection(parsed)
             let connections = try AdminConnections()
             defer { connections.close() }
-            let report = try await QuarantineActions.retry(keys, database: connections.database)
+            let report = try await QuarantineActions.retry(keys, database: connections.store)
             if let keys, report.requeued.isEmpty, report.gone.isEmpty, report.stillFailing.isEmpty {
                 throw AdminFailure("nothing quarantined under \(keys.joined(separator: ", "))")
             }

@@ -18,7 +18,7 @@ extension AdminCommands {
             let since = try SinceArgument.parse(parsed.flags["since"] ?? "24h")
             let connections = try AdminConnections()
             defer { connections.close() }
-            let entries = try await TokenInvalidationLog(database: connections.database).list(since: since, reason: parsed.flags["reason"])
+            let entries = try await TokenInvalidationLog(database: connections.store).list(since: since, reason: parsed.flags["reason"])
             AdminOutput(json: parsed.has("json")).emit(entries) {
                 "cleared tokens (\(entries.count)):\n" + AdminOutput.table(["WHEN", "DEVICE", "TOKEN", "VALUE", "REASON", "STREAM", "RESTORED"], entries.map {
                     [AdminOutput.time($0.invalidatedAt), $0.deviceID, $0.token, $0.value, $0.reason, $0.streamID ?? "—", AdminOutput.time($0.restoredAt)]
@@ -31,7 +31,7 @@ extension AdminCommands {
             let reason = parsed.flags["reason"]
             let connections = try AdminConnections()
             defer { connections.close() }
-            let log = TokenInvalidationLog(database: connections.database)
+            let log = TokenInvalidationLog(database: connections.store)
             let pending = parsed.has("yes") ? 0 : try await log.list(since: since, reason: reason).filter { $0.restoredAt == nil }.count
             guard try Confirmation.ask("Restore up to \(pending) cleared token(s) since \(sinceText)?", command: "tokens restore",
                                        yes: parsed.has("yes")) else { return }

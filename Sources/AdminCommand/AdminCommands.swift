@@ -143,7 +143,7 @@ enum AdminCommands {
         try IdentifierRule.validate(streamID, what: "stream id")
         let connections = try AdminConnections()
         defer { connections.close() }
-        guard let report = try await StreamReport.load(streamID, database: connections.database, queue: connections.queue,
+        guard let report = try await StreamReport.load(streamID, database: connections.store, queue: connections.queue,
                                                        settings: connections.config.flow, transport: connections.config.pushTransport) else {
             throw AdminFailure("stream \(streamID) does not exist")
         }
@@ -154,7 +154,7 @@ enum AdminCommands {
         let parsed = try parse(arguments, "stats", positionals: [])
         let connections = try AdminConnections()
         defer { connections.close() }
-        let stats = try await SystemStats.load(database: connections.database, queue: connections.queue, settings: connections.config.flow)
+        let stats = try await SystemStats.load(database: connections.store, queue: connections.queue, settings: connections.config.flow)
         AdminOutput(json: parsed.has("json")).emit(stats) { AdminText.stats(stats) }
     }
 

@@ -1,6 +1,7 @@
 import Configuration
 import CountdownMaintenance
 import CountdownDomain
+import CountdownStore
 import DelayQueue
 import Postgres
 import Redis
@@ -20,6 +21,9 @@ public struct AdminConnections: Sendable {
     }
 
     public var planner: JobPlanner { JobPlanner(settings: config.flow) }
+
+    /// The store seams on `database` (the operator's reports and actions).
+    public var store: StoreClient { StoreClient(database) }
 
     public func close() {
         database.close()

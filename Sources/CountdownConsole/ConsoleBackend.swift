@@ -25,10 +25,13 @@ public final class ConsoleBackend: Sendable {
         self.transport = transport
     }
 
+    /// The store seams on `database` (the operator's reports and actions).
+    var store: StoreClient { StoreClient(database) }
+
     // MARK: pages
 
     public func fleet() async throws -> ConsolePages.Fleet {
-        let stats = try await SystemStats.load(database: database, queue: queue, settings: settings)
+        let stats = try await SystemStats.load(database: store, queue: queue, settings: settings)
         let quarantined = try await database.withConnection { try QuarantineStore.count(on: $0) }
         let paused = try await pause.pausedKinds()
         var workers: [WorkerHeartbeat]?
@@ -41,7 +44,7 @@ public final class ConsoleBackend: Sendable {
     }
 
     public func stream(_ id: String) async throws -> ConsolePages.Stream? {
-        guard let report = try await StreamReport.load(id, database: database, queue: queue, settings: settings, transport: transport) else {
+        guard let report = try await StreamReport.load(id, database: store, queue: queue, settings: settings, transport: transport) else {
             return nil
         }
         let (history, invalidations) = try await database.withConnection { connection in
@@ -85,7 +88,7 @@ public final class ConsoleBackend: Sendable {
 
     public func tokens(since text: String) async throws -> ConsolePages.Tokens {
         let since = try Self.since(text)
-        let entries = try await TokenInvalidationLog(database: database).list(since: since, limit: ConsoleReadStore.defaultLimit * 5)
+        let entries = try await TokenInvalidationLog(database: store).list(since: since, limit: ConsoleReadStore.defaultLimit * 5)
         return ConsolePages.Tokens(since: text, invalidations: entries)
     }
 
@@ -117,7 +120,7 @@ public final class ConsoleBackend: Sendable {
         case .retryQuarantine(let key), .dropQuarantine(let key):
             return try await database.withConnection { try QuarantineStore.list(on: $0) }.filter { $0.key == key }.count
         case .restoreTokens(let since):
-            return try await TokenInvalidationLog(database: database).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
+            return try await TokenInvalidationLog(database: store).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
                 .filter { $0.restoredAt == nil }.count
         }
     }
@@ -141,13 +144,13 @@ public final class ConsoleBackend: Sendable {
         case .dropDead(let id):
             return "dropped \(try await queue.dropDeadLetters([id])) dead letter(s)"
         case .retryQuarantine(let key):
-            let report = try await QuarantineActions.retry([key], database: database)
+            let report = try await QuarantineActions.retry([key], database: store)
             return "\(report.requeued.count) planned again, \(report.gone.count) gone, \(report.stillFailing.count) still failing"
                 + (report.stillFailing[key].map { ": \($0)" } ?? "")
         case .dropQuarantine(let key):
             return "dropped \(try await database.withConnection { try QuarantineStore.remove(keys: [key], on: $0) }) quarantine entr(ies)"
         case .restoreTokens(let since):
-            let report = try await TokenInvalidationLog(database: database).restore(since: try Self.since(since))
+            let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since))
             return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token now, or is gone)"
         }
     }

@@ -2,7 +2,6 @@ import CountdownDomain
 import CountdownStore
 import DelayQueue
 import Foundation
-import Postgres
 import Telemetry
 
 /// Everything about one stream an operator needs, for `countdown-admin show`.
@@ -41,28 +40,24 @@ public struct StreamReport: Sendable, Codable {
     public var endDelivery: [EndDelivery] = []
 
     /// `nil` when the stream does not exist.
-    public static func load(_ streamID: String, database: PostgresClient, queue: any DelayQueue, settings: FlowSettings,
+    public static func load(_ streamID: String, database: any OperatorStore, queue: any DelayQueue, settings: FlowSettings,
                             transport: PushTransportKind) async throws -> StreamReport? {
-        let lead = settings.startLeadSeconds
-        let partial: StreamReport? = try await database.withConnection { connection in
-            guard let stream = try StreamReportStore.stream(streamID, on: connection) else { return nil }
-            let devices = try StreamReportStore.devices(streamID, on: connection).map { candidate in
-                let skip = StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled)
-                return Device(userID: candidate.userID, deviceID: candidate.deviceID, platform: candidate.platform,
-                              startEligibility: skip?.rawValue ?? "eligible")
-            }
-            var sessions = try StreamReportStore.sessions(streamID, on: connection)
-            for index in sessions.indices { sessions[index].token = Redact.token(sessions[index].token) }
-            var endDelivery = try StreamReportStore.endDelivery(streamID, on: connection)
-            for index in endDelivery.indices { endDelivery[index].token = endDelivery[index].token.map(Redact.token) }
-            return StreamReport(
-                id: stream.id, title: stream.title, status: stream.status, plannedStartAt: stream.plannedStartAt,
-                startWindowOpensAt: stream.plannedStartAt.addingTimeInterval(-Double(lead)), databaseNow: stream.databaseNow,
-                participants: try StreamReportStore.participants(streamID, on: connection), devices: devices, jobs: [],
-                ledger: try StreamReportStore.ledger(streamID, on: connection), sessions: sessions,
-                reminders: try StreamReportStore.reminders(streamID, on: connection), endDelivery: endDelivery)
+        guard let rows = try await database.streamReportRows(streamID) else { return nil }
+        let devices = rows.devices.map { candidate in
+            let skip = StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled)
+            return Device(userID: candidate.userID, deviceID: candidate.deviceID, platform: candidate.platform,
+                          startEligibility: skip?.rawValue ?? "eligible")
         }
-        guard var report = partial else { return nil }
+        var sessions = rows.sessions
+        for index in sessions.indices { sessions[index].token = Redact.token(sessions[index].token) }
+        var endDelivery = rows.endDelivery
+        for index in endDelivery.indices { endDelivery[index].token = endDelivery[index].token.map(Redact.token) }
+        let stream = rows.stream
+        var report = StreamReport(
+            id: stream.id, title: stream.title, status: stream.status, plannedStartAt: stream.plannedStartAt,
+            startWindowOpensAt: stream.plannedStartAt.addingTimeInterval(-Double(settings.startLeadSeconds)), databaseNow: stream.databaseNow,
+            participants: rows.participants, devices: devices, jobs: [], ledger: rows.ledger, sessions: sessions,
+            reminders: rows.reminders, endDelivery: endDelivery)
         var ids = [CountdownJob.Kind.start, .reminder, .expire, .update, .end].map { CountdownJob.streamJobID($0, stream: streamID) }
         ids += report.sessions.map { CountdownJob.sessionEnd(stream: streamID, device: $0.deviceID).id }
         let infos = try await queue.jobs(ids: ids)

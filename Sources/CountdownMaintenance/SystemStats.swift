@@ -1,7 +1,6 @@
 import CountdownDomain
 import DelayQueue
 import Foundation
-import Postgres
 import CountdownStore
 
 /// The state of the whole system at a glance, for `countdown-admin stats`.
@@ -29,28 +28,24 @@ public struct SystemStats: Sendable, Codable {
 
     /// `settings`: the leads of starts and reminders, which bound the streams the last hour's figures read
     /// (`FleetStatsStore`). Counts jobs by kind without listing them (`DelayQueue.jobCountsByKind`).
-    public static func load(database: PostgresClient, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
+    public static func load(database: any OperatorStore, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
         let queueStats = try await queue.stats()
         let counted = try await queue.jobCountsByKind()
         var byKind: [String: Int] = [:]
         for kind in CountdownJob.Kind.allCases { byKind[kind.rawValue] = counted[kind.rawValue] ?? 0 }
         let (lateSeconds, lateAtto) = queueStats.oldestDueLateness.components
-        let jobsByKind = byKind
         let redisPaused = try await queue.pausedKinds().map(\.kind)
         let ahead = max(settings.startLeadSeconds, settings.reminderLeadSeconds) + Int(FlowSettings.earlyTolerance.rounded(.up))
-        var stats = try await database.withConnection { connection in
-            let counts = try FleetStatsStore.counts(aheadSeconds: ahead, on: connection)
-            var stats = SystemStats(
-                delayed: queueStats.delayed, dueNow: queueStats.dueNow, leased: queueStats.leased, dead: queueStats.dead,
-                oldestLatenessSeconds: Double(lateSeconds) + Double(lateAtto) / 1e18, jobsByKind: jobsByKind,
-                outboxBacklog: counts.outboxBacklog, outboxOldestAgeSeconds: counts.outboxOldestAgeSeconds,
-                recentStartResults: counts.recentStartResults, remindersSentLastHour: counts.remindersSentLastHour,
-                streamsByStatus: counts.streamsByStatus)
-            stats.paused = try PauseStore.paused(on: connection)
-            stats.recentAndroidStartResults = counts.recentAndroidStartResults
-            stats.androidEndsLastHour = counts.androidEndsLastHour
-            return stats
-        }
+        let (counts, paused) = try await database.fleetCounts(aheadSeconds: ahead)
+        var stats = SystemStats(
+            delayed: queueStats.delayed, dueNow: queueStats.dueNow, leased: queueStats.leased, dead: queueStats.dead,
+            oldestLatenessSeconds: Double(lateSeconds) + Double(lateAtto) / 1e18, jobsByKind: byKind,
+            outboxBacklog: counts.outboxBacklog, outboxOldestAgeSeconds: counts.outboxOldestAgeSeconds,
+            recentStartResults: counts.recentStartResults, remindersSentLastHour: counts.remindersSentLastHour,
+            streamsByStatus: counts.streamsByStatus)
+        stats.paused = paused
+        stats.recentAndroidStartResults = counts.recentAndroidStartResults
+        stats.androidEndsLastHour = counts.androidEndsLastHour
         stats.pausedInRedisOnly = redisPaused.filter { kind in !stats.paused.contains { $0.kind == kind } }
         stats.pausedJobs = queueStats.paused
         return stats

@@ -1,6 +1,5 @@
 import CountdownStore
 import Foundation
-import Postgres
 import Telemetry
 
 /// `countdown-admin tokens list|restore`: the tokens the worker cleared (`countdown_token_invalidations`) and
@@ -10,24 +9,22 @@ public struct TokenInvalidationLog: Sendable {
     public typealias Entry = TokenInvalidation
     public typealias RestoreReport = TokenInvalidationStore.RestoreReport
 
-    let database: PostgresClient
+    let database: any OperatorStore
 
-    public init(database: PostgresClient) { self.database = database }
+    public init(database: any OperatorStore) { self.database = database }
 
     /// Cleared tokens since `since` (only those cleared for `reason`, when given), oldest first.
     public func list(since: SinceArgument, reason: String? = nil, limit: Int = 10_000) async throws -> [Entry] {
-        try await database.withConnection { connection in
-            try TokenInvalidationStore.list(since: since, reason: reason, limit: limit, on: connection).map { entry in
-                var entry = entry
-                entry.value = PushToken.redacted(entry.value)
-                return entry
-            }
+        try await database.tokenInvalidations(since: since, reason: reason, limit: limit).map { entry in
+            var entry = entry
+            entry.value = PushToken.redacted(entry.value)
+            return entry
         }
     }
 
     /// Puts back the tokens cleared since `since` (for `reason`, when given) where nothing replaced them, in one
     /// transaction (`TokenInvalidationStore.restore`).
     public func restore(since: SinceArgument, reason: String? = nil) async throws -> RestoreReport {
-        try await database.transaction { try TokenInvalidationStore.restore(since: since, reason: reason, on: $0) }
+        try await database.restoreTokens(since: since, reason: reason)
     }
 }

@@ -43,6 +43,17 @@ public enum StreamReportStore {
         public var token: String?
     }
 
+    /// Everything one report reads, on one connection.
+    public struct Rows: Sendable {
+        public var stream: Stream
+        public var devices: [DeviceCandidate]
+        public var sessions: [Session]
+        public var endDelivery: [EndDelivery]
+        public var participants: [Participant]
+        public var ledger: [LedgerEntry]
+        public var reminders: [Reminder]
+    }
+
     /// The stream, or nil when it does not exist.
     public static func stream(_ streamID: String, on connection: PostgresConnection) throws -> Stream? {
         try connection.query("SELECT id, title, status, planned_start_at, now() AS now FROM streams WHERE id = $1", [streamID]).first.map {

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The seam of the operator's reports and actions (`CountdownMaintenance`: what `countdown-admin` and the console
+/// share): each call is one statement, one transaction, or (a report) several statements on one connection.
+public protocol OperatorStore: Sendable {
+    func quarantineEntries() async throws -> [QuarantineStore.Entry]
+    func dropQuarantined(keys: [String]) async throws -> Int
+    /// Records `key` in the quarantine (again), with `reason`.
+    func quarantine(_ kind: QuarantineStore.Kind, key: String, foundBy: String, reason: String) async throws
+    /// In one transaction: a quarantined stream that still exists goes back through the outbox (planned again as
+    /// rescheduled); either way it leaves the quarantine. False when the stream is gone.
+    func requeueQuarantined(stream: String) async throws -> Bool
+
+    func tokenInvalidations(since: TimeCutoff, reason: String?, limit: Int) async throws -> [TokenInvalidation]
+    /// In one transaction (`TokenInvalidationStore.restore`).
+    func restoreTokens(since: TimeCutoff, reason: String?) async throws -> TokenInvalidationStore.RestoreReport
+
+    /// On one connection: the fleet's figures of the streams near their start, and the kinds paused.
+    func fleetCounts(aheadSeconds: Int) async throws -> (counts: FleetStatsStore.Counts, paused: [PauseStore.Entry])
+    /// On one connection: what the report of `stream` reads (nil when the stream does not exist).
+    func streamReportRows(_ stream: String) async throws -> StreamReportStore.Rows?
+}
