@@ -2,7 +2,6 @@ import CountdownAdmin
 import CountdownMaintenance
 import CountdownStore
 import Foundation
-import Postgres
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +15,7 @@ extension AdminCommands {
             let parsed = try parse(rest, "quarantine", positionals: [])
             let connections = try AdminConnections()
             defer { connections.close() }
-            let entries = try await connections.database.withConnection { try QuarantineStore.list(on: $0) }
+            let entries = try await connections.store.quarantineEntries()
             AdminOutput(json: parsed.has("json")).emit(entries) {
                 "quarantined rows (\(entries.count)):\n" + AdminOutput.table(["KIND", "KEY", "FOUND BY", "SEEN", "FIRST", "LAST", "REASON"], entries.map {
                     [$0.kind, $0.key, $0.foundBy, String($0.seenCount), AdminOutput.time($0.firstSeenAt), AdminOutput.time($0.lastSeenAt),
@@ -44,7 +43,7 @@ extension AdminCommands {
                                        command: "quarantine drop", yes: parsed.has("yes")) else { return }
             let connections = try AdminConnections()
             defer { connections.close() }
-            let dropped = try await connections.database.withConnection { try QuarantineStore.remove(keys: keys, on: $0) }
+            let dropped = try await connections.store.dropQuarantined(keys: keys)
             if keys != nil && dropped == 0 { throw AdminFailure("nothing quarantined under \(keys?.joined(separator: ", ") ?? "")") }
             struct Dropped: Encodable { var dropped: Int }
             AdminOutput(json: parsed.has("json")).emit(Dropped(dropped: dropped)) { "dropped \(dropped) quarantine entr\(dropped == 1 ? "y" : "ies")" }

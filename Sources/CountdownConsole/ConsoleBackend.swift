@@ -32,7 +32,7 @@ public final class ConsoleBackend: Sendable {
 
     public func fleet() async throws -> ConsolePages.Fleet {
         let stats = try await SystemStats.load(database: store, queue: queue, settings: settings)
-        let quarantined = try await database.withConnection { try QuarantineStore.count(on: $0) }
+        let quarantined = try await store.quarantined()
         let paused = try await pause.pausedKinds()
         var workers: [WorkerHeartbeat]?
         var tokenGuard: TokenGuardState?
@@ -83,7 +83,7 @@ public final class ConsoleBackend: Sendable {
     }
 
     public func quarantine() async throws -> ConsolePages.Quarantine {
-        ConsolePages.Quarantine(entries: try await database.withConnection { try QuarantineStore.list(on: $0) })
+        ConsolePages.Quarantine(entries: try await store.quarantineEntries())
     }
 
     public func tokens(since text: String) async throws -> ConsolePages.Tokens {
@@ -118,7 +118,7 @@ public final class ConsoleBackend: Sendable {
         case .retryDead(let id), .dropDead(let id):
             return try await queue.jobs(ids: [id]).values.filter { if case .dead = $0.state { true } else { false } }.count
         case .retryQuarantine(let key), .dropQuarantine(let key):
-            return try await database.withConnection { try QuarantineStore.list(on: $0) }.filter { $0.key == key }.count
+            return try await store.quarantineEntries().filter { $0.key == key }.count
         case .restoreTokens(let since):
             return try await TokenInvalidationLog(database: store).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
                 .filter { $0.restoredAt == nil }.count
@@ -148,7 +148,7 @@ public final class ConsoleBackend: Sendable {
             return "\(report.requeued.count) planned again, \(report.gone.count) gone, \(report.stillFailing.count) still failing"
                 + (report.stillFailing[key].map { ": \($0)" } ?? "")
         case .dropQuarantine(let key):
-            return "dropped \(try await database.withConnection { try QuarantineStore.remove(keys: [key], on: $0) }) quarantine entr(ies)"
+            return "dropped \(try await store.dropQuarantined(keys: [key])) quarantine entr(ies)"
         case .restoreTokens(let since):
             let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since))
             return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token now, or is gone)"

@@ -4,7 +4,8 @@ import Foundation
 /// share): each call is one statement, one transaction, or (a report) several statements on one connection.
 public protocol OperatorStore: Sendable {
     func quarantineEntries() async throws -> [QuarantineStore.Entry]
-    func dropQuarantined(keys: [String]) async throws -> Int
+    /// Drops the entries of `keys` (nil: every entry); how many went.
+    func dropQuarantined(keys: [String]?) async throws -> Int
     /// Records `key` in the quarantine (again), with `reason`.
     func quarantine(_ kind: QuarantineStore.Kind, key: String, foundBy: String, reason: String) async throws
     /// In one transaction: a quarantined stream that still exists goes back through the outbox (planned again as

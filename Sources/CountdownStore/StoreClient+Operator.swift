@@ -5,7 +5,7 @@ extension StoreClient: OperatorStore {
         try await withConnection { try QuarantineStore.list(on: $0) }
     }
 
-    public func dropQuarantined(keys: [String]) async throws -> Int {
+    public func dropQuarantined(keys: [String]?) async throws -> Int {
         try await withConnection { try QuarantineStore.remove(keys: keys, on: $0) }
     }
 
