@@ -16,8 +16,7 @@ extension StoreClient: AndroidCountdownFanoutStore {
     public func claimCountdownsToEnd(_ streamID: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? {
         try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status.isTerminal else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            guard let stream = try StreamSnapshotStore.loadCounted(streamID, if: { $0.status.isTerminal }, on: connection) else { return nil }
             let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
             return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: owner, on: connection),
                     try AndroidCountdownStore.startsInFlight(streamID, on: connection))
@@ -27,8 +26,7 @@ extension StoreClient: AndroidCountdownFanoutStore {
     public func claimCountdownsToUpdate(_ streamID: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? {
         try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? in
-            guard var stream = try StreamSnapshotStore.load(streamID, on: connection), stream.status == .scheduled else { return nil }
-            stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
+            guard let stream = try StreamSnapshotStore.loadCounted(streamID, if: { $0.status == .scheduled }, on: connection) else { return nil }
             let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner,
                                                               unlessShowing: stream.snapshot.plannedStartAt, on: connection)
             return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))

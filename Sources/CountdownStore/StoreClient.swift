@@ -7,9 +7,11 @@ public typealias StoreConnection = PostgresConnection
 /// How a transaction of `StoreClient` isolates itself (nil: PostgreSQL's default, read committed).
 public typealias StoreIsolation = PostgresIsolation
 
-/// The database as the flows and the worker's services reach it: lends a pooled connection, or one transaction,
-/// to a closure of store calls. The flows hold this facade, never a `PostgresClient`, and tell errors apart through
-/// `StoreError` and `TransientError` rather than PostgreSQL's error codes.
+/// The database behind the store seams: implements the flows' protocols (`StartFanoutStore`, ... in
+/// `StoreClient+<Seam>.swift`), the worker's (`WorkerServiceStore`, `StartOutcomeStore`) and the operator's
+/// (`OperatorStore`), each call one statement or one transaction. For callers not yet on a seam (the console's pages,
+/// `countdown-admin`'s pause and audit) it still lends a pooled connection or one transaction to a closure of store
+/// calls. Errors are told apart through `StoreError` rather than PostgreSQL's error codes.
 public struct StoreClient: Sendable {
     private let client: PostgresClient
 

@@ -10,9 +10,10 @@ public enum StreamSnapshotStore {
         try load([streamID], on: connection)[streamID]
     }
 
-    /// `load` with the stream's `viewerCount` filled in.
-    public static func loadCounted(_ streamID: String, on connection: PostgresConnection) throws -> StreamSnapshotRow? {
-        guard var stream = try load(streamID, on: connection) else { return nil }
+    /// `load` with the stream's `viewerCount` filled in; nil when the stream is gone or not `wanted` (then not counted).
+    public static func loadCounted(_ streamID: String, if wanted: (StreamSnapshotRow) -> Bool = { _ in true },
+                                   on connection: PostgresConnection) throws -> StreamSnapshotRow? {
+        guard var stream = try load(streamID, on: connection), wanted(stream) else { return nil }
         stream.viewerCount = try ViewerCountQuery.load([streamID], on: connection)[streamID] ?? 0
         return stream
     }
