@@ -220,8 +220,8 @@ def self_test():
         if check(package, root):
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
-    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres or of "
-          "a connection or the store client by the flows, a main that is not thin and a command missing from the multi-call executable")
+    print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
+          "the flows, a main that is not thin and a command missing from the multi-call executable")
     return 0
 
 
