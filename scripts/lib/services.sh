@@ -2,8 +2,9 @@
 # throwaway PostgreSQL and Redis servers on free loopback ports inside a temp directory we own.
 # Never touches servers already running on the machine.
 
+# libfaketime: a worker with a fast clock (CountdownSystem.startWorker(clockOffset:), the chaos scenarios).
 COUNTDOWN_APT_PACKAGES=(postgresql redis-server libpq-dev libhiredis-dev libssl-dev libmicrohttpd-dev
-  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server)
+  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server libfaketime)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -104,6 +105,18 @@ countdown_start_redis() {
   done
   redis-cli -p "$COUNTDOWN_REDIS_PORT" ping >/dev/null 2>&1 || die "redis-server is not answering"
   COUNTDOWN_REDIS_URL="redis://127.0.0.1:$COUNTDOWN_REDIS_PORT/0"
+}
+
+# Describes the started servers (countdown_start_postgres, countdown_start_redis) to the Swift tests
+# (TestSupport's TestEnvironment); $1 is their scratch directory.
+countdown_export_test_environment() {
+  export COUNTDOWN_TEST_DATABASE_URL="$COUNTDOWN_PG_URL"
+  export COUNTDOWN_TEST_REDIS_URL="$COUNTDOWN_REDIS_URL"
+  export COUNTDOWN_TEST_PG_BIN="$COUNTDOWN_PG_BIN"
+  export COUNTDOWN_TEST_PG_USER="$COUNTDOWN_PG_USER"
+  COUNTDOWN_TEST_REDIS_SERVER="$(command -v redis-server)"
+  export COUNTDOWN_TEST_REDIS_SERVER
+  export COUNTDOWN_TEST_TMPDIR="$1"
 }
 
 countdown_stop_redis() {
