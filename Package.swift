@@ -129,7 +129,11 @@ let package = Package(
         ]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
-        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),
+        // Also a whole system (CountdownSystem: database, Redis namespace, fake FCM, worker processes) for end-to-end and chaos runs.
+        .target(name: "TestSupport", dependencies: [
+            "BlockingIO", "Postgres",
+            "CountdownStore", "DelayQueue", "Redis",
+        ], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),
@@ -160,6 +164,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
         ]),
+        // The system harness' own parts (comparisons, the record file, seeding).
+        .testTarget(name: "HarnessTests", dependencies: ["TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: [
             "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres", "Redis",
             "Telemetry", "TestSupport",
