@@ -56,7 +56,9 @@ final class CPUSampler {
         guard fields.count == 3, fields[0].hasSuffix("%"), let percent = Double(fields[0].dropLast()) else { return nil }
         let rest = fields[2].drop { $0 == " " }
         guard rest.hasPrefix("["), let close = rest.firstIndex(of: "]") else { return nil }
-        let symbol = rest[rest.index(after: close)...].trimmingCharacters(in: .whitespaces)
+        // perf pads the symbol column and may add further columns ("-      -") after it: the symbol ends at two spaces.
+        var symbol = rest[rest.index(after: close)...].trimmingCharacters(in: .whitespaces)
+        if let padding = symbol.range(of: "  ") { symbol = String(symbol[..<padding.lowerBound]) }
         return .init(percent: percent, dso: String(fields[1]), symbol: String(symbol.prefix(140)))
     }
 
