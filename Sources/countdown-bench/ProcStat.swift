@@ -1,7 +1,7 @@
 import Foundation
 
 /// A process's parent, from `/proc/<pid>/stat` (`ProcessUsage` reads the rest): the bench finds PostgreSQL's
-/// postmaster as a backend's parent, and the postmaster's backends as its children.
+/// postmaster as a backend's parent.
 enum ProcStat {
     static func parent(of pid: Int32) -> Int32? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
@@ -14,11 +14,5 @@ enum ProcStat {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         return fields.count > 1 ? Int32(fields[1]) : nil
-    }
-
-    /// The live processes whose parent is `parent`.
-    static func children(of parent: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { Int32($0) }.filter { self.parent(of: $0) == parent }
     }
 }

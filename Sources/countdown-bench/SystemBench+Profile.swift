@@ -50,7 +50,7 @@ extension SystemBench {
     func startSampling(_ name: String) throws -> PhaseSamplers? {
         guard let directory = options.perfDirectory else { return nil }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let postgres = postmasterPID.map { [$0] + ProcStat.children(of: $0) } ?? []
+        let postgres = postmasterPID.map { [$0] + ProcessUsage.children(of: $0) } ?? []
         return PhaseSamplers(
             workers: try CPUSampler(directory: directory, name: name, pids: fleet.map(\.pid)),
             fake: try CPUSampler(directory: directory, name: name + "-fake", pids: [system.fake.process.pid]),

@@ -70,7 +70,7 @@ struct SystemBenchSnapshot {
     /// CPU of the postmaster, its live backends, and every backend it has reaped.
     static func postgresCPUSeconds(postmaster: Int32?) -> Double {
         guard let postmaster, let own = ProcessUsage.cpuSeconds(pid: postmaster, children: true) else { return 0 }
-        return own + ProcStat.children(of: postmaster).compactMap { ProcessUsage.cpuSeconds(pid: $0) }.reduce(0, +)
+        return own + ProcessUsage.children(of: postmaster).compactMap { ProcessUsage.cpuSeconds(pid: $0) }.reduce(0, +)
     }
 
     /// "result/reason" of a `countdown_pushes_total{...}` metric key, nil for any other metric.

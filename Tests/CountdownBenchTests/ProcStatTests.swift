@@ -10,6 +10,5 @@ import Testing
 
     @Test func readsThisProcesssParent() {
         #expect(ProcStat.parent(of: getpid()) == getppid())
-        #expect(ProcStat.children(of: getppid()).contains(getpid()))
     }
 }
