@@ -10,6 +10,8 @@ let usage = """
     benchmarks:
       queue    the Redis delay queue (enqueue, worker, drive, steady, memory)
       push     start pushes per second through the FCM transport to countdown-fake-fcm
+      system   the whole system (workers, PostgreSQL, Redis, fake FCM) under a start burst and a reminder fan-out
+               (run it through scripts/bench system, which starts the servers)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -19,6 +21,8 @@ case "queue":
     status = await QueueBench.run(Array(arguments.dropFirst()))
 case "push":
     status = await PushBenchmark.main(Array(arguments.dropFirst()))
+case "system":
+    status = await SystemBench.main(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     print(usage)
     status = 0

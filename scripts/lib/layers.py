@@ -32,6 +32,10 @@ COMMANDS = {"countdown-worker": "WorkerCommand", "countdown-admin": "AdminComman
             "countdown-console": "ConsoleCommand", "countdown-fake-fcm": "FakeFCMCommand"}
 STANDALONE = {"countdown-bench"}
 
+# Test code: only test targets and the benchmark (`countdown-bench system` runs the whole system on TestSupport's
+# CountdownSystem) may depend on it; nothing the image ships.
+TEST_ONLY = {"TestSupport"}
+
 # What must stay out of reach, whatever the layers allow.
 FORBIDDEN = {
     "CountdownDomain": {"BlockingIO", "Postgres", "Redis", "DelayQueue", "Push", "HTTPClient", "HTTPServer", "CLibPQ", "CHiredis", "CCurl",
@@ -158,6 +162,10 @@ def check(package, root="."):
         bad = sorted(closure(graph, name) & forbidden)
         if bad:
             problems.append(f"{name} reaches {', '.join(bad)}")
+    for name, (kind, _, deps) in sorted(graph.items()):
+        if kind != "test" and name not in STANDALONE:
+            for module in sorted(TEST_ONLY & set(deps)):
+                problems.append(f"{name} depends on {module}: only test targets and {', '.join(sorted(STANDALONE))} may")
     problems += check_commands(graph)
     return problems
 
@@ -199,6 +207,8 @@ def self_test():
             {"name": "PushPayloads", "type": "regular", "dependencies": [{"byName": ["CountdownDomain", None]}]},
             {"name": "countdown", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}]},
             {"name": "countdown-worker", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}, {"byName": ["Push", None]}]},
+            {"name": "CountdownWorker", "type": "regular", "dependencies": [{"byName": ["TestSupport", None]}]},
+            {"name": "countdown-bench", "type": "executable", "dependencies": [{"byName": ["TestSupport", None]}]},
         ]}
         os.makedirs(os.path.join(root, "Sources", "CountdownFlows"))
         with open(os.path.join(root, "Sources", "CountdownFlows", "B.swift"), "w") as handle:
@@ -211,8 +221,10 @@ def self_test():
         package["targets"].pop()
         expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
                     "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres",
-                    "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand"]
+                    "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand",
+                    "CountdownWorker depends on TestSupport"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
+        missing += [f"(wrongly) {p}" for p in problems if p.startswith("countdown-bench depends on TestSupport")]
         if missing:
             print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
             return 1
@@ -222,7 +234,8 @@ def self_test():
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
     print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
-          "the flows, a main that is not thin and a command missing from the multi-call executable")
+          "the flows, a main that is not thin, a command missing from the multi-call executable and TestSupport used outside the "
+          "tests and the benchmark")
     return 0
 
 

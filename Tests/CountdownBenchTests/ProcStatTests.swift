@@ -1,0 +1,14 @@
+@testable import countdown_bench
+import Foundation
+import Testing
+
+@Suite struct ProcStatTests {
+    @Test func readsTheParentFromAStatLineWhoseCommandHoldsSpacesAndParentheses() {
+        #expect(ProcStat.parent(statLine: "4242 (post (gres) x) S 17 4242 4242 0 -1 4194560 100 0 0 0 5 3 2 1 20 0 1 0") == 17)
+        #expect(ProcStat.parent(statLine: "garbage") == nil)
+    }
+
+    @Test func readsThisProcesssParent() {
+        #expect(ProcStat.parent(of: getpid()) == getppid())
+    }
+}
