@@ -107,6 +107,18 @@ countdown_start_redis() {
   COUNTDOWN_REDIS_URL="redis://127.0.0.1:$COUNTDOWN_REDIS_PORT/0"
 }
 
+# Describes the started servers (countdown_start_postgres, countdown_start_redis) to the Swift tests
+# (TestSupport's TestEnvironment); $1 is their scratch directory.
+countdown_export_test_environment() {
+  export COUNTDOWN_TEST_DATABASE_URL="$COUNTDOWN_PG_URL"
+  export COUNTDOWN_TEST_REDIS_URL="$COUNTDOWN_REDIS_URL"
+  export COUNTDOWN_TEST_PG_BIN="$COUNTDOWN_PG_BIN"
+  export COUNTDOWN_TEST_PG_USER="$COUNTDOWN_PG_USER"
+  COUNTDOWN_TEST_REDIS_SERVER="$(command -v redis-server)"
+  export COUNTDOWN_TEST_REDIS_SERVER
+  export COUNTDOWN_TEST_TMPDIR="$1"
+}
+
 countdown_stop_redis() {
   [ -n "${COUNTDOWN_REDIS_PORT:-}" ] || return 0
   redis-cli -p "$COUNTDOWN_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
