@@ -27,7 +27,7 @@ extension ChaosSuite {
             }
             if let shortest = gaps.min() {
                 s.note("429 (Retry-After: 5) for \(window)s: \(throttled) answered 429; shortest wait before the same token came again "
-                       + String(format: "%.2fs", shortest))
+                       + ChaosScenario.fixed(shortest, 2) + "s")
             } else {
                 s.note("429 for \(window)s: \(throttled) answered 429")
             }

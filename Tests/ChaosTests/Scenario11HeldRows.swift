@@ -35,7 +35,7 @@ extension ChaosSuite {
             let outcome = await holder.result
             let released = Date().timeIntervalSince1970
             let committed = (try? outcome.get()) != nil
-            s.note("\(held.count) of \(streams) streams held FOR UPDATE from " + String(format: "%+.1fs to %+.1fs", taken - due, released - due)
+            s.note("\(held.count) of \(streams) streams held FOR UPDATE from \(ChaosScenario.signed(taken - due, 1))s to \(ChaosScenario.signed(released - due, 1))s"
                    + " against the due second (" + (committed ? "committed" : "transaction failed") + ")")
             _ = try await s.waitQuiet(timeout: s.size(60, 120))
             try s.tally.refresh()
@@ -44,12 +44,12 @@ extension ChaosSuite {
             let heldTimes = starts.filter { held.contains($0.key.stream) }.map(\.receivedAt)
             let freeLate = freeTimes.map { $0 - due }.max() ?? 0
             s.check(!freeTimes.isEmpty && freeLate <= 5,
-                    "the streams not held started on time (latest " + String(format: "%.2f", freeLate) + "s after the due second, bound 5s)")
+                    "the streams not held started on time (latest " + ChaosScenario.fixed(freeLate, 2) + "s after the due second, bound 5s)")
             if let firstHeld = heldTimes.min(), let lastHeld = heldTimes.max() {
                 s.check(firstHeld >= released - 0.5,
-                        "no held stream started before the release (first " + String(format: "%+.2f", firstHeld - released) + "s)")
+                        "no held stream started before the release (first " + ChaosScenario.signed(firstHeld - released, 2) + "s)")
                 s.check(lastHeld - released <= 5,
-                        "the held streams started right after the release (last " + String(format: "%+.2f", lastHeld - released) + "s, bound 5s)")
+                        "the held streams started right after the release (last " + ChaosScenario.signed(lastHeld - released, 2) + "s, bound 5s)")
             } else {
                 s.check(false, "the held streams started")
             }

@@ -43,7 +43,7 @@ extension ChaosSuite {
     }
 
     /// `value` as one line of JSON, for a note.
-    static func compactJSON(_ value: Any) -> String {
+    private static func compactJSON(_ value: Any) -> String {
         guard JSONSerialization.isValidJSONObject(value),
               let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return "\(value)"
