@@ -83,6 +83,16 @@ import TestSupport
             _ = try await fast.workerID()
             #expect(await system.stopWorkers() == [0])
 
+            #expect(postgres.cpuSeconds() > 0 && redis.pid != nil && redis.cpuSeconds() >= 0)
+            try await offThePool { try postgres.restart(settings: ["work_mem": "7MB"]) }
+            #expect(postgres.settings["work_mem"] == "7MB" && postgres.settings["max_connections"] == "400")
+            var workMem = ""
+            try await waitUntil(timeout: .seconds(20), "PostgreSQL back after the restart") {
+                workMem = (try? await system.query("SHOW work_mem").first?.decode("work_mem", as: String.self)) ?? ""
+                return !workMem.isEmpty
+            }
+            #expect(workMem == "7MB")
+
             try await system.user("u1")
             try await system.device("d1", user: "u1")
             try system.startWorker()
