@@ -60,7 +60,10 @@ public final class CountdownSystem: @unchecked Sendable {
         database = try await TestDatabase.create(prefix: options.name, serverURL: serverURL)
         db = PostgresClient(configuration: database.configuration, maxConnections: 4)
         _ = try await Migrator().migrate(db)
-        redis = RedisClient(configuration: try RedisConfiguration(url: redisTarget?.harnessURL ?? TestEnvironment.redisURL), poolSize: 2)
+        // With the target's worker environment, so a Sentinel set's harness client finds the primary as the workers do.
+        redis = RedisClient(
+            configuration: try RedisConfiguration(url: redisTarget?.harnessURL ?? TestEnvironment.redisURL, environment: redisTarget?.workerEnvironment ?? [:]),
+            poolSize: 2)
         namespace = TestEnvironment.uniqueName(options.name)
         let arguments = [
             "--record", (directory as NSString).appendingPathComponent("accepted.jsonl"), "--record-flush-ms", "\(options.recordFlushMilliseconds)",
