@@ -171,5 +171,8 @@ let package = Package(
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
+        // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes
+        // unless COUNTDOWN_CHAOS=full. Last, as the slowest target.
+        .testTarget(name: "ChaosTests", dependencies: ["Postgres", "TestSupport"]),
     ]
 )
