@@ -21,7 +21,6 @@ extension ChaosSuite {
             let now = ChaosScenario.now
             s.note("Redis SIGKILLed \(ChaosScenario.fixed(now - due - 2, 1))s after the due second with \(before) of \(s.expected.count) starts accepted, "
                    + "restarted from its AOF after \(ChaosScenario.fixed(now - down, 1))s")
-            try await s.system.reconnect()
             _ = try await s.waitQuiet(timeout: s.size(90, 180))
             s.checkWorkersKeptRunning()
             s.duplicateBound = try await s.ledgerReclaims()

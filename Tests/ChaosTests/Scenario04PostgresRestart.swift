@@ -23,7 +23,6 @@ extension ChaosSuite {
             try await offThePool { try postgres.start() }
             s.note("PostgreSQL stopped (-m immediate) 1s after the due second with \(before) of \(s.expected.count) starts accepted, "
                    + "started again after \(ChaosScenario.fixed(ChaosScenario.now - down, 1))s")
-            try await s.system.reconnect()
             _ = try await s.waitQuiet(timeout: s.size(90, 180)) { exits.look() }
             exits.look()
             let exited = exits.count

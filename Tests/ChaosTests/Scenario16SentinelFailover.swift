@@ -37,7 +37,6 @@ extension ChaosSuite {
             let killed = ChaosScenario.now
             let took = try await sentinels.waitForPrimary(sentinels.replicaPort)
             let followed = try await s.waitWorkersFollow(since: killed, timeout: .seconds(60))
-            try await s.system.reconnect()
             s.note("replica detached \(ChaosScenario.signed(detached - due, 1))s after the due second with \(before) of \(s.expected.count) starts "
                    + "accepted; \(late) streams due at \(String(format: "%+d", Int(lateDue - due)))s created while it lagged; primary SIGKILLed "
                    + "\(ChaosScenario.fixed(killed - detached, 1))s later with \(atKill) accepted")

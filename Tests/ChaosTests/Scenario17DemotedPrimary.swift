@@ -25,7 +25,6 @@ extension ChaosSuite {
             try await sentinels.waitForPrimary(new)
             let named = ChaosScenario.now
             let followed = try await s.waitWorkersFollow(since: demoted, timeout: .seconds(60))
-            try await s.system.reconnect()
             s.note("primary demoted \(ChaosScenario.signed(demoted - due, 1))s after the due second with \(before) of \(s.expected.count) starts "
                    + "accepted; SENTINEL FAILOVER 1s later; the Sentinels named the new primary \(ChaosScenario.fixed(named - demoted, 1))s after the demotion; "
                    + "every worker's heartbeat reached it \(ChaosScenario.fixed(followed, 1))s after the demotion")
