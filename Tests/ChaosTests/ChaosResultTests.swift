@@ -46,4 +46,15 @@ import TestSupport
         let decoded = try JSONDecoder().decode(ChaosResult.self, from: Data(line.utf8))
         #expect(decoded == result(duplicated: 1, bound: 1))
     }
+
+    @Test func theReportFileGetsOneLinePerResult() throws {
+        let path = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("chaos-report") + ".jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ChaosScenario.appendToReport(result(), path: path)
+        try ChaosScenario.appendToReport(result(lost: 1), path: path)
+        try ChaosScenario.appendToReport(result(), path: nil)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let decoded = try lines.map { try JSONDecoder().decode(ChaosResult.self, from: Data($0.utf8)) }
+        #expect(decoded == [result(), result(lost: 1)])
+    }
 }

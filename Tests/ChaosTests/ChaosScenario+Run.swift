@@ -111,9 +111,10 @@ extension ChaosScenario {
         return formatter.string(from: Date())
     }()
 
-    /// Appends the result as one JSON line to `$COUNTDOWN_CHAOS_REPORT` (scripts/chaos prints its table from it).
-    static func appendToReport(_ result: ChaosResult) throws {
-        guard let path = ProcessInfo.processInfo.environment["COUNTDOWN_CHAOS_REPORT"], !path.isEmpty else { return }
+    /// Appends the result as one JSON line to `path`, by default `$COUNTDOWN_CHAOS_REPORT` (scripts/chaos prints its
+    /// table from it); nothing without a path.
+    static func appendToReport(_ result: ChaosResult, path: String? = ProcessInfo.processInfo.environment["COUNTDOWN_CHAOS_REPORT"]) throws {
+        guard let path, !path.isEmpty else { return }
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw ReportUnwritable(path: path) }
         }

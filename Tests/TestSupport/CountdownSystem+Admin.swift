@@ -4,7 +4,7 @@ extension CountdownSystem {
     /// Runs `countdown-admin` against this system (on a thread of its own: it blocks while the command runs);
     /// returns its status and its output (stdout and stderr together).
     public func admin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let executable = TestEnvironment.systemBinDirectory.appendingPathComponent("countdown-admin")
+        let executable = binDirectory.appendingPathComponent("countdown-admin")
         let environment = workerEnvironment
         return try await offThePool { try runProcess(executable.path, arguments, environment: environment) }
     }
@@ -12,7 +12,7 @@ extension CountdownSystem {
     /// Runs `countdown-admin <arguments> --json` and parses what it printed on stdout; throws when it exits non-zero
     /// or prints no JSON.
     public func adminJSON(_ arguments: [String]) async throws -> Any {
-        let executable = TestEnvironment.systemBinDirectory.appendingPathComponent("countdown-admin").path
+        let executable = binDirectory.appendingPathComponent("countdown-admin").path
         let environment = workerEnvironment
         let base = (directory as NSString).appendingPathComponent(TestEnvironment.uniqueName("admin"))
         let (status, stdout, stderr) = try await offThePool { () throws -> (Int32, Data, String) in

@@ -25,6 +25,9 @@ public final class CountdownSystem: @unchecked Sendable {
     public private(set) var ownRedis: ThrowawayRedis?
     /// The PostgreSQL server of this system's own (`SystemPostgres.own`).
     public private(set) var ownPostgres: ThrowawayPostgres?
+    /// Where `startWorker` and `admin` find `countdown-worker` and `countdown-admin` (`TestEnvironment.systemBinDirectory`;
+    /// an upgrade rehearsal points it at an older build between steps).
+    public var binDirectory = TestEnvironment.systemBinDirectory
     /// The Redis the workers use; nil for the shared server.
     private let redisTarget: (any RedisTarget)?
     private let processes = Mutex<(alive: [SystemWorker], retired: [SystemWorker])>(([], []))
@@ -59,7 +62,7 @@ public final class CountdownSystem: @unchecked Sendable {
         }
         database = try await TestDatabase.create(prefix: options.name, serverURL: serverURL)
         db = PostgresClient(configuration: database.configuration, maxConnections: 4)
-        _ = try await Migrator().migrate(db)
+        if options.migrate { _ = try await Migrator().migrate(db) }
         // With the target's worker environment, so a Sentinel set's harness client finds the primary as the workers do.
         redis = RedisClient(
             configuration: try RedisConfiguration(url: redisTarget?.harnessURL ?? TestEnvironment.redisURL, environment: redisTarget?.workerEnvironment ?? [:]),
@@ -93,8 +96,8 @@ public final class CountdownSystem: @unchecked Sendable {
 
     /// The environment a worker of this system runs with (and `countdown-admin`).
     public var workerEnvironment: [String: String] {
-        let harness = ["COUNTDOWN_TEST", "COUNTDOWN_SYSTEM", "COUNTDOWN_CHAOS", "COUNTDOWN_BENCH"]
-        var environment = ProcessInfo.processInfo.environment.filter { variable in !harness.contains { variable.key.hasPrefix($0) } }
+        // The harness' own variables (COUNTDOWN_TEST_*, COUNTDOWN_SYSTEM_BIN_DIR, ...) are not the worker's.
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTDOWN_") }
         environment.merge([
             "DATABASE_URL": database.url, "COUNTDOWN_NAMESPACE": namespace,
             "PUSH_TRANSPORT": "fcm", "GOOGLE_APPLICATION_CREDENTIALS": fake.accountPath, "FCM_BASE_URL": fake.baseURL,
@@ -112,7 +115,7 @@ public final class CountdownSystem: @unchecked Sendable {
         return try processes.withLock { processes in
             let index = processes.alive.count + processes.retired.count
             let worker = try SystemWorker(
-                executable: TestEnvironment.systemBinDirectory.appendingPathComponent("countdown-worker").path, environment: environment,
+                executable: binDirectory.appendingPathComponent("countdown-worker").path, environment: environment,
                 index: index, logPath: (directory as NSString).appendingPathComponent("worker-\(index).log"), clockOffset: clockOffset)
             processes.alive.append(worker)
             return worker

@@ -67,6 +67,8 @@ public final class PushTally: @unchecked Sendable {
     public var starts: [(key: StartKey, receivedAt: Double)] { state.withLock { $0.starts } }
     public var reminders: [(stream: String, receivedAt: Double)] { state.withLock { $0.reminders } }
     public var other: Int { state.withLock { $0.other } }
+    /// Starts and reminders read so far (without copying them).
+    public var tallied: Int { state.withLock { $0.starts.count + $0.reminders.count } }
 
     /// Starts accepted for streams whose id starts with `prefix`, copies included.
     public func startCount(prefix: String) -> Int {

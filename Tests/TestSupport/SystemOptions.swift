@@ -16,6 +16,9 @@ public struct SystemOptions: Sendable {
     public var latencyMilliseconds = 0
     /// Prefix of the database and of the log directory's name.
     public var name = "e2e"
+    /// Whether the system migrates its new database to this build's schema as it starts; false leaves it empty
+    /// (an upgrade rehearsal migrates it with an older build's `countdown-admin migrate`).
+    public var migrate = true
 
     public init() {}
 }

@@ -91,6 +91,19 @@ public final class SystemWorker: @unchecked Sendable {
         return Self.parseMetrics(String(decoding: data, as: UTF8.self))
     }
 
+    /// Its `/readyz` answer: HTTP status and body; status 0 and the error when it cannot be reached.
+    public func readiness() async -> (status: Int, body: String) {
+        guard let address = metricsAddress(), let url = URL(string: "http://\(address)/readyz") else { return (0, "no address logged yet") }
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 5
+        do {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        } catch {
+            return (0, "\(error)")
+        }
+    }
+
     /// Prometheus text format as `"name{labels}" -> value` (comments and unparsable lines skipped).
     public static func parseMetrics(_ text: String) -> [String: Double] {
         var values: [String: Double] = [:]

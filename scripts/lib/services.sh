@@ -107,13 +107,8 @@ countdown_start_redis() {
   COUNTDOWN_REDIS_URL="redis://127.0.0.1:$COUNTDOWN_REDIS_PORT/0"
 }
 
-countdown_stop_redis() {
-  [ -n "${COUNTDOWN_REDIS_PORT:-}" ] || return 0
-  redis-cli -p "$COUNTDOWN_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
-  if [ -f "${COUNTDOWN_REDIS_PIDFILE:-/nonexistent}" ]; then kill "$(cat "$COUNTDOWN_REDIS_PIDFILE")" 2>/dev/null || true; fi
-}
-
-# Hands the servers started above to `swift test` (TestSupport's TestEnvironment); $1 is the run's scratch directory.
+# Describes the started servers (countdown_start_postgres, countdown_start_redis) to the Swift tests
+# (TestSupport's TestEnvironment); $1 is their scratch directory.
 countdown_export_test_environment() {
   export COUNTDOWN_TEST_DATABASE_URL="$COUNTDOWN_PG_URL"
   export COUNTDOWN_TEST_REDIS_URL="$COUNTDOWN_REDIS_URL"
@@ -122,4 +117,10 @@ countdown_export_test_environment() {
   COUNTDOWN_TEST_REDIS_SERVER="$(command -v redis-server)"
   export COUNTDOWN_TEST_REDIS_SERVER
   export COUNTDOWN_TEST_TMPDIR="$1"
+}
+
+countdown_stop_redis() {
+  [ -n "${COUNTDOWN_REDIS_PORT:-}" ] || return 0
+  redis-cli -p "$COUNTDOWN_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+  if [ -f "${COUNTDOWN_REDIS_PIDFILE:-/nonexistent}" ]; then kill "$(cat "$COUNTDOWN_REDIS_PIDFILE")" 2>/dev/null || true; fi
 }
