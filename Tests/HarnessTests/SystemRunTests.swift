@@ -44,6 +44,9 @@ import TestSupport
             let counts = try await system.queueCounts()
             #expect(counts.dead == 0 && counts.waiting > 0, "later jobs (ends, expiry) wait: \(counts)")
 
+            let sends = system.fakeRequestLog()
+            #expect(sends.count >= 14 && sends.allSatisfy { $0.status == 200 && $0.token.count == 8 }, "the fake's debug log: \(sends.count)")
+
             let stats = try await system.adminJSON(["stats"])
             #expect(stats is [String: Any], "\(stats)")
             await #expect(throws: CommandFailed.self) { try await system.adminJSON(["no-such-command"]) }
@@ -82,6 +85,16 @@ import TestSupport
             #expect(logged.timeIntervalSinceNow > 500, "its clock runs 10 minutes ahead: \(stamp)")
             _ = try await fast.workerID()
             #expect(await system.stopWorkers() == [0])
+
+            #expect(postgres.cpuSeconds() > 0 && redis.pid != nil && redis.cpuSeconds() >= 0)
+            try await offThePool { try postgres.restart(settings: ["work_mem": "7MB"]) }
+            #expect(postgres.settings["work_mem"] == "7MB" && postgres.settings["max_connections"] == "400")
+            var workMem = ""
+            try await waitUntil(timeout: .seconds(20), "PostgreSQL back after the restart") {
+                workMem = (try? await system.query("SHOW work_mem").first?.decode("work_mem", as: String.self)) ?? ""
+                return !workMem.isEmpty
+            }
+            #expect(workMem == "7MB")
 
             try await system.user("u1")
             try await system.device("d1", user: "u1")

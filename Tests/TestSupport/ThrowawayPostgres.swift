@@ -8,8 +8,8 @@ public final class ThrowawayPostgres: @unchecked Sendable {
 
     /// Extra `-c` settings for the server (TLS).
     private let serverOptions: String
-    /// `-c name=value` options from the initializer's `settings`.
-    private let serverSettings: String
+    /// Server settings given as `-c name=value` (the initializer's, changed by `restart(settings:)`).
+    public private(set) var settings: [String: String]
 
     /// - Parameters:
     ///   - certificates: when set, the server runs with `ssl=on` and `certificates`' server certificate.
@@ -28,7 +28,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
         } else {
             serverOptions = ""
         }
-        serverSettings = settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
+        self.settings = settings
         try asServerUser("/bin/chown", ["-R", TestEnvironment.postgresUser, root], asRoot: true)
         try asServerUser("/bin/chmod", ["700", dataDirectory])
         try asServerUser("\(TestEnvironment.postgresBin)/initdb", [
@@ -38,6 +38,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     }
 
     public func start() throws {
+        let serverSettings = settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
         try asServerUser("\(TestEnvironment.postgresBin)/pg_ctl", [
             "-D", dataDirectory, "-l", "\(dataDirectory)/server.log", "-w", "-t", "60",
             "-o", "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off" + serverOptions + serverSettings, "start",
@@ -56,6 +57,13 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     public func restart() throws {
         stop()
         try start()
+    }
+
+    /// A clean restart with `settings` added to or replacing those it ran with (kept for later restarts), e.g.
+    /// `shared_preload_libraries` for statement statistics.
+    public func restart(settings: [String: String]) throws {
+        self.settings.merge(settings) { $1 }
+        try restart()
     }
 
     deinit { stop() }
