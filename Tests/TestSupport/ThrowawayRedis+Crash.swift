@@ -2,10 +2,18 @@ import Foundation
 
 extension ThrowawayRedis {
     /// SIGKILL to the server (a crash: no final AOF write, so `appendfsync` decides what survives), waiting until it
-    /// is gone; `start()` brings it back from its AOF. Off the cooperative threads.
+    /// is gone (up to 10 s); `start()` brings it back from its AOF. Off the cooperative threads.
     public func crash() async throws {
         guard let pid else { throw HarnessError("redis-server on :\(port) is not running (no pid file)") }
-        _ = try await offThePool { crashProcess(pid) }
+        guard kill(pid, SIGKILL) == 0 else { throw HarnessError("redis-server on :\(port) (pid \(pid)) is not running") }
+        try await waitUntil(timeout: .seconds(10), every: .milliseconds(20), "redis-server (pid \(pid)) to die") { Self.isGone(pid) }
         waitForPortClosed(port)
+    }
+
+    /// Whether `pid` has exited. The daemon is no child of the test, so a zombie waiting for its parent counts.
+    private static func isGone(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 }

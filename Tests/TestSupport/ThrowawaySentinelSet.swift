@@ -6,7 +6,8 @@ import Synchronization
 /// scenarios: a `CountdownSystem` built with `.target(set)` points its workers at the Sentinels (`REDIS_SENTINELS`,
 /// `REDIS_SENTINEL_MASTER`) instead of a `REDIS_URL`, and its own Redis client discovers the primary the same way.
 ///
-/// Every server runs daemonized in `directory` (pid files and logs there) with AOF on (`appendfsync everysec`), as in
+/// Every server is a child of the test (not daemonized: it stays in the test's process group, so `scripts/chaos`'s
+/// cleanup reaches it too), with its data, log and output in `directory` and AOF on (`appendfsync everysec`), as in
 /// production. The set talks to its servers with one small `RedisClient` per port, so a killed or demoted server
 /// costs only its own client.
 public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
@@ -20,8 +21,9 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
     /// The replica at the start.
     public let replicaPort: Int
     public let sentinelPorts: [Int]
-    /// Port -> server name (`primary`, `replica`), for `kill`.
-    private let servers: [Int: String]
+    /// The servers by port (the primary and the replica, for `kill`) and all five in stopping order.
+    private let servers: [Int: SpawnedProcess]
+    private let processes: [SpawnedProcess]
     private let clients = Mutex<[Int: RedisClient]>([:])
     private let stopped = Mutex(false)
 
@@ -31,13 +33,11 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         directory: String, masterName: String, downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 4000
     ) async throws -> ThrowawaySentinelSet {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let (primary, replica, sentinels) = try await offThePool {
+        let started = try await offThePool {
             try Self.startServers(directory: directory, masterName: masterName, downAfter: downAfterMilliseconds,
                                   failoverTimeout: failoverTimeoutMilliseconds)
         }
-        let set = ThrowawaySentinelSet(
-            directory: directory, masterName: masterName, downAfterMilliseconds: downAfterMilliseconds,
-            primaryPort: primary, replicaPort: replica, sentinelPorts: sentinels)
+        let set = ThrowawaySentinelSet(directory: directory, masterName: masterName, downAfterMilliseconds: downAfterMilliseconds, started: started)
         do {
             try await waitUntil(timeout: .seconds(30), every: .milliseconds(200), "the Sentinels to find the replica and each other") {
                 try await set.sentinelsAgree()
@@ -49,14 +49,15 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         return set
     }
 
-    private init(directory: String, masterName: String, downAfterMilliseconds: Int, primaryPort: Int, replicaPort: Int, sentinelPorts: [Int]) {
+    private init(directory: String, masterName: String, downAfterMilliseconds: Int, started: [Server]) {
         self.directory = directory
         self.masterName = masterName
         self.downAfterMilliseconds = downAfterMilliseconds
-        self.primaryPort = primaryPort
-        self.replicaPort = replicaPort
-        self.sentinelPorts = sentinelPorts
-        servers = [primaryPort: "primary", replicaPort: "replica"]
+        primaryPort = started[0].port
+        replicaPort = started[1].port
+        sentinelPorts = started[2...].map(\.port)
+        servers = [primaryPort: started[0].process, replicaPort: started[1].process]
+        processes = started.reversed().map(\.process)
     }
 
     deinit { stop() }
@@ -81,9 +82,7 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         }
         guard first else { return }
         for client in clients.withLock({ Array($0.values) }) { client.close() }
-        for name in ["sentinel-0", "sentinel-1", "sentinel-2", "replica", "primary"] {
-            if let pid = pid(of: name) { crashProcess(pid) }
-        }
+        for process in processes { Self.killAndReap(process) }
     }
 
     // MARK: Commands
@@ -111,10 +110,8 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
 
     /// SIGKILL to the server on `port` (a crash: no final write), waiting until it is gone.
     public func kill(_ port: Int) async throws {
-        guard let name = servers[port], let pid = pid(of: name) else {
-            throw CommandFailed(command: "kill :\(port)", status: -1, output: "no server of the set on that port")
-        }
-        _ = try await offThePool { crashProcess(pid) }
+        guard let process = servers[port] else { throw HarnessError("kill :\(port): no server of the set on that port") }
+        try await offThePool { Self.killAndReap(process) }
     }
 
     /// Waits until the Sentinels name `port` and it answers as the primary; returns the seconds waited.
@@ -159,59 +156,57 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         return Dictionary(stride(from: 0, to: values.count - 1, by: 2).map { (values[$0], values[$0 + 1]) }) { $1 }
     }
 
-    private func pid(of name: String) -> pid_t? {
-        Self.pid(in: Self.pidFile(directory, name))
+    /// One started server of the set.
+    private struct Server {
+        let port: Int
+        let process: SpawnedProcess
     }
 
-    private static func pidFile(_ directory: String, _ name: String) -> String { "\(directory)/\(name).pid" }
+    /// SIGKILL (a crash: no final write), then reaps the child (up to 10 s).
+    private static func killAndReap(_ process: SpawnedProcess) {
+        process.signal(SIGKILL)
+        _ = process.waitBlocking(deadline: Date().addingTimeInterval(10))
+    }
 
-    private static func pid(in file: String) -> pid_t? { daemonPID(pidFile: file) }
-
-    /// Starts primary, replica (once in sync) and the three Sentinels; returns their ports. Blocks.
-    private static func startServers(directory: String, masterName: String, downAfter: Int, failoverTimeout: Int) throws -> (Int, Int, [Int]) {
-        var started: [String] = []
+    /// Starts primary, replica (once in sync) and the three Sentinels, in that order. Blocks.
+    private static func startServers(directory: String, masterName: String, downAfter: Int, failoverTimeout: Int) throws -> [Server] {
+        var started: [Server] = []
         do {
-            let primary = try startServer("primary", directory: directory, started: &started)
-            let replica = try startServer("replica", directory: directory, extra: ["--replicaof", "127.0.0.1", "\(primary)"], started: &started)
+            started.append(try startServer("primary", directory: directory))
+            let primary = started[0].port
+            started.append(try startServer("replica", directory: directory, extra: ["--replicaof", "127.0.0.1", "\(primary)"]))
             try waitForSync(primary: primary)
-            let sentinels = try (0..<3).map { index in
-                try startSentinel(index, directory: directory, masterName: masterName, primary: primary, downAfter: downAfter,
-                                  failoverTimeout: failoverTimeout, started: &started)
+            for index in 0..<3 {
+                started.append(try startSentinel(index, directory: directory, masterName: masterName, primary: primary, downAfter: downAfter,
+                                                 failoverTimeout: failoverTimeout))
             }
-            return (primary, replica, sentinels)
+            return started
         } catch {
-            for name in started.reversed() {
-                crashDaemon(pidFile: pidFile(directory, name))
-            }
+            for server in started.reversed() { killAndReap(server.process) }
             throw error
         }
     }
 
-    private static func startServer(_ name: String, directory: String, extra: [String] = [], started: inout [String]) throws -> Int {
+    private static func startServer(_ name: String, directory: String, extra: [String] = []) throws -> Server {
         let port = freeLoopbackPort()
         let data = "\(directory)/\(name)"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try spawnAndWait(TestEnvironment.redisServer, [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", data, "--daemonize", "yes",
-            "--pidfile", pidFile(directory, name), "--logfile", "\(directory)/\(name).log",
+        return try spawn(name, port: port, directory: directory, arguments: [
+            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", data, "--daemonize", "no", "--logfile", "\(directory)/\(name).log",
             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-        ] + extra, outputPath: "\(directory)/\(name).out")
-        started.append(name)
-        try waitStarted(name, port: port, directory: directory)
-        return port
+        ] + extra)
     }
 
     private static func startSentinel(
-        _ index: Int, directory: String, masterName: String, primary: Int, downAfter: Int, failoverTimeout: Int, started: inout [String]
-    ) throws -> Int {
+        _ index: Int, directory: String, masterName: String, primary: Int, downAfter: Int, failoverTimeout: Int
+    ) throws -> Server {
         let name = "sentinel-\(index)"
         let port = freeLoopbackPort()
         let configuration = "\(directory)/\(name).conf"
         try """
             port \(port)
             bind 127.0.0.1
-            daemonize yes
-            pidfile \(pidFile(directory, name))
+            daemonize no
             logfile \(directory)/\(name).log
             dir \(directory)
             sentinel monitor \(masterName) 127.0.0.1 \(primary) 2
@@ -220,20 +215,20 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
             sentinel parallel-syncs \(masterName) 1
 
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        try spawnAndWait(TestEnvironment.redisServer, [configuration, "--sentinel"], outputPath: "\(directory)/\(name).out")
-        started.append(name)
-        try waitStarted(name, port: port, directory: directory)
-        return port
+        return try spawn(name, port: port, directory: directory, arguments: [configuration, "--sentinel"])
     }
 
-    /// Waits for the pid file and the port (a daemonized server writes the one, then opens the other).
-    private static func waitStarted(_ name: String, port: Int, directory: String) throws {
-        let deadline = Date().addingTimeInterval(20)
-        while pid(in: pidFile(directory, name)) == nil {
-            guard Date() < deadline else { throw CommandFailed(command: "redis-server (\(name))", status: -1, output: "no pid file within 20 s") }
-            usleep(20_000)
+    /// Starts `redis-server` as a child (output to `<name>.out`) and waits until it accepts connections on `port`.
+    private static func spawn(_ name: String, port: Int, directory: String, arguments: [String]) throws -> Server {
+        let output = "\(directory)/\(name).out"
+        let process = try SpawnedProcess(TestEnvironment.redisServer, arguments, stdout: .file(output), stderr: .file(output))
+        do {
+            try waitForPort(port, timeout: 20)
+        } catch {
+            killAndReap(process)
+            throw HarnessError("redis-server (\(name)) did not accept connections on :\(port) within 20 s; see \(directory)/\(name).log")
         }
-        try waitForPort(port, timeout: 20)
+        return Server(port: port, process: process)
     }
 
     /// Waits until the primary reports its replica online (`INFO replication`), through a client of its own.
@@ -246,6 +241,6 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
             if let info = try? connection?.command(["INFO", "replication"]).string, info.contains("state=online") { return }
             usleep(100_000)
         }
-        throw CommandFailed(command: "redis-server (replica)", status: -1, output: "the replica did not sync within 20 s")
+        throw HarnessError("the replica did not sync with the primary within 20 s")
     }
 }
