@@ -95,15 +95,6 @@ import TestSupport
         #expect(SystemWorker.parseMetrics(text) == [#"countdown_jobs_total{kind="start",outcome="ack"}"#: 12, "countdown_queue_lag_seconds": 0.25])
     }
 
-    @Test func parsesTheFakesSendLog() {
-        let accepted = #"{"ts":"2026-12-06T03:04:05.250Z","level":"debug","msg":"message accepted","event":"start","token":"…12345678"}"#
-        #expect(FakeSendLogEntry.parse(Substring(accepted)) == FakeSendLogEntry(at: 1_796_526_245.25, token: "12345678", status: 200))
-        let fault = #"{"ts":"2026-12-06T03:04:06Z","level":"debug","msg":"send failed by fault","status":"503","token":"…abcdefgh"}"#
-        #expect(FakeSendLogEntry.parse(Substring(fault)) == FakeSendLogEntry(at: 1_796_526_246, token: "abcdefgh", status: 503))
-        #expect(FakeSendLogEntry.parse(#"{"ts":"2026-12-06T03:04:06Z","msg":"listening"}"#) == nil)
-        #expect(FakeSendLogEntry.parse("not json") == nil)
-    }
-
     @Test func findsChildProcesses() throws {
         let child = try SpawnedProcess("/bin/sleep", ["30"])
         #expect(ProcessUsage.children(of: getpid()).contains(child.pid))
