@@ -95,12 +95,6 @@ import TestSupport
         #expect(SystemWorker.parseMetrics(text) == [#"countdown_jobs_total{kind="start",outcome="ack"}"#: 12, "countdown_queue_lag_seconds": 0.25])
     }
 
-    @Test func findsChildProcesses() throws {
-        let child = try SpawnedProcess("/bin/sleep", ["30"])
-        #expect(ProcessUsage.children(of: getpid()).contains(child.pid))
-        child.stop(grace: .zero)
-    }
-
     @Test func readsThisProcessUsage() throws {
         let usage = try #require(ProcessUsage.of(pid: getpid()))
         #expect(usage.residentKB > 0 && usage.peakResidentKB >= usage.residentKB)
