@@ -179,6 +179,6 @@ let package = Package(
         ]),
         // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes
         // unless COUNTDOWN_CHAOS=full. Last, as the slowest target.
-        .testTarget(name: "ChaosTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "ChaosTests", dependencies: ["Postgres", "Redis", "TestSupport"]),
     ]
 )
