@@ -165,5 +165,7 @@ let package = Package(
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
+        // The chaos scenarios against the whole system (scripts/chaos), and the device model of scenario 20 (pure).
+        .testTarget(name: "ChaosTests", dependencies: ["JSON", "TestSupport"]),
     ]
 )
