@@ -166,6 +166,6 @@ let package = Package(
             "Telemetry", "TestSupport",
         ]),
         // The chaos scenarios against the whole system (scripts/chaos), and the device model of scenario 20 (pure).
-        .testTarget(name: "ChaosTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "ChaosTests", dependencies: ["CountdownStore", "JSON", "JWT", "Postgres", "Redis", "TestSupport"]),
     ]
 )
