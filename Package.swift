@@ -125,7 +125,11 @@ let package = Package(
         .executableTarget(name: "countdown-bench", dependencies: ["BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Push", "Redis", "Telemetry"]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
-        .target(name: "TestSupport", dependencies: ["BlockingIO", "Postgres"], path: "Tests/TestSupport"),
+        // Also a whole system (CountdownSystem: database, Redis namespace, fake FCM, worker processes) for end-to-end and chaos runs.
+        .target(name: "TestSupport", dependencies: [
+            "BlockingIO", "Postgres",
+            "CountdownStore", "DelayQueue", "Redis",
+        ], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["BlockingIO", "Postgres", "TestSupport"]),

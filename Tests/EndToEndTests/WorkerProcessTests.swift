@@ -12,7 +12,7 @@ import TestSupport
 
 /// The process itself: configuration errors, health endpoints, the metrics contract with deploy/, SIGTERM.
 @Suite(.serialized) struct WorkerProcessTests {
-    func httpAddress(of worker: WorkerHandle) async throws -> String {
+    func httpAddress(of worker: SystemWorker) async throws -> String {
         var address = ""
         try await waitUntil(timeout: .seconds(10), "the worker to announce its HTTP address") {
             for line in worker.log.split(separator: "\n") where line.contains("serving health and metrics") {

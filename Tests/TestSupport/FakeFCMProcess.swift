@@ -22,11 +22,15 @@ public final class FakeFCMProcess: @unchecked Sendable {
     ///     that URI); nil generates one with `scripts/gen-service-account`.
     ///   - program: the built executable and the arguments before the flags (`["countdown", "fake-fcm"]`: the multi-call one).
     ///   - listener: a socket this process bound and listens on at `address`, which the fake serves (`--listen-fd`).
+    ///   - logLevel: the fake's `LOG_LEVEL` (`debug` logs every send it answers); nil: its default.
+    ///   - directory: where its logs go (created if missing); nil: a new directory in the scratch directory.
     public init(
         tokenURI: String = "http://127.0.0.1:1/oauth2/v4/token", address: String = "127.0.0.1:0", arguments: [String] = [],
-        accountFile: ((_ tokenURI: String) throws -> String)? = nil, program: [String] = ["countdown-fake-fcm"], listener: Int32? = nil
+        accountFile: ((_ tokenURI: String) throws -> String)? = nil, program: [String] = ["countdown-fake-fcm"], listener: Int32? = nil,
+        logLevel: String? = nil, directory: String? = nil
     ) throws {
-        directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
+        self.directory = directory ?? (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("fakefcm"))
+        let directory = self.directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         accountPath = try accountFile?(tokenURI) ?? Self.sharedAccounts.withLock { accounts in
             if let path = accounts[tokenURI] { return path }
@@ -41,10 +45,10 @@ public final class FakeFCMProcess: @unchecked Sendable {
         stderrPath = "\(directory)/stderr.log"
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw FakeStartFailed(output: "cannot create \(stderrPath)") }
         var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "LOG_LEVEL")
+        environment["LOG_LEVEL"] = logLevel
         let stdoutPath = "\(directory)/stdout.log"
         process = try SpawnedProcess(
-            TestEnvironment.productsDirectory.appendingPathComponent(program[0]).path,
+            TestEnvironment.systemBinDirectory.appendingPathComponent(program[0]).path,
             Array(program.dropFirst()) + ["--service-account", accountPath, "--addr", address] + (listener == nil ? [] : ["--listen-fd", "3"])
                 + arguments,
             environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath), descriptor3: listener)
@@ -60,12 +64,14 @@ public final class FakeFCMProcess: @unchecked Sendable {
     /// A fake whose account's `token_uri` points at the fake itself, so a real FCM client can use it end to end.
     /// The account must name the port before the fake starts: this process binds it and hands the listening socket
     /// to the fake, so no other process can take the port in between.
-    public static func reachable(arguments: [String] = [], accountFile: ((_ tokenURI: String) throws -> String)? = nil) throws -> FakeFCMProcess {
+    public static func reachable(
+        arguments: [String] = [], accountFile: ((_ tokenURI: String) throws -> String)? = nil, logLevel: String? = nil, directory: String? = nil
+    ) throws -> FakeFCMProcess {
         let listener = try LoopbackListener()
         let address = "127.0.0.1:\(listener.port)"
         return try withExtendedLifetime(listener) {
             try FakeFCMProcess(tokenURI: "http://\(address)/token", address: address, arguments: arguments, accountFile: accountFile,
-                               listener: listener.descriptor)
+                               listener: listener.descriptor, logLevel: logLevel, directory: directory)
         }
     }
 

@@ -37,6 +37,15 @@ public enum TestEnvironment {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
     }
 
+    /// Directory of the executables a whole-system run starts (`CountdownSystem`): `COUNTDOWN_SYSTEM_BIN_DIR` when set
+    /// (scripts/chaos and scripts/bench-system point it at a release build), else `productsDirectory`.
+    public static var systemBinDirectory: URL {
+        if let explicit = ProcessInfo.processInfo.environment["COUNTDOWN_SYSTEM_BIN_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
+        return productsDirectory
+    }
+
     private static func required(_ name: String) -> String {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
             fatalError("\(name) is not set: run the tests with scripts/test, which starts the servers they need")

@@ -8,9 +8,13 @@ public final class ThrowawayPostgres: @unchecked Sendable {
 
     /// Extra `-c` settings for the server (TLS).
     private let serverOptions: String
+    /// `-c name=value` options from the initializer's `settings`.
+    private let serverSettings: String
 
-    /// - Parameter certificates: when set, the server runs with `ssl=on` and `certificates`' server certificate.
-    public init(certificates: TestCertificates? = nil) throws {
+    /// - Parameters:
+    ///   - certificates: when set, the server runs with `ssl=on` and `certificates`' server certificate.
+    ///   - settings: server settings passed as `-c name=value` (e.g. `max_connections`).
+    public init(certificates: TestCertificates? = nil, settings: [String: String] = [:]) throws {
         port = freeLoopbackPort()
         let root = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("pg"))
         dataDirectory = root + "/data"
@@ -24,6 +28,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
         } else {
             serverOptions = ""
         }
+        serverSettings = settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
         try asServerUser("/bin/chown", ["-R", TestEnvironment.postgresUser, root], asRoot: true)
         try asServerUser("/bin/chmod", ["700", dataDirectory])
         try asServerUser("\(TestEnvironment.postgresBin)/initdb", [
@@ -35,12 +40,17 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     public func start() throws {
         try asServerUser("\(TestEnvironment.postgresBin)/pg_ctl", [
             "-D", dataDirectory, "-l", "\(dataDirectory)/server.log", "-w", "-t", "60",
-            "-o", "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off" + serverOptions, "start",
+            "-o", "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off" + serverOptions + serverSettings, "start",
         ])
     }
 
     public func stop() {
         _ = try? asServerUser("\(TestEnvironment.postgresBin)/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "stop"])
+    }
+
+    /// `pg_ctl stop -m immediate`: a crash (no checkpoint; the next start recovers from the WAL).
+    public func stopImmediately() {
+        _ = try? asServerUser("\(TestEnvironment.postgresBin)/pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
     }
 
     public func restart() throws {

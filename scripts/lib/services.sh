@@ -2,8 +2,9 @@
 # throwaway PostgreSQL and Redis servers on free loopback ports inside a temp directory we own.
 # Never touches servers already running on the machine.
 
+# libfaketime: a worker with a fast clock (CountdownSystem.startWorker(clockOffset:), the chaos scenarios).
 COUNTDOWN_APT_PACKAGES=(postgresql redis-server libpq-dev libhiredis-dev libssl-dev libmicrohttpd-dev
-  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server)
+  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server libfaketime)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -29,8 +29,6 @@ countdown_system_run() {
     esac
   done
 
-  # libfaketime runs a worker with a fast clock (scripts/chaos).
-  COUNTDOWN_APT_PACKAGES+=(libfaketime)
   countdown_install_deps
   if [ $build -eq 1 ]; then
     log "building ($config)"

@@ -3,7 +3,7 @@ import Postgres
 extension CountdownSystem {
     /// `count` streams `s1…` starting in `seconds`, each created by its own user `u…` with one iOS device `d…`
     /// holding both tokens (`fcm-d…` and a hex push-to-start token).
-    func burst(_ count: Int, startsIn seconds: Int) async throws {
+    public func burst(_ count: Int, startsIn seconds: Int) async throws {
         try await db.transaction { connection in
             try connection.execute("INSERT INTO users (id, display_name) SELECT 'u' || i, 'User ' || i FROM generate_series(1, $1) i", [count])
             try connection.execute("""
