@@ -1,4 +1,5 @@
 import JSON
+import TestSupport
 
 extension DeviceModel {
     /// Replays one accepted message (a line of the fake FCM's record file); returns the iOS activity it opened, if any

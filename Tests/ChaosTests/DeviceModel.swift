@@ -1,3 +1,5 @@
+import TestSupport
+
 /// A model of each phone for chaos scenario 20: every accepted push replayed on what the phone would show (SPEC 10.1,
 /// 10.4).
 ///

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// The device model of chaos scenario 20 on hand-made record lines: what each phone shows, and which invariant each

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// One iOS Live Activity (or one Android countdown) on one phone of the device model.
 final class ModelActivity: CustomStringConvertible {
     let device: String
