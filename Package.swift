@@ -158,6 +158,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
         ]),
+        // The system harness' own parts (comparisons, the record file, seeding).
+        .testTarget(name: "HarnessTests", dependencies: ["TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: [
             "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres", "Redis",
             "Telemetry", "TestSupport",

@@ -43,7 +43,7 @@ public struct ProcessUsage: Sendable, Equatable {
         var fields: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":"),
-                  let value = line[line.index(after: colon)...].split(separator: " ", omittingEmptySubsequences: true).first.flatMap({ Int($0) })
+                  let value = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap({ Int($0) })
             else { continue }
             fields[String(line[..<colon])] = value
         }
@@ -60,8 +60,11 @@ public struct ProcessUsage: Sendable, Equatable {
         }
     }
 
+    /// A /proc file's text (read to the end: /proc files report size 0).
     private static func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -15,10 +15,11 @@ LAYERS = [
     {"CLibPQ", "CHiredis", "COpenSSL", "CMicroHTTPD", "CCurl"},
     {"BlockingIO", "JSON", "HTTPTypes", "CivilTime"},
     {"Postgres", "Redis", "JWT", "HTTPClient", "HTTPServer", "Telemetry"},
-    {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle", "TestSupport"},
+    {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle"},
     {"CountdownDomain"},
     {"CountdownStore"},
-    {"CountdownCommands", "CountdownFlows"},
+    # TestSupport migrates the databases of its whole-system harness (CountdownSystem) with CountdownStore's Migrator.
+    {"CountdownCommands", "CountdownFlows", "TestSupport"},
     {"CountdownMaintenance", "CountdownAPI"},
     {"CountdownWorker", "CountdownAdmin", "CountdownConsole"},
     {"WorkerCommand", "AdminCommand", "APICommand", "ConsoleCommand", "FakeFCMCommand"},
