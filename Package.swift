@@ -171,7 +171,8 @@ let package = Package(
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
-        // The chaos scenarios against the whole system (scripts/chaos), and the device model of scenario 20 (pure).
+        // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes
+        // unless COUNTDOWN_CHAOS=full, and the device model of scenario 20 (pure, unit-tested). Last, as the slowest target.
         .testTarget(name: "ChaosTests", dependencies: ["CountdownStore", "JSON", "JWT", "Postgres", "Redis", "TestSupport"]),
     ]
 )

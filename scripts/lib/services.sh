@@ -112,3 +112,14 @@ countdown_stop_redis() {
   redis-cli -p "$COUNTDOWN_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
   if [ -f "${COUNTDOWN_REDIS_PIDFILE:-/nonexistent}" ]; then kill "$(cat "$COUNTDOWN_REDIS_PIDFILE")" 2>/dev/null || true; fi
 }
+
+# Hands the servers started above to `swift test` (TestSupport's TestEnvironment); $1 is the run's scratch directory.
+countdown_export_test_environment() {
+  export COUNTDOWN_TEST_DATABASE_URL="$COUNTDOWN_PG_URL"
+  export COUNTDOWN_TEST_REDIS_URL="$COUNTDOWN_REDIS_URL"
+  export COUNTDOWN_TEST_PG_BIN="$COUNTDOWN_PG_BIN"
+  export COUNTDOWN_TEST_PG_USER="$COUNTDOWN_PG_USER"
+  COUNTDOWN_TEST_REDIS_SERVER="$(command -v redis-server)"
+  export COUNTDOWN_TEST_REDIS_SERVER
+  export COUNTDOWN_TEST_TMPDIR="$1"
+}
