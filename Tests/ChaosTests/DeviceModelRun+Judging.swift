@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+extension DeviceModelRun {
+    /// Judges the settled run: the streams as PostgreSQL has them, every invariant, the duplicates against the starts
+    /// in flight at the kills, the kills themselves; notes what happened and sets the scenario's counts.
+    func judge(at settled: Double) async throws {
+        let rows = try await s.system.query("""
+            SELECT id, status, extract(epoch FROM planned_start_at)::bigint AS planned FROM streams WHERE id LIKE $1 || '%'
+            """, [s.prefix])
+        var final: [String: DeviceModel.FinalStream] = [:]
+        for row in rows {
+            final[try row.decode("id", as: String.self)] = DeviceModel.FinalStream(status: try row.decode("status"), planned: try row.decode("planned"))
+        }
+        let violations = model.check(final, eligibleSince: fleet.eligibleSince, now: settled)
+        let lost = model.lost(final, eligibleSince: fleet.eligibleSince, now: settled)
+        // Duplicates against the starts in flight at the kills.
+        let inFlight = kills.reduce(into: Set<StartKey>()) { $0.formUnion($1.inFlight) }
+        let duplicated = violations[3]?.count ?? 0
+        let outside = model.duplicates.filter { !inFlight.contains($0) }
+        s.duplicateBound = kills.reduce(0) { $0 + $1.inFlight.count }
+        s.duplicateBoundText = "≤ \(s.duplicateBound) in flight"
+        let statuses = final.values.reduce(into: [String: Int]()) { $0[$1.status, default: 0] += 1 }
+        let counted = done.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        s.note("operations: " + Self.listed(counted))
+        s.note("streams at the end: " + Self.listed(statuses))
+        s.note("\(kills.count) workers SIGKILLed and restarted: \(s.duplicateBound) starts in flight at the kills, \(duplicated) duplicated "
+               + "(\(outside.count) outside those in flight)")
+        let replayed = model.counts.filter { $0.key.hasPrefix("ios_") || $0.key.hasPrefix("android_") }.values.reduce(0, +)
+        let activities = model.activities.values.reduce(0) { $0 + $1.count }
+        s.note("replayed \(replayed) pushes: " + Self.listed(model.counts) + "; \(activities) activities/countdowns, \(model.liveCount) live at the end; "
+               + "\(app.registered) sessions registered (\(app.late) late)" + (app.refused > 0 ? ", \(app.refused) refused by the store" : ""))
+        for (number, text) in DeviceModel.invariants {
+            let found = violations[number] ?? []
+            let count = number == 3 ? outside.count : found.count
+            s.note("invariant \(number) (\(text)): \(found.count) " + (number == 3 ? "found" : "violations")
+                   + (found.isEmpty ? "" : ": " + found.prefix(5).joined(separator: "; ")))
+            if number != 3 {
+                s.check(count == 0, "invariant \(number): 0 violations (\(count))")
+            }
+        }
+        s.check(outside.isEmpty, "every duplicate start was in flight at a kill (\(outside.count) were not)")
+        s.check(app.refused == 0, "every session registration was accepted (\(app.refused) refused)")
+        let minimumKills = s.size(3, 8)
+        s.check(kills.count >= minimumKills, "at least \(minimumKills) kills during the run (\(kills.count))")
+        if !model.duplicatesLeftShowing.isEmpty {
+            s.note("duplicate activities still counting down (the app registered the other one of the pair): "
+                   + model.duplicatesLeftShowing.prefix(5).map(\.description).joined(separator: "; "))
+        }
+        if !lost.isEmpty {
+            s.note("eligible devices showing nothing for a scheduled stream past T-lead: "
+                   + lost.prefix(5).map { "\($0.device) \($0.stream)" }.joined(separator: "; "))
+        }
+        let distinct = Set(model.starts.map(\.key))
+        let unexpected = violations[4]?.count ?? 0
+        s.counts = StartComparison(expected: distinct.count - unexpected + lost.count, accepted: model.starts.count, lost: lost.count,
+                                   duplicated: duplicated, unexpected: unexpected)
+        if rows.isEmpty {
+            throw HarnessError("no streams found at the end")
+        }
+    }
+
+    /// "key count, key count" in key order.
+    static func listed(_ counts: [String: Int]) -> String {
+        counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
