@@ -38,6 +38,17 @@ public struct ProcessUsage: Sendable, Equatable {
         return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The pids whose parent is `parent` (from /proc/<pid>/stat), such as a postmaster's backends.
+    public static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry), let stat = read("/proc/\(entry)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+            // After the command: state(0) ppid(1)
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+
     /// `Name: value kB` lines of /proc/<pid>/status as name -> value.
     static func statusFields(_ text: String) -> [String: Int] {
         var fields: [String: Int] = [:]
