@@ -90,15 +90,6 @@ public struct JWTSettings: Sendable {
             reloadFailures: reloadFailures, makeVerifier: { settings.makeVerifier(keys: $0, now: now) })
     }
 
-    /// The algorithm of the fixed key, or the keys variable, for the starting log line.
-    public var algorithmDescription: String {
-        switch tokenKey {
-        case .hs256: "HS256"
-        case .rs256: "RS256"
-        case nil: "key set"
-        }
-    }
-
     private static func tokenKey(_ env: Environment, prefix: String, keysPath: String?) throws -> TokenKey? {
         let secretName = prefix + "_SECRET", fileName = prefix + "_PUBLIC_KEY_FILE"
         let secret = env.values[secretName].flatMap { $0.isEmpty ? nil : $0 }

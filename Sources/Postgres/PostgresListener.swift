@@ -52,20 +52,6 @@ public final class PostgresListener: Sendable {
         }
     }
 
-    /// Stops listening to `channel`.
-    public func unlisten(_ channel: String) async throws {
-        try Self.validate(channel)
-        let (state, configuration) = (self.state, self.configuration)
-        try await thread.run {
-            guard state.channels.contains(channel) else { return }
-            state.channels.removeAll { $0 == channel }
-            try Self.retryingOnceOnConnectionLoss(state) {
-                let connection = try Self.connected(state, configuration)
-                try connection.execute("UNLISTEN \(try connection.quoteIdentifier(channel))")
-            }
-        }
-    }
-
     /// The next notification or `.reconnected`, or nil when nothing arrives within `timeout`.
     ///
     /// While the server is unreachable it keeps trying to reconnect until `timeout`, then throws the last

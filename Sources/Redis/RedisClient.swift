@@ -97,11 +97,6 @@ public final class RedisClient: Sendable {
         try connection.run(script, keys: keys, arguments: args, cache: scripts)
     }
 
-    /// A dedicated connection for blocking waits (`BLPOP`, `BRPOP`), so they never hold a pooled one.
-    public func makeBlockingConnection() -> RedisBlockingConnection {
-        RedisBlockingConnection(configuration: configuration)
-    }
-
     /// Frees idle connections; later calls throw `.closed`.
     public func close() { pool.close() }
 }
