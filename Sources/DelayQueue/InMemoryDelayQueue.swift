@@ -89,7 +89,7 @@ public final class InMemoryDelayQueue: DelayQueue {
                 let token = String(state.sequence)
                 for (id, var job) in allowed {
                     job.attempts += 1
-                    job.lease = (token, now.addingTimeInterval(lease.seconds))
+                    job.lease = (token, now.addingTimeInterval(lease.timeInterval))
                     state.jobs[id] = job
                     let claimed = ClaimedJob(
                         id: id, kind: job.kind, payload: job.payload, dueAt: job.dueAt,
@@ -151,7 +151,7 @@ public final class InMemoryDelayQueue: DelayQueue {
 
     @discardableResult
     public func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool {
-        let until = clock().addingTimeInterval(duration.seconds)
+        let until = clock().addingTimeInterval(duration.timeInterval)
         return state.withLock { state in
             guard Self.isCurrent(lease, in: state) else { return false }
             state.jobs[lease.id]?.lease?.until = until
@@ -289,7 +289,7 @@ public final class InMemoryDelayQueue: DelayQueue {
     // MARK: - Helpers
 
     private func reschedule(_ lease: JobLease, after delay: Duration, error: String) -> Bool {
-        let dueAt = clock().addingTimeInterval(delay.seconds)
+        let dueAt = clock().addingTimeInterval(delay.timeInterval)
         return changeWaking { state in
             guard Self.isCurrent(lease, in: state) else { return (false, false) }
             state.jobs[lease.id]?.lease = nil
@@ -323,7 +323,7 @@ public final class InMemoryDelayQueue: DelayQueue {
     private static func dueAt(_ due: JobDue, now: Date) -> Date {
         switch due {
         case .now: now
-        case .after(let delay): now.addingTimeInterval(delay.seconds)
+        case .after(let delay): now.addingTimeInterval(delay.timeInterval)
         case .at(let date): date
         }
     }

@@ -71,12 +71,12 @@ public final class PostgresListener: Sendable {
                     if let notification = try connection.nextQueuedNotification() { return .notification(notification) }
                     let remaining = clock.now.duration(to: deadline)
                     if remaining <= .zero { return nil }
-                    try connection.awaitInput(timeoutMilliseconds: Self.milliseconds(remaining))
+                    try connection.awaitInput(timeoutMilliseconds: Int32(clamping: max(remaining.millisecondsRoundedUp, 0)))
                 } catch let error as PostgresError where error.isConnectionLoss {
                     state.connection = nil
                     let remaining = clock.now.duration(to: deadline)
                     if remaining <= .zero { throw error }
-                    Thread.sleep(forTimeInterval: Self.seconds(min(remaining, Self.reconnectPause)))
+                    Thread.sleep(forTimeInterval: min(remaining, Self.reconnectPause).timeInterval)
                 }
             }
         }
@@ -125,16 +125,5 @@ public final class PostgresListener: Sendable {
                 message: "a channel name must be 1 to 63 bytes without NUL characters (got \(length) bytes)"
             )
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(millis, 0))
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
