@@ -34,9 +34,6 @@ public final class RedisClient: Sendable {
     /// The most connections this client opens.
     public var poolSize: Int { pool.maxSize }
 
-    /// Connections currently lent out.
-    public var connectionsInUse: Int { pool.inUse }
-
     /// With Sentinel: how many failovers (`+switch-master` for this master) this process has heard of since its
     /// first connection, for whoever must act on one (the reconciler). Always 0 without Sentinel.
     public var failoversSeen: Int {
