@@ -116,7 +116,7 @@ public final class DelayLine: Sendable {
                 }
                 let now = ContinuousClock.now
                 guard first.due <= now + slack else {
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(first.due - now)))
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: (first.due - now).timeInterval))
                     continue
                 }
                 let dueCount = waits.firstIndex { $0.due > now + slack } ?? waits.count
@@ -126,11 +126,6 @@ public final class DelayLine: Sendable {
                 for wait in due { wait.ending.run() }
                 condition.lock()
             }
-        }
-
-        private static func seconds(_ duration: Duration) -> TimeInterval {
-            let (seconds, attoseconds) = duration.components
-            return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         }
     }
 }

@@ -64,14 +64,7 @@ public struct APIConfig: Sendable {
     /// - Throws: `ConfigProblems` listing each problem.
     public static func load(from env: Environment = Environment()) throws -> APIConfig {
         var problems: [ConfigError] = []
-        func read<T>(_ body: () throws -> T) -> T? {
-            do { return try body() } catch let error as ConfigError {
-                problems.append(error)
-            } catch {
-                problems.append(ConfigError(.invalid, variable: "?", problem: "\(error)"))
-            }
-            return nil
-        }
+        func read<T>(_ body: () throws -> T) -> T? { ConfigProblems.reading(body, into: &problems) }
         let databaseURL = read { try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }
         let address = read { try env.address("API_ADDR", default: "0.0.0.0:8080") }
         let metricsAddress = read { try env.address("API_METRICS_ADDR", default: "0.0.0.0:9091") }

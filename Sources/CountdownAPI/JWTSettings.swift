@@ -35,14 +35,7 @@ public struct JWTSettings: Sendable {
 
     /// Reads the variables under `prefix`; every problem is appended to `problems` (one per variable).
     public static func load(from env: Environment, prefix: String, problems: inout [ConfigError]) -> JWTSettings? {
-        func read<T>(_ body: () throws -> T) -> T? {
-            do { return try body() } catch let error as ConfigError {
-                problems.append(error)
-            } catch {
-                problems.append(ConfigError(.invalid, variable: prefix + "_*", problem: "\(error)"))
-            }
-            return nil
-        }
+        func read<T>(_ body: () throws -> T) -> T? { ConfigProblems.reading(body, into: &problems, variable: prefix + "_*") }
         let keysPath = env.optionalString(prefix + "_KEYS")
         let tokenKey = read { () throws -> TokenKey? in try Self.tokenKey(env, prefix: prefix, keysPath: keysPath) }
         let lifetime = read { try env.integer(prefix + "_MAX_LIFETIME_SECONDS", default: Self.defaultMaxLifetimeSeconds, range: 0...31_536_000) }
@@ -88,15 +81,6 @@ public struct JWTSettings: Sendable {
         return try JWTKeySource(
             fixedKeys: try fixedKeys(), keysPath: keysPath, logger: logger.with(["component": "jwt-keys"]),
             reloadFailures: reloadFailures, makeVerifier: { settings.makeVerifier(keys: $0, now: now) })
-    }
-
-    /// The algorithm of the fixed key, or the keys variable, for the starting log line.
-    public var algorithmDescription: String {
-        switch tokenKey {
-        case .hs256: "HS256"
-        case .rs256: "RS256"
-        case nil: "key set"
-        }
     }
 
     private static func tokenKey(_ env: Environment, prefix: String, keysPath: String?) throws -> TokenKey? {

@@ -31,7 +31,7 @@ final class KeyedRateLimiter: Sendable {
         return buckets.withLock { buckets -> Duration? in
             if buckets.count >= maxKeys, buckets[key] == nil { prune(&buckets, at: instant, rate: rate) }
             var bucket = buckets[key] ?? Bucket(tokens: Double(burst), updated: instant)
-            let elapsed = Self.seconds(bucket.updated.duration(to: instant))
+            let elapsed = bucket.updated.duration(to: instant).timeInterval
             bucket.tokens = min(Double(burst), bucket.tokens + max(0, elapsed) * rate)
             bucket.updated = instant
             defer { buckets[key] = bucket }
@@ -45,13 +45,9 @@ final class KeyedRateLimiter: Sendable {
 
     private func prune(_ buckets: inout [String: Bucket], at instant: ContinuousClock.Instant, rate: Double) {
         let full = Double(burst)
-        buckets = buckets.filter { $0.value.tokens + Self.seconds($0.value.updated.duration(to: instant)) * rate < full }
+        buckets = buckets.filter { $0.value.tokens + $0.value.updated.duration(to: instant).timeInterval * rate < full }
         guard buckets.count >= maxKeys * 3 / 4 else { return }  // freed a quarter at least: the next prune is far
         let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(maxKeys / 2)
         buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -32,16 +32,7 @@ public struct ConsoleConfig: Sendable {
     /// - Throws: `ConfigProblems` listing each problem.
     public static func load(from env: Environment = Environment()) throws -> ConsoleConfig {
         var problems: [ConfigError] = []
-        func read<T>(_ body: () throws -> T) -> T? {
-            do { return try body() } catch let error as ConfigError {
-                problems.append(error)
-            } catch let error as ConfigProblems {
-                problems += error.problems
-            } catch {
-                problems.append(ConfigError(.invalid, variable: "?", problem: "\(error)"))
-            }
-            return nil
-        }
+        func read<T>(_ body: () throws -> T) -> T? { ConfigProblems.reading(body, into: &problems) }
         let worker = read { try CountdownConfig.load(from: env, requirePush: false) }
         let address = read { try env.address("CONSOLE_ADDR", default: "127.0.0.1:8090") }
         let metricsAddress = read { try env.address("CONSOLE_METRICS_ADDR", default: "127.0.0.1:9092") }

@@ -21,9 +21,6 @@ public struct AndroidCountdownState: Sendable, Equatable {
 
     /// A device that never got a countdown for the stream.
     public static let none = AndroidCountdownState()
-
-    /// Whether a countdown was started on the device and not ended: it gets updates and its end.
-    public var isLive: Bool { lastSeq > 0 && !ended }
 }
 
 /// What happened to a stream or device that may concern its Android countdown.

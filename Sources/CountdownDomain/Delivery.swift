@@ -32,12 +32,4 @@ public enum Delivery: Sendable, Equatable {
         case .tokenRefused(_, let reason), .rejected(let reason), .retry(_, let reason), .configurationError(let reason): reason
         }
     }
-
-    /// Whether the work is finished for this target (no retry will follow).
-    public var isFinal: Bool {
-        switch self {
-        case .retry, .configurationError: false
-        default: true
-        }
-    }
 }

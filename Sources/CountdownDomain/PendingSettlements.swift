@@ -22,10 +22,6 @@ public struct PendingSettlements<Item: Sendable>: Sendable {
 
     /// Items not yet committed (waiting or in the batch being written).
     public var count: Int { waiting.count + (inFlight?.count ?? 0) }
-    /// Whether a batch is being written.
-    public var isWriting: Bool { inFlight != nil }
-    /// Whether `ticket` has items not yet committed.
-    public func isOpen(_ ticket: Ticket) -> Bool { open[ticket] != nil }
 
     /// Opens a ticket to add items to.
     public mutating func openTicket() -> Ticket {

@@ -79,14 +79,7 @@ public struct CountdownConfig: Sendable {
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
         var problems: [ConfigError] = []
-        func read<T>(_ body: () throws -> T, default fallback: T) -> T {
-            do { return try body() } catch let error as ConfigError {
-                problems.append(error)
-                return fallback
-            } catch {
-                return fallback
-            }
-        }
+        func read<T>(_ body: () throws -> T, default fallback: T) -> T { ConfigProblems.reading(body, into: &problems) ?? fallback }
         let databaseURL = read({ try env.url("DATABASE_URL", schemes: ["postgres", "postgresql"]) }, default: "")
         let redisURL = read({ try env.url("REDIS_URL", schemes: ["redis", "rediss"]) }, default: "")
         let redis = redisURL.isEmpty ? RedisConfiguration(host: "") : read({ () throws -> RedisConfiguration in

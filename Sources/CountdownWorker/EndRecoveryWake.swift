@@ -63,7 +63,7 @@ public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
 
     public func awaitRecovery(_ job: CountdownJob, notBefore: Duration) async {
         do {
-            try await redis.run(script: Self.register, keys: [key], args: [RedisArgument(job.id), RedisArgument(Self.milliseconds(notBefore))],
+            try await redis.run(script: Self.register, keys: [key], args: [RedisArgument(job.id), RedisArgument(max(0, notBefore.wholeMilliseconds))],
                                 retry: .onceOnBrokenConnection)
         } catch {
             logger.warn("an end job could not wait for the push service's recovery; its backoff applies", ["job": .string(job.id), "error": .error(error)])
@@ -93,11 +93,6 @@ public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
         metrics.endRecoveryWakes.increment(by: UInt64(max(moved, 0)))
         logger.info("the push service accepted again: end jobs waiting for it are due now", ["jobs": .int(moved), "waiting": .int(ids.count)])
         return moved
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 
     public func runOnce() async -> Duration? {

@@ -88,7 +88,7 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
                                  args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1), "0"])
     }
 
-    private func milliseconds(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+    private func milliseconds(_ duration: Duration) -> Int { Int(duration.wholeMilliseconds) }
 
     /// Records that this worker lives, with the leases it holds.
     public func beat() async throws {

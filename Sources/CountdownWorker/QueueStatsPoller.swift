@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import DelayQueue
@@ -30,8 +31,7 @@ public final class QueueStatsPoller: PeriodicService {
             metrics.queueJobs.set(Double(stats.dueNow), labels: "due")
             metrics.queueJobs.set(Double(stats.leased), labels: "leased")
             metrics.queueJobs.set(Double(stats.dead), labels: "dead")
-            let (seconds, attoseconds) = stats.oldestDueLateness.components
-            metrics.queueOldestLateness.set(Double(seconds) + Double(attoseconds) / 1e18)
+            metrics.queueOldestLateness.set(stats.oldestDueLateness.timeInterval)
         }
         if let outbox = try? await database.outboxBacklog() {
             metrics.outboxBacklog.set(Double(outbox.rows))

@@ -41,13 +41,12 @@ public final class InMemoryDelayQueue: DelayQueue {
     public func enqueue(_ jobs: [NewJob]) async throws {
         for job in jobs { try job.validate() }
         let now = clock()
-        let woken = state.withLock { state in
+        changeWaking { state in
             for job in jobs {
                 state.jobs[job.id] = Job(kind: job.kind, payload: job.payload, dueAt: Self.dueAt(job.due, now: now))
             }
-            return Self.takeWaiters(&state)
+            return ((), true)
         }
-        woken.forEach { $0.resume() }
     }
 
     @discardableResult
@@ -90,7 +89,7 @@ public final class InMemoryDelayQueue: DelayQueue {
                 let token = String(state.sequence)
                 for (id, var job) in allowed {
                     job.attempts += 1
-                    job.lease = (token, now.addingTimeInterval(lease.seconds))
+                    job.lease = (token, now.addingTimeInterval(lease.timeInterval))
                     state.jobs[id] = job
                     let claimed = ClaimedJob(
                         id: id, kind: job.kind, payload: job.payload, dueAt: job.dueAt,
@@ -152,7 +151,7 @@ public final class InMemoryDelayQueue: DelayQueue {
 
     @discardableResult
     public func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool {
-        let until = clock().addingTimeInterval(duration.seconds)
+        let until = clock().addingTimeInterval(duration.timeInterval)
         return state.withLock { state in
             guard Self.isCurrent(lease, in: state) else { return false }
             state.jobs[lease.id]?.lease?.until = until
@@ -186,23 +185,21 @@ public final class InMemoryDelayQueue: DelayQueue {
     @discardableResult
     public func advance(_ ids: [String]) async throws -> Int {
         let now = clock()
-        let (moved, woken) = state.withLock { state in
+        return changeWaking { state in
             var moved = 0
             for id in ids {
                 guard let job = state.jobs[id], job.dead == nil, job.lease == nil, job.dueAt > now else { continue }
                 state.jobs[id]?.dueAt = now
                 moved += 1
             }
-            return (moved, moved > 0 ? Self.takeWaiters(&state) : [])
+            return (moved, moved > 0)
         }
-        woken.forEach { $0.resume() }
-        return moved
     }
 
     @discardableResult
     public func redrive(_ ids: [String]) async throws -> Int {
         let now = clock()
-        let (moved, woken) = state.withLock { state in
+        return changeWaking { state in
             var moved = 0
             for id in ids where state.jobs[id]?.dead != nil {
                 state.jobs[id]?.dead = nil
@@ -211,10 +208,8 @@ public final class InMemoryDelayQueue: DelayQueue {
                 state.jobs[id]?.dueAt = now
                 moved += 1
             }
-            return (moved, moved > 0 ? Self.takeWaiters(&state) : [])
+            return (moved, moved > 0)
         }
-        woken.forEach { $0.resume() }
-        return moved
     }
 
     @discardableResult
@@ -277,16 +272,14 @@ public final class InMemoryDelayQueue: DelayQueue {
     @discardableResult
     public func resume(kinds: [String]) async throws -> Int {
         let now = clock()
-        let (moved, woken) = state.withLock { state in
+        return changeWaking { state in
             let resumed = kinds.isEmpty ? Set(state.paused.keys) : Set(kinds)
             for kind in resumed { state.paused[kind] = nil }
             let moved = state.jobs.values.filter {
                 $0.dead == nil && $0.lease == nil && $0.dueAt <= now && resumed.contains($0.kind)
             }.count
-            return (moved, moved > 0 ? Self.takeWaiters(&state) : [])
+            return (moved, moved > 0)
         }
-        woken.forEach { $0.resume() }
-        return moved
     }
 
     public func pausedKinds() async throws -> [PausedKind] {
@@ -296,16 +289,24 @@ public final class InMemoryDelayQueue: DelayQueue {
     // MARK: - Helpers
 
     private func reschedule(_ lease: JobLease, after delay: Duration, error: String) -> Bool {
-        let dueAt = clock().addingTimeInterval(delay.seconds)
-        let (done, woken) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            guard Self.isCurrent(lease, in: state) else { return (false, []) }
+        let dueAt = clock().addingTimeInterval(delay.timeInterval)
+        return changeWaking { state in
+            guard Self.isCurrent(lease, in: state) else { return (false, false) }
             state.jobs[lease.id]?.lease = nil
             state.jobs[lease.id]?.dueAt = dueAt
             state.jobs[lease.id]?.lastError = error
-            return (true, Self.takeWaiters(&state))
+            return (true, true)
+        }
+    }
+
+    /// Runs `change` under the lock; when it says `wake`, wakes the waiting claimers once the lock is released.
+    private func changeWaking<T: Sendable>(_ change: (inout State) -> (result: T, wake: Bool)) -> T {
+        let (result, woken) = state.withLock { state in
+            let (result, wake) = change(&state)
+            return (result, wake ? Self.takeWaiters(&state) : [])
         }
         woken.forEach { $0.resume() }
-        return done
+        return result
     }
 
     private static func isCurrent(_ lease: JobLease, in state: State) -> Bool {
@@ -322,7 +323,7 @@ public final class InMemoryDelayQueue: DelayQueue {
     private static func dueAt(_ due: JobDue, now: Date) -> Date {
         switch due {
         case .now: now
-        case .after(let delay): now.addingTimeInterval(delay.seconds)
+        case .after(let delay): now.addingTimeInterval(delay.timeInterval)
         case .at(let date): date
         }
     }

@@ -42,7 +42,7 @@ public final class RedisDelayQueue: DelayQueue {
                 args.append(RedisArgument(job.id))
                 switch job.due {
                 case .now: args.append("r"); args.append("0")
-                case .after(let delay): args.append("r"); args.append(RedisArgument(max(delay.milliseconds, 0)))
+                case .after(let delay): args.append("r"); args.append(RedisArgument(max(delay.millisecondsRoundedUp, 0)))
                 case .at(let date): args.append("a"); args.append(RedisArgument(Self.milliseconds(date)))
                 }
                 args.append(RedisArgument(bytes: JobData.encode(kind: job.kind, payload: job.payload)))
@@ -64,7 +64,7 @@ public final class RedisDelayQueue: DelayQueue {
         guard lease > .zero else { throw DelayQueueError(.invalidArgument, "lease must be positive") }
         let reply = try await client.run(
             script: QueueScripts.claim, keys: keys.all + (claimLog.map { [$0] } ?? []),
-            args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.milliseconds), RedisArgument(policy.maxAttempts)]
+            args: [RedisArgument(Swift.min(max, 1000)), RedisArgument(lease.millisecondsRoundedUp), RedisArgument(policy.maxAttempts)]
                 + limits.sorted { $0.key < $1.key }.flatMap { [RedisArgument($0.key), RedisArgument(Swift.max(0, $0.value))] })
         let (batch, unreadable) = try ClaimDecoder.decode(reply)
         for (lease, reason) in unreadable { _ = try await release(lease, mode: "dead", delay: .zero, error: reason) }
@@ -107,7 +107,7 @@ public final class RedisDelayQueue: DelayQueue {
     public func extend(_ lease: JobLease, by duration: Duration) async throws -> Bool {
         let reply = try await client.run(
             script: QueueScripts.extend, keys: keys.all,
-            args: [RedisArgument(lease.id), RedisArgument(lease.token), RedisArgument(duration.milliseconds)],
+            args: [RedisArgument(lease.id), RedisArgument(lease.token), RedisArgument(duration.millisecondsRoundedUp)],
             retry: .onceOnBrokenConnection)
         return try Self.integer(reply, QueueScripts.extend.name) > 0
     }
@@ -241,7 +241,7 @@ public final class RedisDelayQueue: DelayQueue {
             script: QueueScripts.release, keys: keys.all,
             args: [
                 RedisArgument(lease.id), RedisArgument(lease.token), mode,
-                RedisArgument(max(delay.milliseconds, 0)), RedisArgument(String(error.prefix(2000))), keys.wakeChannel,
+                RedisArgument(max(delay.millisecondsRoundedUp, 0)), RedisArgument(String(error.prefix(2000))), keys.wakeChannel,
             ],
             retry: .onceOnBrokenConnection)
         return try Self.integer(reply, QueueScripts.release.name)

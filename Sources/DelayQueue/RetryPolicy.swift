@@ -21,7 +21,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `jitter` fraction is scaled by `draw` (a number in `0...1`).
     public func delay(afterAttempt attempt: Int, draw: Double) -> Duration {
         let exponent = Double(min(max(attempt - 1, 0), 62))
-        let full = min(baseDelay.seconds * pow2(exponent), maxDelay.seconds)
+        let full = min(baseDelay.timeInterval * pow2(exponent), maxDelay.timeInterval)
         let seconds = full * (1 - jitter) + full * jitter * min(max(draw, 0), 1)
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
@@ -35,19 +35,5 @@ public struct RetryPolicy: Sendable, Hashable {
         var result = 1.0
         for _ in 0..<Int(exponent) { result *= 2 }
         return result
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-
-    /// The duration in whole milliseconds, rounded up.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 }

@@ -1,24 +1,17 @@
 import Foundation
+import Telemetry
 
 /// Structured logs: one JSON object per line on stderr (`ts`, `level`, `msg`, fields).
 struct FakeLog: Sendable {
-    enum Level: Int, Sendable, Comparable {
-        case debug, info, warn, error
-        static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
-        var name: String { ["debug", "info", "warn", "error"][rawValue] }
-    }
+    let minimum: LogLevel
 
-    let minimum: Level
-
-    /// `LOG_LEVEL` = debug, info, warn or error.
-    static func parseLevel(_ text: String?) throws(UsageError) -> Level {
-        switch text?.lowercased() ?? "info" {
-        case "debug": .debug
-        case "info", "": .info
-        case "warn", "warning": .warn
-        case "error": .error
-        default: throw UsageError("LOG_LEVEL must be debug, info, warn or error, got \"\(text ?? "")\"")
+    /// `LOG_LEVEL` = debug, info, warn or error (read as the services read it; unset or empty is info).
+    static func parseLevel(_ text: String?) throws(UsageError) -> LogLevel {
+        guard let text, !text.isEmpty else { return .info }
+        guard let level = LogLevel(name: text) else {
+            throw UsageError("LOG_LEVEL must be debug, info, warn or error, got \"\(text)\"")
         }
+        return level
     }
 
     /// Fields are only built when debug logging is on (this runs per request).
@@ -32,7 +25,7 @@ struct FakeLog: Sendable {
     /// A push token as it may appear in logs: its last 8 characters.
     static func redact(_ token: String) -> String { "…" + String(token.suffix(8)) }
 
-    private func write(_ level: Level, _ message: String, _ fields: [String: String]) {
+    private func write(_ level: LogLevel, _ message: String, _ fields: [String: String]) {
         guard level >= minimum else { return }
         var object = fields
         object["ts"] = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())

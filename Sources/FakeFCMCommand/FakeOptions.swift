@@ -1,4 +1,5 @@
 import HTTPServer
+import Telemetry
 
 /// Flags and environment of `countdown-fake-fcm`; a flag wins over its variable.
 struct FakeOptions: Sendable {
@@ -13,7 +14,7 @@ struct FakeOptions: Sendable {
     var threads = 8
     var keep = 100_000
     var keepRequests = 100
-    var logLevel = FakeLog.Level.info
+    var logLevel = LogLevel.info
 
     static let usage = """
         usage: countdown-fake-fcm --service-account <file.json> [options]

@@ -1,3 +1,4 @@
+import BlockingIO
 import CCurl
 import Glibc
 
@@ -99,9 +100,8 @@ final class EventPoller {
     /// Sleeps up to `duration` (rounded up to whole milliseconds), or until `wake()` is called (the wake-up stays
     /// pending for the next `wait`). Ready sockets do not end it.
     func pause(upTo duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        guard seconds > 0 || attoseconds > 0 else { return }
-        let milliseconds = min(Int64(Int32.max), seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        guard duration > .zero else { return }
+        let milliseconds = min(Int64(Int32.max), duration.millisecondsRoundedUp)
         var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, Int32(milliseconds))
     }

@@ -1,3 +1,4 @@
+import BlockingIO
 import HTTPTypes
 /// Limits and protocol choices of one `HTTPClient`.
 public struct HTTPClientConfiguration: Sendable {
@@ -59,7 +60,6 @@ public struct HTTPClientConfiguration: Sendable {
 extension Duration {
     /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
     var curlMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        max(1, Int(wholeMilliseconds))
     }
 }

@@ -195,9 +195,8 @@ final class TransferEngine: @unchecked Sendable {
     /// Until libcurl's next timeout, at most a second (rounded up: a wake-up before it would find nothing to do).
     private func waitMilliseconds() -> Int32 {
         guard let deadline = timerDeadline else { return 1000 }
-        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        return Int32(min(1000, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        return remaining <= .zero ? 0 : Int32(min(1000, remaining.millisecondsRoundedUp))
     }
 
     /// The deadline stays until libcurl moves it: it calls the timer callback whenever its earliest timeout

@@ -31,11 +31,6 @@ public struct HTTPRequest: Sendable {
         query.first { $0.name == name }?.value ?? nil
     }
 
-    /// The body decoded as JSON.
-    public func decodeJSON<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
-        try decoder.decode(type, from: body)
-    }
-
     /// The body decoded as `application/x-www-form-urlencoded` pairs (`+` is a space).
     public func formFields() -> [(name: String, value: String)] {
         String(decoding: body, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: true).map { pair in

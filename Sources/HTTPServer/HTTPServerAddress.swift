@@ -59,23 +59,24 @@ public struct HTTPServerAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Calls `body` with this address as a `sockaddr` and its length.
     func withSocketAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        func passing<Address>(_ address: inout Address) -> T {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Address>.size)) }
+            }
+        }
         switch family {
         case .ipv4:
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             _ = inet_pton(AF_INET, host, &address.sin_addr)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            return passing(&address)
         case .ipv6:
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
             _ = inet_pton(AF_INET6, host, &address.sin6_addr)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            return passing(&address)
         }
     }
 }

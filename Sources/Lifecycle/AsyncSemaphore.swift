@@ -56,10 +56,4 @@ public final class AsyncSemaphore: Sendable {
         }
         for continuation in ready { continuation.resume() }
     }
-
-    public func withPermits<T: Sendable>(_ permits: Int = 1, _ body: () async -> T) async -> T {
-        await acquire(permits)
-        defer { release(permits) }
-        return await body()
-    }
 }

@@ -52,20 +52,6 @@ public final class PostgresListener: Sendable {
         }
     }
 
-    /// Stops listening to `channel`.
-    public func unlisten(_ channel: String) async throws {
-        try Self.validate(channel)
-        let (state, configuration) = (self.state, self.configuration)
-        try await thread.run {
-            guard state.channels.contains(channel) else { return }
-            state.channels.removeAll { $0 == channel }
-            try Self.retryingOnceOnConnectionLoss(state) {
-                let connection = try Self.connected(state, configuration)
-                try connection.execute("UNLISTEN \(try connection.quoteIdentifier(channel))")
-            }
-        }
-    }
-
     /// The next notification or `.reconnected`, or nil when nothing arrives within `timeout`.
     ///
     /// While the server is unreachable it keeps trying to reconnect until `timeout`, then throws the last
@@ -85,12 +71,12 @@ public final class PostgresListener: Sendable {
                     if let notification = try connection.nextQueuedNotification() { return .notification(notification) }
                     let remaining = clock.now.duration(to: deadline)
                     if remaining <= .zero { return nil }
-                    try connection.awaitInput(timeoutMilliseconds: Self.milliseconds(remaining))
+                    try connection.awaitInput(timeoutMilliseconds: Int32(clamping: max(remaining.millisecondsRoundedUp, 0)))
                 } catch let error as PostgresError where error.isConnectionLoss {
                     state.connection = nil
                     let remaining = clock.now.duration(to: deadline)
                     if remaining <= .zero { throw error }
-                    Thread.sleep(forTimeInterval: Self.seconds(min(remaining, Self.reconnectPause)))
+                    Thread.sleep(forTimeInterval: min(remaining, Self.reconnectPause).timeInterval)
                 }
             }
         }
@@ -139,16 +125,5 @@ public final class PostgresListener: Sendable {
                 message: "a channel name must be 1 to 63 bytes without NUL characters (got \(length) bytes)"
             )
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(millis, 0))
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import BlockingIO
 import Redis
 
 /// The global push rate limit shared by every worker: a generic cell rate algorithm kept in Redis, so all
@@ -47,7 +48,7 @@ public final class RedisRateLimiter: RateLimiter {
         intervalMicroseconds = max(1, 60_000_000 / perMinute)
         self.burst = max(1, burst ?? perMinute / 60)
         self.slowdownFactor = max(1, slowdownFactor)
-        slowdownMilliseconds = max(1, Int(slowdownPeriod.components.seconds) * 1000 + Int(slowdownPeriod.components.attoseconds / 1_000_000_000_000_000))
+        slowdownMilliseconds = max(1, Int(slowdownPeriod.wholeMilliseconds))
         self.sleep = sleep
     }
 

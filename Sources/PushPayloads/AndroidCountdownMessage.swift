@@ -53,10 +53,10 @@ public struct AndroidCountdownMessage: Sendable, Equatable {
         min(maxTTLSeconds, max(1, endDismissAfterSeconds))
     }
 
-    /// The size `maxDataBytes` bounds: `data` as compact JSON.
-    public static func dataBytes(_ data: [String: String]) -> Int {
+    /// `data` as compact JSON: what `maxDataBytes` bounds.
+    public static func dataJSON(_ data: [String: String]) -> [UInt8] {
         var json = JSONWriter(capacity: 1024)
         json.object(data)
-        return json.bytes.count
+        return json.bytes
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import JSON
 
 extension PushPayloadBuilder {
     /// The Android countdown's `start` (SPEC 10.4): the common keys (texts as the iOS start alert's), `staleAt` =
@@ -95,11 +94,7 @@ extension PushPayloadBuilder {
         let fitted = try PayloadFitting.fit(
             title: prepared.title.isEmpty ? texts.untitledStream : prepared.title, names: prepared.names,
             limit: AndroidCountdownMessage.maxDataBytes, streamId: streamId
-        ) { texts in
-            var json = JSONWriter(capacity: 1024)
-            json.object(data(texts))
-            return json.bytes
-        }
+        ) { AndroidCountdownMessage.dataJSON(data($0)) }
         return AndroidCountdownMessage(event: event.event, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey,
                                        data: data(fitted.texts))
     }

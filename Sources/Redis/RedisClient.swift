@@ -34,9 +34,6 @@ public final class RedisClient: Sendable {
     /// The most connections this client opens.
     public var poolSize: Int { pool.maxSize }
 
-    /// Connections currently lent out.
-    public var connectionsInUse: Int { pool.inUse }
-
     /// With Sentinel: how many failovers (`+switch-master` for this master) this process has heard of since its
     /// first connection, for whoever must act on one (the reconciler). Always 0 without Sentinel.
     public var failoversSeen: Int {
@@ -95,11 +92,6 @@ public final class RedisClient: Sendable {
     /// Runs a script synchronously on a connection already in hand (inside `withConnection`).
     public func run(script: RedisScript, keys: [RedisArgument], args: [RedisArgument], on connection: RedisConnection) throws -> RedisReply {
         try connection.run(script, keys: keys, arguments: args, cache: scripts)
-    }
-
-    /// A dedicated connection for blocking waits (`BLPOP`, `BRPOP`), so they never hold a pooled one.
-    public func makeBlockingConnection() -> RedisBlockingConnection {
-        RedisBlockingConnection(configuration: configuration)
     }
 
     /// Frees idle connections; later calls throw `.closed`.

@@ -30,7 +30,7 @@ public final class RedisConnection {
 
     /// Sends one command and returns its reply; a server error reply is returned as `.error`, not thrown.
     public func send(_ arguments: [RedisArgument]) throws -> RedisReply {
-        try exchange([arguments], extraTime: .zero, what: Self.name(of: arguments))[0]
+        try exchange([arguments], what: Self.name(of: arguments))[0]
     }
 
     /// Sends one command; a server error reply is thrown as `RedisError` (`.server`, `.noScript`, …).
@@ -47,27 +47,21 @@ public final class RedisConnection {
     /// as `.error`, so one failing command does not hide the others' results.
     public func pipeline(_ commands: [[RedisArgument]]) throws -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        return try exchange(commands, extraTime: .zero, what: "pipeline of \(commands.count) (\(Self.name(of: commands[0])))")
+        return try exchange(commands, what: "pipeline of \(commands.count) (\(Self.name(of: commands[0])))")
     }
 
-    /// Runs a blocking command (`BLPOP`, `BRPOP`, `XREAD BLOCK`, …) allowing `timeout` on top of the command timeout.
-    public func blockingCommand(_ arguments: [RedisArgument], timeout: Duration) throws -> RedisReply {
-        let name = Self.name(of: arguments)
-        return try exchange([arguments], extraTime: timeout, what: name)[0].throwIfError(context: name)
-    }
-
-    /// Writes `commands` and reads one reply each before the command timeout (plus `extraTime`). Any failure drops
+    /// Writes `commands` and reads one reply each before the command timeout. Any failure drops
     /// the transport (its state is unknown); a `READONLY` reply drops it too, so the next use finds the primary.
-    private func exchange(_ commands: [[RedisArgument]], extraTime: Duration, what: String) throws -> [RedisReply] {
+    private func exchange(_ commands: [[RedisArgument]], what: String) throws -> [RedisReply] {
         let transport = try usableTransport()
-        let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout + extraTime)
+        let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
         do {
             try transport.send(commands, deadline: deadline)
             var replies: [RedisReply] = []
             replies.reserveCapacity(commands.count)
             while replies.count < commands.count {
                 guard case .reply(let reply) = try transport.nextReply(deadline: deadline) else {
-                    throw RedisError(.timeout, "no reply within \(configuration.commandTimeout + extraTime)", context: what)
+                    throw RedisError(.timeout, "no reply within \(configuration.commandTimeout)", context: what)
                 }
                 if case .error(let message) = reply, message.hasPrefix("READONLY") { self.transport = nil }
                 replies.append(reply)

@@ -1,3 +1,4 @@
+import BlockingIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -96,7 +97,7 @@ final class RedisSocket {
     private func wait(for events: Int16, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> Received {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
-            let milliseconds = remaining <= .zero ? 0 : Self.milliseconds(remaining)
+            let milliseconds = remaining <= .zero ? 0 : Int32(clamping: remaining.millisecondsRoundedUp)
             var descriptors = [pollfd(fd: descriptor, events: events, revents: 0)]
             if let interrupt { descriptors.append(pollfd(fd: interrupt.readEnd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
@@ -117,7 +118,7 @@ final class RedisSocket {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return "connect timed out" }
             var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&descriptor, 1, milliseconds(remaining))
+            let ready = poll(&descriptor, 1, Int32(clamping: remaining.millisecondsRoundedUp))
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 { return describe(errno) }
             if ready == 0 { continue }
@@ -128,10 +129,6 @@ final class RedisSocket {
         }
     }
 
-    static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-    }
 
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

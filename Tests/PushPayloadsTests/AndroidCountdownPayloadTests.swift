@@ -153,7 +153,7 @@ import Testing
             builder.androidEnd(prepared, reason: .cancelled, role: .guest, language: .tr, now: Fixtures.startNow, seq: 3),
         ]
         for message in messages {
-            #expect(AndroidCountdownMessage.dataBytes(message.data) <= AndroidCountdownMessage.maxDataBytes)
+            #expect(AndroidCountdownMessage.dataJSON(message.data).count <= AndroidCountdownMessage.maxDataBytes)
             let shown = try #require(message.data["streamTitle"])
             #expect(shown.hasSuffix("…") && shown.count < title.count)
             #expect(title.hasPrefix(String(shown.dropLast())), "whole characters of the title, flags and families kept whole")

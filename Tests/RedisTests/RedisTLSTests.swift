@@ -15,7 +15,7 @@ import Testing
         try RedisConfiguration(url: url, environment: ["REDIS_TLS_CA_FILE": certificates.caFile].merging(settings) { $1 })
     }
 
-    @Test func commandsScriptsBlockingWaitsAndSubscribersWorkOverTLS() async throws {
+    @Test func commandsScriptsAndSubscribersWorkOverTLS() async throws {
         let server = try await ThrowawayRedis.startTLS(certificates)
         let configuration = try configuration(server.tlsURL(database: 3))
         let client = RedisClient(configuration: configuration, poolSize: 2)
@@ -34,12 +34,6 @@ import Testing
         #expect(try await subscriber.next(timeout: .seconds(5)) == .message(channel: Array("news".utf8), payload: Array("hello".utf8)))
         #expect(try await subscriber.next(timeout: .milliseconds(30)) == .timedOut)
 
-        let blocking = client.makeBlockingConnection()
-        #expect(try await blocking.blpop(["queue"], timeout: .milliseconds(50)) == nil)
-        try await client.command("RPUSH", "queue", "job")
-        #expect(try await blocking.blpop(["queue"], timeout: .seconds(5))?.value == Array("job".utf8))
-
-        blocking.close()
         client.close()
         await server.stopInBackground()
     }

@@ -9,23 +9,6 @@ import Testing
 
     init() throws { configuration = try RedisConfiguration(url: TestEnvironment.redisURL) }
 
-    @Test func blpopWaitsForAPushOrItsOwnTimeout() async throws {
-        let client = RedisClient(configuration: configuration, poolSize: 1)
-        let blocking = client.makeBlockingConnection()
-        let key = RedisArgument("\(prefix):list")
-        let started = ContinuousClock.now
-        #expect(try await blocking.blpop([key], timeout: .milliseconds(200)) == nil)
-        #expect(ContinuousClock.now - started >= .milliseconds(150))
-        async let popped = blocking.blpop([key], timeout: .seconds(5))
-        try await Task.sleep(for: .milliseconds(50))
-        try await client.command("RPUSH", key, RedisArgument(bytes: [0, 42]))
-        let result = try await popped
-        #expect(result?.key == key.bytes)
-        #expect(result?.value == [0, 42])
-        blocking.close()
-        client.close()
-    }
-
     @Test func subscriberGetsMessagesTimesOutPreciselyAndCanBeInterrupted() async throws {
         let client = RedisClient(configuration: configuration, poolSize: 1)
         let channel = RedisArgument("\(prefix):channel")

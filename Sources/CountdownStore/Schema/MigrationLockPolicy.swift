@@ -48,7 +48,6 @@ public struct MigrationLockPolicy: Sendable, Equatable {
 
     /// `lock_timeout` as PostgreSQL reads it: whole milliseconds, at least 1 (0 would mean no limit).
     var lockTimeoutSetting: String {
-        let (seconds, attoseconds) = lockTimeout.components
-        return "\(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))ms"
+        "\(max(1, lockTimeout.wholeMilliseconds))ms"
     }
 }
