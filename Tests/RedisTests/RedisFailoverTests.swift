@@ -3,23 +3,25 @@ import Redis
 import TestSupport
 import Testing
 
-/// Sentinel discovery and failover, and `READONLY` from a demoted primary, against real servers on loopback.
+/// Sentinel discovery and failover, and `READONLY` from a demoted primary, against real servers on loopback (a
+/// TestSupport `ThrowawaySentinelSet` with one Sentinel, an unreachable one named before it).
 @Suite(.serialized) struct RedisFailoverTests {
     @Test func sentinelFindsThePrimaryAndClientsAndSubscribersFollowAForcedFailover() async throws {
-        let set = try await ThrowawaySentinelSet.start()
-        let configuration = try RedisConfiguration(url: "redis://sentinel-managed/1", environment: set.environment)
+        let set = try await Self.startSet()
+        let configuration = try RedisConfiguration(url: "redis://sentinel-managed/1", environment: set.workerEnvironment)
         let client = RedisClient(configuration: configuration, poolSize: 2)
-        #expect(try await Self.port(of: client) == set.primary.port)
+        #expect(try await Self.port(of: client) == set.primaryPort)
         try await client.command("SET", "before", "1")
         let subscriber = try RedisSubscriber(configuration: configuration, channels: ["news"])
         try await subscriber.start()
 
-        try await set.forceFailover()
+        try await set.command(on: set.sentinelPorts[0], ["SENTINEL", "FAILOVER", RedisArgument(set.masterName)])
+        try await set.waitForPrimary(set.replicaPort, timeout: .seconds(20))
 
         try await waitUntil(timeout: .seconds(20), "the client to write to the new primary") {
             let written = (try? await client.command("SET", "after", "1", retry: .onceOnBrokenConnection)) != nil
             let port = try? await Self.port(of: client)
-            return written && port == set.replica.port
+            return written && port == set.replicaPort
         }
         #expect(try await client.command("GET", "before").string == "1")
         try await waitUntil(timeout: .seconds(20), "the subscriber to hear the new primary") {
@@ -28,12 +30,12 @@ import Testing
             return event == .message(channel: Array("news".utf8), payload: Array("hello".utf8))
         }
         client.close()
-        await set.stop()
+        _ = try? await offThePool { set.stop() }
     }
 
     @Test func badSentinelSettingsFailWithOneLine() async throws {
-        let set = try await ThrowawaySentinelSet.start()
-        var environment = set.environment
+        let set = try await Self.startSet()
+        var environment = set.workerEnvironment
         environment["REDIS_SENTINEL_MASTER"] = "no-such-master"
         var configuration = try RedisConfiguration(url: "redis://sentinel-managed", environment: environment)
         configuration.connectTimeout = .seconds(2)
@@ -58,7 +60,7 @@ import Testing
             return error.code == .connectionFailed && error.context == "REDIS_SENTINELS" && error.misconfigured == nil
         }
         away.close()
-        await set.stop()
+        _ = try? await offThePool { set.stop() }
     }
 
     @Test func aDemotedPrimaryAnswersReadOnlyAndTheConnectionIsDropped() async throws {
@@ -83,6 +85,15 @@ import Testing
         for client in [client, admin] { client.close() }
         await server.stopInBackground()
         await other.stopInBackground()
+    }
+
+    /// A primary, a replica and one Sentinel; `REDIS_SENTINELS` names a refusing port first, so clients must try the next.
+    private static func startSet() async throws -> ThrowawaySentinelSet {
+        let directory = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("sentinel-set"))
+        let set = try await ThrowawaySentinelSet.start(
+            directory: directory, masterName: TestEnvironment.uniqueName("main"), sentinels: 1, unreachableSentinelFirst: true)
+        #expect(set.workerEnvironment["REDIS_SENTINELS"]?.hasPrefix("\(set.unreachableSentinel!.address),") == true)
+        return set
     }
 
     private static func port(of client: RedisClient) async throws -> Int? {

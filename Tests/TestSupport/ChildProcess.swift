@@ -1,25 +1,33 @@
 import Foundation
 
-/// Runs a command to completion and returns its exit status and combined output. Output goes through a file,
-/// not a pipe, so a sibling process that inherited the pipe cannot keep the reader waiting after the exit. A
-/// command still running after `timeout` is killed (status 9).
+/// Runs a command to completion (a `SpawnedProcess`: clean signal mask, no inherited descriptors) and returns its
+/// exit status and combined output. Output goes through a file, not a pipe, so a sibling process (or a daemon the
+/// command starts) that inherited it cannot keep the reader waiting after the exit: a scratch file, removed after,
+/// or `outputPath`, which is kept and appended to (the output returned is what this run appended). A command still
+/// running after `timeout` is killed (status 9).
 public func runProcess(
-    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 300
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String? = nil,
+    timeout: TimeInterval = 300
 ) throws -> (status: Int32, output: String) {
-    let outputPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("output") + ".log")
-    guard FileManager.default.createFile(atPath: outputPath, contents: nil) else {
-        throw CommandFailed(command: executable, status: -1, output: "cannot create \(outputPath)")
+    let path = outputPath ?? (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("output") + ".log")
+    guard FileManager.default.fileExists(atPath: path) || FileManager.default.createFile(atPath: path, contents: nil) else {
+        throw CommandFailed(command: executable, status: -1, output: "cannot create \(path)")
     }
-    defer { try? FileManager.default.removeItem(atPath: outputPath) }
-    let process = try SpawnedProcess(executable, arguments, environment: environment, stdout: .file(outputPath), stderr: .file(outputPath))
+    defer { if outputPath == nil { try? FileManager.default.removeItem(atPath: path) } }
+    let offset = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    let process = try SpawnedProcess(executable, arguments, environment: environment, stdout: .file(path), stderr: .file(path))
     let status = process.waitBlocking(deadline: Date().addingTimeInterval(timeout)) ?? process.stop(grace: .zero)
-    return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    let written = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+    return (status, String(decoding: written.dropFirst(offset), as: UTF8.self))
 }
 
-/// Runs a command to completion and returns its combined output; throws when it exits non-zero.
+/// Runs a command to completion and returns its combined output (kept in `outputPath` too, if given); throws when
+/// it exits non-zero.
 @discardableResult
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
-    let (status, output) = try runProcess(executable, arguments, environment: environment)
+public func runCommand(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String? = nil
+) throws -> String {
+    let (status, output) = try runProcess(executable, arguments, environment: environment, outputPath: outputPath)
     guard status == 0 else {
         throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: output)
     }

@@ -44,7 +44,7 @@ public struct TestCertificates: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        try spawnAndWait("/usr/bin/openssl", arguments, outputPath: "\(directory)/openssl.log")
+        try runCommand("/usr/bin/openssl", arguments, outputPath: "\(directory)/openssl.log")
     }
 }
 

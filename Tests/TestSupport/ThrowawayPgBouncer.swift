@@ -38,10 +38,10 @@ public final class ThrowawayPgBouncer: @unchecked Sendable {
         var arguments = ["-d", "\(directory)/pgbouncer.ini"]
         if geteuid() == 0 {
             // PgBouncer refuses to run as root: it switches to the PostgreSQL server's user.
-            try spawnAndWait("/bin/chown", ["-R", TestEnvironment.postgresUser, directory])
+            try runCommand("/bin/chown", ["-R", TestEnvironment.postgresUser, directory])
             arguments = ["-u", TestEnvironment.postgresUser] + arguments
         }
-        try spawnAndWait("/usr/sbin/pgbouncer", arguments, outputPath: "\(directory)/start.log")
+        try runCommand("/usr/sbin/pgbouncer", arguments, outputPath: "\(directory)/start.log")
         try waitForPort(port)
     }
 

@@ -23,7 +23,7 @@ public final class ThrowawayRedis: @unchecked Sendable {
 
     /// Starts the server (AOF on, so a restart keeps the data).
     public func start() throws {
-        try spawnAndWait(TestEnvironment.redisServer, [
+        try runCommand(TestEnvironment.redisServer, [
             "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory, "--daemonize", "yes",
             "--pidfile", "\(directory)/redis.pid", "--logfile", "\(directory)/redis.log",
             "--appendonly", "yes", "--appendfsync", "always", "--save", "",

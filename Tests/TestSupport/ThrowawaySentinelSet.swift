@@ -2,8 +2,8 @@ import Foundation
 import Redis
 import Synchronization
 
-/// A Redis primary, a replica and three Sentinels (quorum 2) on loopback ports of their own, for the failover chaos
-/// scenarios: a `CountdownSystem` built with `.target(set)` points its workers at the Sentinels (`REDIS_SENTINELS`,
+/// A Redis primary, a replica and three Sentinels (quorum 2; or `sentinels` of them, quorum a majority) on loopback
+/// ports of their own, for the failover chaos scenarios and the Redis client's failover tests: a `CountdownSystem` built with `.target(set)` points its workers at the Sentinels (`REDIS_SENTINELS`,
 /// `REDIS_SENTINEL_MASTER`) instead of a `REDIS_URL`, and its own Redis client discovers the primary the same way.
 ///
 /// Every server is a child of the test (not daemonized: it stays in the test's process group, so `scripts/chaos`'s
@@ -21,23 +21,30 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
     /// The replica at the start.
     public let replicaPort: Int
     public let sentinelPorts: [Int]
-    /// The servers by port (the primary and the replica, for `kill`) and all five in stopping order.
+    /// With `unreachableSentinelFirst`: a port that refuses connections, named first in `REDIS_SENTINELS` (held until
+    /// `stop()`), so a client must try the next Sentinel.
+    public let unreachableSentinel: RefusingPort?
+    /// The servers by port (the primary and the replica, for `kill`) and all of them in stopping order.
     private let servers: [Int: SpawnedProcess]
     private let processes: [SpawnedProcess]
     private let clients = Mutex<[Int: RedisClient]>([:])
     private let stopped = Mutex(false)
 
-    /// Starts the primary, a replica in sync with it, and three Sentinels once each knows the replica and the other
-    /// two (off the cooperative threads: the servers boot in seconds).
+    /// Starts the primary, a replica in sync with it, and `sentinels` Sentinels once each knows the replica and the
+    /// others (off the cooperative threads: the servers boot in seconds). With `unreachableSentinelFirst`,
+    /// `workerEnvironment` names a refusing port before them.
     public static func start(
-        directory: String, masterName: String, downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 4000
+        directory: String, masterName: String, sentinels: Int = 3, unreachableSentinelFirst: Bool = false,
+        downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 4000
     ) async throws -> ThrowawaySentinelSet {
+        precondition(sentinels >= 1, "a Sentinel set needs at least one Sentinel")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let started = try await offThePool {
-            try Self.startServers(directory: directory, masterName: masterName, downAfter: downAfterMilliseconds,
+            try Self.startServers(directory: directory, masterName: masterName, sentinels: sentinels, downAfter: downAfterMilliseconds,
                                   failoverTimeout: failoverTimeoutMilliseconds)
         }
-        let set = ThrowawaySentinelSet(directory: directory, masterName: masterName, downAfterMilliseconds: downAfterMilliseconds, started: started)
+        let set = ThrowawaySentinelSet(directory: directory, masterName: masterName, downAfterMilliseconds: downAfterMilliseconds, started: started,
+                                       unreachableSentinel: unreachableSentinelFirst ? RefusingPort() : nil)
         do {
             try await waitUntil(timeout: .seconds(30), every: .milliseconds(200), "the Sentinels to find the replica and each other") {
                 try await set.sentinelsAgree()
@@ -49,7 +56,7 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         return set
     }
 
-    private init(directory: String, masterName: String, downAfterMilliseconds: Int, started: [Server]) {
+    private init(directory: String, masterName: String, downAfterMilliseconds: Int, started: [Server], unreachableSentinel: RefusingPort?) {
         self.directory = directory
         self.masterName = masterName
         self.downAfterMilliseconds = downAfterMilliseconds
@@ -58,19 +65,20 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         sentinelPorts = started[2...].map(\.port)
         servers = [primaryPort: started[0].process, replicaPort: started[1].process]
         processes = started.reversed().map(\.process)
+        self.unreachableSentinel = unreachableSentinel
     }
 
     deinit { stop() }
 
     // MARK: RedisTarget
 
-    /// No address of its own: with `workerEnvironment`'s `REDIS_SENTINELS` and `REDIS_SENTINEL_MASTER`
-    /// (`RedisConfiguration(url:environment:)`) a client discovers the current primary.
+    /// No address of its own: with `workerEnvironment`'s `REDIS_SENTINELS` (the unreachable Sentinel first, if any)
+    /// and `REDIS_SENTINEL_MASTER` (`RedisConfiguration(url:environment:)`) a client discovers the current primary.
     public var harnessURL: String { "redis://sentinel-managed/0" }
 
     public var workerEnvironment: [String: String] {
         ["REDIS_URL": harnessURL, "REDIS_SENTINEL_MASTER": masterName,
-         "REDIS_SENTINELS": sentinelPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",")]
+         "REDIS_SENTINELS": ([unreachableSentinel?.address].compactMap { $0 } + sentinelPorts.map { "127.0.0.1:\($0)" }).joined(separator: ",")]
     }
 
     /// SIGKILL to every server of the set (Sentinels first, so none starts a failover while the rest go), waiting
@@ -83,6 +91,7 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         guard first else { return }
         for client in clients.withLock({ Array($0.values) }) { client.close() }
         for process in processes { Self.killAndReap(process) }
+        unreachableSentinel?.release()
     }
 
     // MARK: Commands
@@ -138,11 +147,11 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         }
     }
 
-    /// Every Sentinel knows the other two and sees the replica up.
+    /// Every Sentinel knows the others and sees the replica up.
     private func sentinelsAgree() async throws -> Bool {
         for port in sentinelPorts {
             let master = Self.fields(try await command(on: port, ["SENTINEL", "MASTER", RedisArgument(masterName)]))
-            guard master["num-other-sentinels"] == "2", master["num-slaves"] == "1" else { return false }
+            guard master["num-other-sentinels"] == "\(sentinelPorts.count - 1)", master["num-slaves"] == "1" else { return false }
             let replicas = try await command(on: port, ["SENTINEL", "REPLICAS", RedisArgument(masterName)]).array ?? []
             let flags = replicas.first.map { Self.fields($0)["flags"] ?? "" } ?? "disconnected"
             if flags.contains("s_down") || flags.contains("disconnected") { return false }
@@ -168,17 +177,19 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
         _ = process.waitBlocking(deadline: Date().addingTimeInterval(10))
     }
 
-    /// Starts primary, replica (once in sync) and the three Sentinels, in that order. Blocks.
-    private static func startServers(directory: String, masterName: String, downAfter: Int, failoverTimeout: Int) throws -> [Server] {
+    /// Starts primary, replica (once in sync) and the Sentinels (quorum a majority of them), in that order. Blocks.
+    private static func startServers(
+        directory: String, masterName: String, sentinels: Int, downAfter: Int, failoverTimeout: Int
+    ) throws -> [Server] {
         var started: [Server] = []
         do {
             started.append(try startServer("primary", directory: directory))
             let primary = started[0].port
             started.append(try startServer("replica", directory: directory, extra: ["--replicaof", "127.0.0.1", "\(primary)"]))
             try waitForSync(primary: primary)
-            for index in 0..<3 {
-                started.append(try startSentinel(index, directory: directory, masterName: masterName, primary: primary, downAfter: downAfter,
-                                                 failoverTimeout: failoverTimeout))
+            for index in 0..<sentinels {
+                started.append(try startSentinel(index, directory: directory, masterName: masterName, primary: primary, quorum: sentinels / 2 + 1,
+                                                 downAfter: downAfter, failoverTimeout: failoverTimeout))
             }
             return started
         } catch {
@@ -198,7 +209,7 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
     }
 
     private static func startSentinel(
-        _ index: Int, directory: String, masterName: String, primary: Int, downAfter: Int, failoverTimeout: Int
+        _ index: Int, directory: String, masterName: String, primary: Int, quorum: Int, downAfter: Int, failoverTimeout: Int
     ) throws -> Server {
         let name = "sentinel-\(index)"
         let port = freeLoopbackPort()
@@ -209,7 +220,7 @@ public final class ThrowawaySentinelSet: RedisTarget, @unchecked Sendable {
             daemonize no
             logfile \(directory)/\(name).log
             dir \(directory)
-            sentinel monitor \(masterName) 127.0.0.1 \(primary) 2
+            sentinel monitor \(masterName) 127.0.0.1 \(primary) \(quorum)
             sentinel down-after-milliseconds \(masterName) \(downAfter)
             sentinel failover-timeout \(masterName) \(failoverTimeout)
             sentinel parallel-syncs \(masterName) 1

@@ -1,17 +1,5 @@
 import Foundation
 
-/// Runs `executable` to completion (a `SpawnedProcess`: clean signal mask, no inherited descriptors) and throws
-/// when it exits non-zero. With `outputPath`, stdout and stderr go to that file (never a pipe).
-public func spawnAndWait(_ executable: String, _ arguments: [String], outputPath: String? = nil) throws {
-    let output = outputPath.map { SpawnedProcess.Stream.file($0) } ?? .null
-    let process = try SpawnedProcess(executable, arguments, stdout: output, stderr: output)
-    let status = process.waitBlocking(deadline: nil) ?? -1
-    guard status == 0 else {
-        let text = outputPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-        throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), status: status, output: text)
-    }
-}
-
 /// Sends SIGTERM to the daemon whose pid is in `pidFile` and waits until it is gone: up to 10 s, then SIGKILL and
 /// up to 2 s more. A daemon is no child of the test, so an exited one may linger as a zombie until its parent reaps
 /// it: that counts as gone.
