@@ -110,7 +110,7 @@ final class SystemBench {
             try await system.execute("CREATE EXTENSION pg_stat_statements")
         }
         let backend = try await system.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int32.self)
-        postmasterPID = ProcStat.parent(of: backend)
+        postmasterPID = ProcessUsage.parent(of: backend)
         let info = try await system.redis.command(["INFO", "server"]).string ?? ""
         redisPID = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("process_id:") }.flatMap { Int32($0.dropFirst(11)) }
         results = SystemBenchResults(

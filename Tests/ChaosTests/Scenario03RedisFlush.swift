@@ -12,12 +12,12 @@ extension ChaosSuite {
         ) { s in
             _ = try await s.startWorkers(2)
             let due = try await s.seed(s.size(300, 1000), dueIn: s.size(14, 20))
-            let counts = try await s.system.queueCounts()
-            let waiting = counts.dueNow + counts.waiting
+            let counts = try await s.system.queueStats()
+            let waiting = counts.claimableNow + counts.delayed
             try await s.system.redis.command(["FLUSHALL"])
             let flushedAt = ChaosScenario.now
-            let emptied = try await s.system.queueCounts()
-            let after = emptied.dueNow + emptied.waiting
+            let emptied = try await s.system.queueStats()
+            let after = emptied.claimableNow + emptied.delayed
             s.note("FLUSHALL \(ChaosScenario.fixed(due - flushedAt, 1))s before the T-60 due second (planned starts an hour later): \(waiting) jobs -> \(after)")
             let streams = Set(s.expected.map(\.stream)).count
             s.check(waiting >= streams && after == 0, "the flush emptied a queue that held every start job")

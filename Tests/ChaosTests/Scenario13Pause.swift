@@ -17,7 +17,7 @@ extension ChaosSuite {
             _ = try await s.system.adminJSON(["pause", "--kind", "start", "--reason", "chaos", "--yes"])
             let pausedAt = Date().timeIntervalSince1970
             try await waitUntil(timeout: .seconds(30), every: .milliseconds(100), "the running start jobs to finish") {
-                try await s.system.queueCounts().leased == 0
+                try await s.system.queueStats().leased == 0
             }
             let settled = try s.acceptedKeys().count
             try await s.waitUntil(pausedAt + Double(pause))

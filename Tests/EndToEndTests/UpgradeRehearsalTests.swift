@@ -97,6 +97,6 @@ struct UpgradeRehearsalTests {
         try await r.waitQuiet(after: due, timeout: 90)
         let rolledBackReady = await r.allReady(rolledBack)
         r.check(rolledBack.allSatisfy(\.isRunning) && rolledBackReady, "the previous release's workers are running and ready at the end")
-        r.check(try await system.queueCounts().dead == 0, "no dead letters")
+        r.check(try await system.queueStats().dead == 0, "no dead letters")
     }
 }

@@ -31,8 +31,8 @@ import TestSupport
                 expected.isSubset(of: try tally.refresh().startKeys(prefix: "h3."))
             }
             try await waitUntil(timeout: .seconds(30), every: .milliseconds(100), "the queue to be quiet") {
-                let counts = try await system.queueCounts()
-                return counts.dueNow == 0 && counts.leased == 0
+                let counts = try await system.queueStats()
+                return counts.claimableNow == 0 && counts.leased == 0
             }
             #expect(StartComparison.compare(expected, tally.startKeys(prefix: "h3."))
                     == StartComparison(expected: 14, accepted: 14, lost: 0, duplicated: 0, unexpected: 0))
@@ -41,8 +41,8 @@ import TestSupport
             // The seed's ineligible devices are skipped: 3 Android ones, 1 iOS one without a push-to-start token.
             #expect(ledger.byStatus == ["sent": 14, "skipped:not_ios": 3, "skipped:no_push_to_start_token": 1], "\(ledger)")
             #expect(ledger.extraAttempts == 0)
-            let counts = try await system.queueCounts()
-            #expect(counts.dead == 0 && counts.waiting > 0, "later jobs (ends, expiry) wait: \(counts)")
+            let counts = try await system.queueStats()
+            #expect(counts.dead == 0 && counts.delayed > 0, "later jobs (ends, expiry) wait: \(counts)")
 
             let stats = try await system.adminJSON(["stats"])
             #expect(stats is [String: Any], "\(stats)")

@@ -16,7 +16,7 @@ import TestSupport
             let redis = try #require(system.ownRedis)
             let postgres = try #require(system.ownPostgres)
             #expect(try await system.outboxBacklog() == 0)
-            #expect(try await system.queueCounts().dueNow == 0)
+            #expect(try await system.queueStats().claimableNow == 0)
 
             _ = try await offThePool { postgres.stopImmediately() }
             try await offThePool { try postgres.start() }
@@ -25,7 +25,7 @@ import TestSupport
 
             // The first calls after the restarts succeed, on the pooled connections the servers dropped.
             #expect(try await system.outboxBacklog() == 0)
-            #expect(try await system.queueCounts().dueNow == 0)
+            #expect(try await system.queueStats().claimableNow == 0)
         } catch {
             await system.stop()
             throw error
@@ -42,8 +42,8 @@ import TestSupport
         options.name = "h6"
         let system = try await CountdownSystem(options)
         #expect(system.workerEnvironment["REDIS_SENTINELS"] == set.workerEnvironment["REDIS_SENTINELS"])
-        let counts = try await system.queueCounts()
-        #expect(counts.dueNow == 0 && counts.leased == 0)
+        let counts = try await system.queueStats()
+        #expect(counts.claimableNow == 0 && counts.leased == 0)
         await system.stop()
     }
 }

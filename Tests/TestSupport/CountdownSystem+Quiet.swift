@@ -15,12 +15,12 @@ extension CountdownSystem {
             """, [streamPrefix, startLead])[0]
         let openRows: Int = try row.decode("open_rows")
         let unfinished: Int = try row.decode("unfinished")
-        let queue = try await queueCounts()
+        let queue = try await queueStats()
         var problems: [String] = []
         if try await outboxBacklog() > 0 { problems.append("outbox rows") }
         if openRows > 0 { problems.append("\(openRows) open ledger rows") }
         if unfinished > 0 { problems.append("\(unfinished) start fan-outs unfinished") }
-        if queue.dueNow > 0 || queue.leased > 0 { problems.append("\(queue.dueNow) due and \(queue.leased) leased jobs") }
+        if queue.claimableNow > 0 || queue.leased > 0 { problems.append("\(queue.claimableNow) due and \(queue.leased) leased jobs") }
         return problems
     }
 

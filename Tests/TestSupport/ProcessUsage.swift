@@ -30,23 +30,36 @@ public struct ProcessUsage: Sendable, Equatable {
 
     /// User plus system CPU seconds of `pid`, and of its reaped children when `children`; nil when it is gone.
     public static func cpuSeconds(pid: Int32, children: Bool = false) -> Double? {
-        guard let stat = read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
         // After the command: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-        let fields = stat[stat.index(after: close)...].split(separator: " ").map { Int($0) ?? 0 }
-        guard fields.count > 14 else { return nil }
+        guard let fields = read("/proc/\(pid)/stat").flatMap(statFields)?.map({ Int($0) ?? 0 }), fields.count > 14 else { return nil }
         let ticks = fields[11] + fields[12] + (children ? fields[13] + fields[14] : 0)
         return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// The pids whose parent is `parent` (from /proc/<pid>/stat), such as a postmaster's backends.
+    /// The pids whose parent is `parent`, such as a postmaster's backends.
     public static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry in
-            guard let pid = Int32(entry), let stat = read("/proc/\(entry)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
-            // After the command: state(0) ppid(1)
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+            guard let pid = Int32(entry) else { return nil }
+            return Self.parent(of: pid) == parent ? pid : nil
         }
+    }
+
+    /// The parent of `pid` (from /proc/<pid>/stat); nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        read("/proc/\(pid)/stat").flatMap(parent(statLine:))
+    }
+
+    /// The parent in a stat line: state(0) ppid(1) after the command.
+    public static func parent(statLine text: String) -> Int32? {
+        guard let fields = statFields(text), fields.count > 1 else { return nil }
+        return Int32(fields[1])
+    }
+
+    /// The fields of a stat line after the command, which may hold spaces and parentheses.
+    private static func statFields(_ text: String) -> [Substring]? {
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
     }
 
     /// `Name: value kB` lines of /proc/<pid>/status as name -> value.
