@@ -108,8 +108,9 @@ extension PushPayloadBuilder {
         _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, timeZone: TimeZone?, now: Date, viewerCount: Int = 0
     ) throws(PushPayloadError) -> LiveActivityPayload {
         let texts = LocalizedTexts.of(language)
-        return try ending(stream, display: .moved(status: texts.movedStatus, subtitle: texts.movedTo(texts.when(stream.plannedStartAt, timeZone: timeZone))),
-                          role: role, language: language, now: now, viewerCount: viewerCount, dismissNow: false)
+        let subtitle = texts.movedTo(texts.when(stream.plannedStartAt, timeZone: timeZone))
+        return try ending(stream, display: .moved(status: texts.movedStatus, subtitle: subtitle), role: role, language: language, now: now,
+                          viewerCount: viewerCount, dismissNow: false)
     }
 
     private func ending(
