@@ -8,7 +8,8 @@ public struct AndroidCountdownState: Sendable, Equatable {
     /// The `seq` of the last message sent to the device for this stream (0: none yet). A message gets the next
     /// one before it is sent, so a resend after a crash carries the same `seq` and the app ignores it.
     public var lastSeq: Int
-    /// `scheduledStartAt` of the last start or update FCM accepted for the device (nil: none accepted yet).
+    /// `scheduledStartAt` of the last start or update FCM accepted for the device (nil: none accepted yet): what it
+    /// shows, the start included (SPEC 12.2).
     public var lastAcceptedStart: Date?
     /// An end was accepted: nothing more goes to the device for this stream (`end` is final on the device too).
     public var ended: Bool
@@ -77,7 +78,7 @@ public enum AndroidCountdownDecision: Sendable, Equatable {
 extension AndroidCountdownState {
     /// What `change` means for this device, for a stream planned at `plannedStart`, at `now`.
     public func decide(
-        _ change: AndroidCountdownChange, plannedStart: Date, now: Date, endDismissAfterSeconds: Int
+        _ change: AndroidCountdownChange, plannedStart: Date, now: Date, endDismissAfterSeconds: Int, expireAfterSeconds: Int
     ) -> AndroidCountdownDecision {
         if ended { return .skip(.ended) }
         let seq = lastSeq + 1
@@ -92,13 +93,14 @@ extension AndroidCountdownState {
             return .send(AndroidCountdownStep(event: .start, seq: seq, priority: .high, ttlSeconds: countdownTTL))
         case .reschedule:
             if lastSeq == 0 { return .skip(.noCountdown) }
-            let priority = AndroidPriority.forUpdate(newStart: plannedStart, lastAcceptedStart: lastAcceptedStart, now: now)
+            let priority = UpdatePriority.of(newStart: plannedStart, shown: lastAcceptedStart, now: now).android
             return .send(AndroidCountdownStep(event: .update, seq: seq, priority: priority, ttlSeconds: countdownTTL))
         case let .end(reason, dismissNow):
             if lastSeq == 0 { return .skip(.noCountdown) }
             return .send(AndroidCountdownStep(
                 event: .end, seq: seq, priority: .high,
-                ttlSeconds: AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: endDismissAfterSeconds), endReason: reason,
+                ttlSeconds: AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: endDismissAfterSeconds, plannedStart: plannedStart,
+                                                                  expireAfterSeconds: expireAfterSeconds, now: now), endReason: reason,
                 dismissNow: dismissNow))
         }
     }

@@ -64,6 +64,11 @@ extension AndroidCountdownFanout {
             case .accepted:
                 settlement.endedReason = ending
                 settlement.tokenHash = countdown.tokenHash
+                // A start with the current state: what the device shows now (SPEC 12.2).
+                if ending == nil, let stream = streams[countdown.stream] {
+                    settlement.accepted = true
+                    settlement.shownStart = stream.snapshot.plannedStartAt
+                }
             case .tokenRefused(let token, let why):
                 refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
                                                              reason: why, stream: countdown.stream))

@@ -70,7 +70,7 @@ struct AndroidCountdownFanout: Sendable {
         if ledger.retrying > 0 {
             // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
             await SessionFanout(context: context).awaitRecovery(recovery, job: .end(stream: streamID), attempts: ledger.attempts)
-            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "android_end_retry")
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         return .done(detail: "ended \(recorded + settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
@@ -81,7 +81,7 @@ struct AndroidCountdownFanout: Sendable {
     func update(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
         let loaded = try await context.androidCountdowns.claimCountdownsToUpdate(streamID, seconds: seconds, owner: me)
-        guard let (stream, countdowns, inFlight) = loaded else { return nil }
+        guard let (stream, countdowns, inFlight, timeline) = loaded else { return nil }
         // A start being sent may carry the planned start from before the change: wait until its answer is written.
         let waitForStarts: HandlerOutcome? = inFlight > 0 ? .retry(after: .seconds(1), reason: "android_starts_in_flight") : nil
         guard !countdowns.isEmpty else { return waitForStarts }
@@ -89,7 +89,7 @@ struct AndroidCountdownFanout: Sendable {
         let prepared = prepare(stream)
         let (pushes, addressed, unreachable) = build(countdowns, kind: "update") { countdown, language in
             try context.payloads.androidUpdate(try prepared.get(), role: stream.roles[countdown.user], language: language, now: stream.now,
-                                                      seq: countdown.seq, lastAcceptedStart: countdown.lastAcceptedStart,
+                                                      seq: countdown.seq, shown: countdown.shown(timeline),
                                                       viewerCount: stream.viewerCount)
         }
         var settlements = unreachable.map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }

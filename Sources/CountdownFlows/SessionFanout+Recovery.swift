@@ -3,8 +3,8 @@ import CountdownDomain
 extension SessionFanout {
     /// Most attempts of a session's end push for which its job still waits for the push service's recovery; past
     /// them only the backoff applies, so a session the service keeps refusing while it accepts others is not retried
-    /// at every push it accepts.
-    static let recoveryWaitAttempts = 8
+    /// at every push it accepts. The first minute's tries (`EndRetrySchedule`, about 12) and 8 more.
+    static let recoveryWaitAttempts = 20
 
     /// Whether the push service itself refused some end pushes of a run (`retry`: unavailable, internal error,
     /// timeout, 429), and the longest `Retry-After` it asked for.

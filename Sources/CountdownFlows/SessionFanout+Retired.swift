@@ -4,9 +4,10 @@ import Foundation
 import PushPayloads
 
 extension SessionFanout {
-    /// End pushes for the sessions a device takeover retired on `device` for `stream`: each dismisses the
+    /// End pushes for the sessions retired on `device` for `stream`. After a device takeover each dismisses the
     /// activity at once (`endedReason` is the stream's own when it has ended meanwhile, else `cancelled`: the
-    /// activity no longer belongs to the phone's user). A retired session goes once its end push was accepted or
+    /// activity no longer belongs to the phone's user); after a long move it says the stream moved, and to when, and
+    /// stays for the dismissal window (SPEC 12.2). A retired session goes once its end push was accepted or
     /// its token is dead; other failures are retried with backoff until the dismissal window closes, then
     /// recorded as undeliverable. Nil when the device has no retired session of the stream.
     func endRetired(stream streamID: String, device: String) async throws -> HandlerOutcome? {
@@ -33,9 +34,22 @@ extension SessionFanout {
                 continue
             }
             let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
+            let role = session.user.flatMap { stream.roles[$0] }
             do {
-                let payload = try context.payloads.end(stream.snapshot, reason: reason, role: session.user.flatMap { stream.roles[$0] },
-                                                       language: language, now: stream.now, viewerCount: stream.viewerCount, dismissNow: true)
+                let payload: LiveActivityPayload
+                if session.reason == RetiredSessionStore.activityLifetime {
+                    // The long move (SPEC 12.2): the activity says the stream moved, and to when, and stays to be seen; if
+                    // the stream has ended meanwhile, it ends for that reason as any activity does.
+                    payload = stream.status.isTerminal
+                        ? try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                                   viewerCount: stream.viewerCount)
+                        : try context.payloads.moved(stream.snapshot, role: role, language: language,
+                                                     timeZone: session.timeZone.flatMap(TimeZone.init(identifier:)), now: stream.now,
+                                                     viewerCount: stream.viewerCount)
+                } else {
+                    payload = try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                                       viewerCount: stream.viewerCount, dismissNow: true)
+                }
                 pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: session.activityToken))
                 addressed.append(session)
             } catch {
@@ -79,8 +93,9 @@ extension SessionFanout {
         }
         if ledger.retrying > 0 {
             await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
-            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(attempts: ledger.attempts)), reason: "end_push_retry")
+            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
         }
-        return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (takeover, \(reason.rawValue))")
+        let why = Set(retired.map(\.reason)).sorted().joined(separator: ", ")
+        return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (\(why), \(reason.rawValue))")
     }
 }

@@ -17,8 +17,8 @@ extension SessionFanout {
     /// recorded (`SessionDeliveryStore`), so a retry resends only to the sessions whose update was not accepted.
     /// Newest state only: one run per stream at a time (a claim on its progress row), the stream, its sessions and
     /// their records read in one snapshot, and a start that moved while a round was out is sent in another round
-    /// (the last push each session accepts carries the current start). `apns-priority` follows
-    /// `SessionUpdatePolicy`; `apns-expiration` is the new planned start.
+    /// (the last push each session accepts carries the current start). `apns-priority` follows `UpdatePriority`
+    /// against what the session shows, its push-to-start included (SPEC 12.2); `apns-expiration` is the new planned start.
     func update(stream streamID: String) async throws -> HandlerOutcome {
         let claim = UUID().uuidString
         let seconds = context.claimSeconds
@@ -54,9 +54,8 @@ extension SessionFanout {
             var outlived: [String] = []
             var awaiting = 0
             for session in sessions {
-                switch SessionUpdatePolicy.need(planned: planned, shown: known.records[session.device]?.shownStartAt,
-                                                startSentAt: known.startSentAt[session.device],
-                                                startInFlight: known.startInFlight.contains(session.device), plannedChangedAt: known.plannedChangedAt) {
+                switch SessionUpdatePolicy.need(planned: planned, shown: known.shown(session.device), startSentAt: known.startSentAt[session.device],
+                                                startInFlight: known.startInFlight.contains(session.device)) {
                 case .update: due.append(session)
                 case .awaitingStart: awaiting += 1
                 case .outlived: outlived.append(session.device)
@@ -94,8 +93,7 @@ extension SessionFanout {
         let streamID = stream.snapshot.id
         let (pushes, addressed, _) = build(due, kind: "update") { session, language, role in
             try context.payloads.update(stream.snapshot, role: role, language: language, now: stream.now, viewerCount: stream.viewerCount,
-                                        priority: SessionUpdatePolicy.priority(planned: planned, shown: known.records[session.device]?.shownStartAt,
-                                                                               now: stream.now))
+                                        priority: UpdatePriority.of(newStart: planned, shown: known.shown(session.device), now: stream.now))
         } roles: { stream.roles[$0] }
         var accepted = 0
         var unrecorded: [(device: String, token: String)] = []

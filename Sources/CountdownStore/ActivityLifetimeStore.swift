@@ -3,7 +3,7 @@ import Postgres
 
 /// Activities that outlive iOS's 8-hour limit before their stream starts (SPEC 10.1, long reschedules): their
 /// start-ledger rows are opened again (a new generation) for a new push-to-start, and their runtime sessions are
-/// retired, so they are ended at once with immediate dismissal and get nothing more.
+/// retired, so they get an end saying the stream moved (SPEC 12.2) and nothing more.
 public enum ActivityLifetimeStore {
     /// Opens again, as the next generation, the `sent` ledger rows of `streams` whose push-to-start went out more
     /// than `lifetimeSeconds` before the stream's planned start (`StartLedgerMachine`'s `outlived` transition), and retires those devices' sessions of the stream
@@ -31,7 +31,7 @@ public enum ActivityLifetimeStore {
     }
 
     /// Moves the stream's sessions of `devices` to `countdown_retired_sessions` (reason `activity_lifetime`): each
-    /// gets an end push that dismisses it at once. Returns how many.
+    /// gets an end push saying the stream moved, and to when. Returns how many.
     @discardableResult
     public static func retire(_ stream: String, devices: [String], on connection: PostgresConnection) throws -> Int {
         guard !devices.isEmpty else { return 0 }
@@ -40,8 +40,8 @@ public enum ActivityLifetimeStore {
                 DELETE FROM live_activity_sessions WHERE stream_id = $1 AND device_id = ANY($2::text[])
                 RETURNING stream_id, device_id, live_activity_token, user_id)
             INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
-            SELECT stream_id, device_id, live_activity_token, user_id, 'activity_lifetime' FROM gone
+            SELECT stream_id, device_id, live_activity_token, user_id, $3 FROM gone
             ON CONFLICT DO NOTHING
-            """, [stream, PostgresTextArray(devices.sorted())])
+            """, [stream, PostgresTextArray(devices.sorted()), RetiredSessionStore.activityLifetime])
     }
 }

@@ -16,9 +16,9 @@ public protocol AndroidCountdownFanoutStore: Sendable {
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)?
 
     /// A scheduled stream (nil when it is not scheduled or gone), its live countdowns not showing its planned start
-    /// claimed for `owner`, and how many starts are in flight.
+    /// claimed for `owner`, how many starts are in flight, and the stream's planned-start moves (what a start carried).
     func claimCountdownsToUpdate(_ stream: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)?
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)?
 
     /// Settles one batch's accepted updates (`plannedStart`) or ends (`ended`: their end deliveries too).
     func countdownsAccepted(_ accepted: [AndroidCountdownStore.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws

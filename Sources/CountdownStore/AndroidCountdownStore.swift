@@ -13,8 +13,13 @@ public enum AndroidCountdownStore {
         public var device: String
         /// The `seq` of the message being sent (taken at the claim).
         public var seq: Int
-        /// The planned start the device last accepted in an update (nil: only its start).
+        /// The planned start the device last accepted in an update or a re-registration's start (nil: only its first
+        /// start).
         public var lastAcceptedStart: Date?
+        /// When its start was accepted, and since when it may have gone out when it took more than one attempt (a
+        /// resend after a crash): with the stream's `PlannedStartTimeline`, what the start carried.
+        public var startSentAt: Date?
+        public var startRepeatedSince: Date?
         public var fcmToken: String?
         public var locale: String?
         public var userLocale: String?
@@ -22,6 +27,14 @@ public enum AndroidCountdownStore {
         public var deviceUser: String?
         /// `TokenHash.of` the device's tokens now: written with an accepted re-registration start.
         public var tokenHash: String
+
+        /// What the device shows (SPEC 12.2): the planned start of the last message it accepted, its start included; nil
+        /// when not known.
+        public func shown(_ timeline: PlannedStartTimeline, buildMargin: TimeInterval = SessionUpdatePolicy.startBuildMargin) -> Date? {
+            lastAcceptedStart ?? startSentAt.flatMap {
+                timeline.carriedByStart(sentAt: $0, buildMargin: buildMargin, firstAttemptAfter: startRepeatedSince)
+            }
+        }
     }
 
     /// Claims the stream's live Android countdowns (only `device`'s when given) for `seconds` for `owner`, where no
@@ -75,11 +88,13 @@ public enum AndroidCountdownStore {
             WHERE l.stream_id = picked.stream_id AND l.user_id = picked.user_id AND l.device_id = picked.device_id
               AND d.device_id = l.device_id
             RETURNING l.stream_id, l.user_id, l.device_id, l.android_seq, l.android_accepted_start, nullif(d.fcm_token, '') AS fcm_token,
-                      d.push_to_start_token, d.locale AS locale, u.locale AS user_locale, d.user_id AS device_user
+                      d.push_to_start_token, d.locale AS locale, u.locale AS user_locale, d.user_id AS device_user, l.sent_at,
+                      CASE WHEN l.attempts > 1 THEN l.created_at END AS repeated_since
             """, [seconds, owner] + parameters).map { row in
             let fcm: String? = try row.decode("fcm_token")
             return Countdown(stream: try row.decode("stream_id"), user: try row.decode("user_id"), device: try row.decode("device_id"),
-                             seq: try row.decode("android_seq"), lastAcceptedStart: try row.decode("android_accepted_start"), fcmToken: fcm,
+                             seq: try row.decode("android_seq"), lastAcceptedStart: try row.decode("android_accepted_start"),
+                             startSentAt: try row.decode("sent_at"), startRepeatedSince: try row.decode("repeated_since"), fcmToken: fcm,
                              locale: try row.decode("locale"), userLocale: try row.decode("user_locale"), deviceUser: try row.decode("device_user"),
                              tokenHash: TokenHash.of(fcm: fcm, pts: try row.decode("push_to_start_token")))
         }
@@ -104,33 +119,40 @@ public enum AndroidCountdownStore {
         public var endedReason: String?
         /// A start with the current state was accepted at these tokens (a re-registration).
         public var tokenHash: String?
+        /// The planned start an accepted message carried when it is not the settlement's `plannedStart` (a
+        /// re-registration's start).
+        public var shownStart: Date?
 
-        public init(user: String, device: String, accepted: Bool = false, endedReason: String? = nil, tokenHash: String? = nil) {
+        public init(user: String, device: String, accepted: Bool = false, endedReason: String? = nil, tokenHash: String? = nil,
+                    shownStart: Date? = nil) {
             self.user = user
             self.device = device
             self.accepted = accepted
             self.endedReason = endedReason
             self.tokenHash = tokenHash
+            self.shownStart = shownStart
         }
     }
 
     /// Writes the outcomes and releases the claims of `settlements` (one neither accepted nor ended only releases its
-    /// row, to be sent again). `plannedStart`: what the accepted updates carried.
+    /// row, to be sent again). `plannedStart`: what the accepted updates carried (a settlement's own `shownStart` first).
     public static func settle(_ stream: String, _ unordered: [Settlement], plannedStart: Date? = nil, on connection: PostgresConnection) throws {
         guard !unordered.isEmpty else { return }
         let settlements = unordered.sorted { ($0.user, $0.device) < ($1.user, $1.device) }
         try connection.execute("""
             UPDATE countdown_start_ledger l
             SET android_claimed_until = NULL, android_claimed_by = NULL, updated_at = now(),
-                android_accepted_start = CASE WHEN t.accepted = 'y' THEN coalesce($6::timestamptz, l.android_accepted_start) ELSE l.android_accepted_start END,
+                android_accepted_start = CASE WHEN t.accepted = 'y'
+                    THEN coalesce(t.shown::timestamptz, $6::timestamptz, l.android_accepted_start) ELSE l.android_accepted_start END,
                 android_ended_at = CASE WHEN t.ended IS NOT NULL THEN coalesce(l.android_ended_at, now()) ELSE l.android_ended_at END,
                 android_end_reason = coalesce(l.android_end_reason, t.ended), token_hash = coalesce(t.token_hash, l.token_hash)
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $7::text[]) AS t(user_id, device_id, accepted, ended, token_hash)
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $7::text[], $8::text[]) AS t(user_id, device_id, accepted, ended, token_hash, shown)
             WHERE l.stream_id = $1 AND l.user_id = t.user_id AND l.device_id = t.device_id
             """, [
                 stream, PostgresTextArray(settlements.map(\.user)), PostgresTextArray(settlements.map(\.device)),
                 PostgresTextArray(settlements.map { $0.accepted ? "y" : "n" }), PostgresTextArray(settlements.map(\.endedReason)), plannedStart,
                 PostgresTextArray(settlements.map(\.tokenHash)),
+                PostgresTextArray(settlements.map { $0.shownStart?.postgresText }),
             ])
     }
 

@@ -24,8 +24,10 @@ public enum EndDeliveryLedger {
     public struct Outcome: Sendable {
         /// Sessions still being retried.
         public var retrying = 0
-        /// The most attempts any of them has had (for the backoff).
+        /// The most attempts any of them has had.
         public var attempts = 0
+        /// Seconds since the most recent first failure among them (the one the retry schedule follows).
+        public var failingForSeconds = 0.0
         /// Reasons of the sessions given up on now (one entry each).
         public var undeliverable: [String] = []
     }
@@ -33,9 +35,17 @@ public enum EndDeliveryLedger {
     /// How long end pushes are retried: the dismissal window (`END_DISMISS_AFTER_SECONDS`), at least 15 minutes.
     public static func window(_ settings: FlowSettings) -> Int { max(settings.endDismissAfterSeconds, 900) }
 
-    /// Backoff before the next try: 30 s doubling per attempt, at most 10 minutes.
-    public static func backoff(attempts: Int) -> Duration {
-        .seconds(min(600, 30 << min(max(attempts - 1, 0), 5)))
+    /// The delay before the next try of the ends still retried (`EndRetrySchedule`: every few seconds during their
+    /// first minute, then a backoff doubling from 30 s to 10 minutes).
+    public static func backoff(_ outcome: Outcome) -> Duration {
+        EndRetrySchedule.delay(failingForSeconds: outcome.failingForSeconds)
+    }
+
+    /// Notes one retried row of `attempts` attempts whose first failure was `failingFor` seconds ago.
+    static func retrying(_ outcome: inout Outcome, attempts: Int, failingFor: Double) {
+        outcome.failingForSeconds = outcome.retrying == 0 ? failingFor : min(outcome.failingForSeconds, failingFor)
+        outcome.retrying += 1
+        outcome.attempts = max(outcome.attempts, attempts)
     }
 
     /// Forgets the attempts of sessions that are done (delivered, or their token is dead).
@@ -58,14 +68,14 @@ public enum EndDeliveryLedger {
             SELECT $1, * FROM unnest($2::text[], $3::text[])
             ON CONFLICT (stream_id, device_id) DO UPDATE
                 SET attempts = countdown_end_attempts.attempts + 1, last_reason = EXCLUDED.last_reason
-            RETURNING device_id, attempts, first_failed_at <= now() - make_interval(secs => $4) AS expired
+            RETURNING device_id, attempts, first_failed_at <= now() - make_interval(secs => $4) AS expired,
+                extract(epoch FROM now() - first_failed_at)::float8 AS failing_for
             """, [stream, PostgresTextArray(failures.map(\.device)), PostgresTextArray(failures.map(\.reason)), windowSeconds]) {
             let device: String = try row.decode("device_id")
             if try row.decode("expired", as: Bool.self), let failure = byDevice[device] {
                 expired.append(failure)
             } else {
-                outcome.retrying += 1
-                outcome.attempts = max(outcome.attempts, try row.decode("attempts", as: Int.self))
+                Self.retrying(&outcome, attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
             }
         }
         guard !expired.isEmpty else { return outcome }

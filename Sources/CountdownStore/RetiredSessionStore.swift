@@ -1,10 +1,10 @@
 import Postgres
 
-/// `countdown_retired_sessions`: runtime sessions a device takeover removed from `live_activity_sessions`, kept
-/// until their end push was accepted or their token is dead; failures are retried until the window closes and
-/// then recorded in `countdown_undeliverable_ends`.
+/// `countdown_retired_sessions`: runtime sessions a device takeover or a long move (`activityLifetime`) removed from
+/// `live_activity_sessions`, kept until their end push was accepted or their token is dead; failures are retried
+/// until the window closes and then recorded in `countdown_undeliverable_ends`.
 public enum RetiredSessionStore {
-    /// A retired session with what its end push needs (the device's current FCM token and locale).
+    /// A retired session with what its end push needs (the device's current FCM token, locale and time zone).
     public struct Retired: Sendable, Equatable {
         public var stream: String
         public var device: String
@@ -15,7 +15,15 @@ public enum RetiredSessionStore {
         public var userLocale: String?
         /// Failed end pushes so far.
         public var attempts: Int
+        /// Why it was retired: `takeover` (another user logged in on the device) or `activity_lifetime` (the stream
+        /// moved past the activity's 8-hour life).
+        public var reason: String
+        /// The device's IANA time zone, when it sent one.
+        public var timeZone: String?
     }
+
+    /// `reason` of a session retired because its stream moved past its activity's 8-hour life.
+    public static let activityLifetime = "activity_lifetime"
 
     /// One retired session's failed end push this time (`reason` as in `EndDeliveryLedger.Failure`).
     public struct Failure: Sendable {
@@ -35,10 +43,10 @@ public enum RetiredSessionStore {
             WITH claimed AS (
                 UPDATE countdown_retired_sessions r SET claimed_until = now() + make_interval(secs => $3), claimed_by = $4
                 WHERE r.stream_id = $1 AND r.device_id = $2 AND (r.claimed_until IS NULL OR r.claimed_until < now())
-                RETURNING r.stream_id, r.device_id, r.live_activity_token, r.user_id, r.attempts
+                RETURNING r.stream_id, r.device_id, r.live_activity_token, r.user_id, r.attempts, r.reason
             )
-            SELECT c.stream_id, c.device_id, c.live_activity_token, c.user_id, c.attempts,
-                   nullif(d.fcm_token, '') AS fcm_token, d.locale AS locale, u.locale AS user_locale
+            SELECT c.stream_id, c.device_id, c.live_activity_token, c.user_id, c.attempts, c.reason,
+                   nullif(d.fcm_token, '') AS fcm_token, d.locale AS locale, u.locale AS user_locale, nullif(d.timezone, '') AS timezone
             FROM claimed c
             LEFT JOIN devices d ON d.device_id = c.device_id
             LEFT JOIN users u ON u.id = c.user_id
@@ -46,7 +54,8 @@ public enum RetiredSessionStore {
             """, [stream, device, seconds, owner]).map { row in
             Retired(stream: try row.decode("stream_id"), device: try row.decode("device_id"), activityToken: try row.decode("live_activity_token"),
                     user: try row.decode("user_id"), fcmToken: try row.decode("fcm_token"), locale: try row.decode("locale"),
-                    userLocale: try row.decode("user_locale"), attempts: try row.decode("attempts"))
+                    userLocale: try row.decode("user_locale"), attempts: try row.decode("attempts"), reason: try row.decode("reason"),
+                    timeZone: try row.decode("timezone"))
         }
     }
 
@@ -79,11 +88,11 @@ public enum RetiredSessionStore {
                 claimed_until = NULL, claimed_by = NULL
             FROM unnest($3::text[], $4::text[]) AS t(token, reason)
             WHERE r.stream_id = $1 AND r.device_id = $2 AND r.live_activity_token = t.token
-            RETURNING r.attempts, coalesce(r.first_failed_at, now()) <= now() - make_interval(secs => $5) AS expired
+            RETURNING r.attempts, coalesce(r.first_failed_at, now()) <= now() - make_interval(secs => $5) AS expired,
+                extract(epoch FROM now() - coalesce(r.first_failed_at, now()))::float8 AS failing_for
             """, [stream, device, PostgresTextArray(failures.map(\.activityToken)), PostgresTextArray(failures.map(\.reason)), windowSeconds])
         for row in rows where !(try row.decode("expired", as: Bool.self)) {
-            outcome.retrying += 1
-            outcome.attempts = max(outcome.attempts, try row.decode("attempts", as: Int.self))
+            EndDeliveryLedger.retrying(&outcome, attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
         }
         guard rows.count > outcome.retrying else { return outcome }
         outcome.undeliverable = try connection.query("""

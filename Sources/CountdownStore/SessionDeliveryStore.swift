@@ -1,3 +1,4 @@
+import CountdownDomain
 import Foundation
 import Postgres
 
@@ -13,43 +14,61 @@ public enum SessionDeliveryStore {
         public var token: String
         public var shownStartAt: Date
         public var seq: Int
+        /// When the push carrying `shownStartAt` was recorded as accepted.
+        public var acceptedAt: Date
     }
 
     /// What the update fan-out knows of a stream's countdowns: their records by device, when each device's
-    /// push-to-start was accepted, which devices' push-to-start is being sent (claimed, its answer not yet recorded),
-    /// and when the planned start last moved.
+    /// push-to-start was accepted (and, for a start that took more than one attempt, since when it may have gone
+    /// out), which devices' push-to-start is being sent (claimed, its answer not yet recorded), and the stream's
+    /// planned-start moves.
     public struct Knowledge: Sendable {
         public var records: [String: Record]
         public var startSentAt: [String: Date]
+        public var startFirstAttemptAfter: [String: Date]
         public var startInFlight: Set<String>
-        public var plannedChangedAt: Date?
+        public var timeline: PlannedStartTimeline
+
+        /// What the device's activity shows (SPEC 12.2): its last accepted update, or what its push-to-start carried when
+        /// that came later; nil when not known.
+        public func shown(_ device: String, buildMargin: TimeInterval = SessionUpdatePolicy.startBuildMargin) -> Date? {
+            let sentAt = startSentAt[device]
+            let carried = sentAt.flatMap {
+                timeline.carriedByStart(sentAt: $0, buildMargin: buildMargin, firstAttemptAfter: startFirstAttemptAfter[device])
+            }
+            return SessionUpdatePolicy.shown(update: records[device].map { ($0.shownStartAt, $0.acceptedAt) }, startSentAt: sentAt,
+                                             startCarried: carried)
+        }
     }
 
     /// The stream's records on `channel`, the devices' push-to-start times and sends in flight (from the start
-    /// ledger) and its last move. Read it in the transaction that reads the stream (repeatable read), so the planned
-    /// start and its last move agree.
-    public static func knowledge(_ stream: String, channel: Channel, on connection: PostgresConnection) throws -> Knowledge {
+    /// ledger) and its planned-start moves, for a stream planned at `planned` now. Read it in the transaction that
+    /// reads the stream (repeatable read), so the planned start and its moves agree.
+    public static func knowledge(_ stream: String, planned: Date, channel: Channel, on connection: PostgresConnection) throws -> Knowledge {
         var records: [String: Record] = [:]
         for row in try connection.query("""
-            SELECT device_id, token, shown_start_at, seq FROM countdown_session_deliveries WHERE stream_id = $1 AND channel = $2
+            SELECT device_id, token, shown_start_at, seq, accepted_at FROM countdown_session_deliveries WHERE stream_id = $1 AND channel = $2
             """, [stream, channel.rawValue]) {
             let record = Record(device: try row.decode("device_id"), token: try row.decode("token"), shownStartAt: try row.decode("shown_start_at"),
-                                seq: try row.decode("seq"))
+                                seq: try row.decode("seq"), acceptedAt: try row.decode("accepted_at"))
             records[record.device] = record
         }
         var sent: [String: Date] = [:]
+        var firstAttempt: [String: Date] = [:]
         var inFlight = Set<String>()
         for row in try connection.query("""
-            SELECT device_id, max(sent_at) AS sent_at, bool_or(status = 'sending') AS in_flight FROM countdown_start_ledger
+            SELECT device_id, max(sent_at) AS sent_at, bool_or(status = 'sending') AS in_flight,
+                   min(created_at) FILTER (WHERE attempts > 1) AS repeated_since
+            FROM countdown_start_ledger
             WHERE stream_id = $1 AND (sent_at IS NOT NULL OR status = 'sending') GROUP BY device_id
             """, [stream]) {
             let device: String = try row.decode("device_id")
             if let at = try row.decode("sent_at", as: Date?.self) { sent[device] = at }
+            if let since = try row.decode("repeated_since", as: Date?.self) { firstAttempt[device] = since }
             if try row.decode("in_flight", as: Bool.self) { inFlight.insert(device) }
         }
-        let changed = try connection.query("SELECT planned_changed_at FROM countdown_stream_progress WHERE stream_id = $1", [stream])
-            .first?.decode("planned_changed_at", as: Date?.self) ?? nil
-        return Knowledge(records: records, startSentAt: sent, startInFlight: inFlight, plannedChangedAt: changed)
+        return Knowledge(records: records, startSentAt: sent, startFirstAttemptAfter: firstAttempt, startInFlight: inFlight,
+                         timeline: try PlannedStartHistoryStore.timeline(stream, current: planned, on: connection))
     }
 
     /// Records that `accepted` (device, token) took the state of `shown` on `channel`; each device's `seq` grows by one.

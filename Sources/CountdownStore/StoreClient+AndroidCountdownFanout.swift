@@ -24,12 +24,13 @@ extension StoreClient: AndroidCountdownFanoutStore {
     }
 
     public func claimCountdownsToUpdate(_ streamID: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? {
-        try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? in
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? {
+        try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? in
             guard let stream = try StreamSnapshotStore.loadCounted(streamID, if: { $0.status == .scheduled }, on: connection) else { return nil }
-            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner,
-                                                              unlessShowing: stream.snapshot.plannedStartAt, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+            let planned = stream.snapshot.plannedStartAt
+            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner, unlessShowing: planned, on: connection)
+            let timeline = claimed.isEmpty ? .unmoved(planned) : try PlannedStartHistoryStore.timeline(streamID, current: planned, on: connection)
+            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection), timeline)
         }
     }
 

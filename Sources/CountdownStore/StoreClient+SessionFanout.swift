@@ -99,7 +99,8 @@ extension StoreClient: SessionFanoutStore {
         try await transaction(isolation: .repeatableRead) { connection -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? in
             guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
             let sessions = try SessionStore.sessions(streamID, devices: nil, on: connection)
-            return (stream, sessions, try SessionDeliveryStore.knowledge(streamID, channel: .liveActivity, on: connection))
+            return (stream, sessions, try SessionDeliveryStore.knowledge(streamID, planned: stream.snapshot.plannedStartAt, channel: .liveActivity,
+                                                                         on: connection))
         }
     }
 

@@ -9,6 +9,6 @@ extension NotificationOptions {
             return
         }
         self.init(apnsExpiration: delivery.expiresAt, collapseID: delivery.collapseID, androidTTLSeconds: delivery.timeToLiveSeconds,
-                  androidChannelID: delivery.androidChannelID)
+                  androidChannelID: delivery.androidChannelID, androidTag: delivery.androidTag)
     }
 }

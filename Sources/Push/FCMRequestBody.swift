@@ -40,24 +40,30 @@ public enum FCMRequestBody {
         return json.bytes
     }
 
-    /// `,"android":{"ttl":"412s","collapse_key":…,"notification":{"channel_id":…}}` with the options that are set;
-    /// nothing when none is.
+    /// `,"android":{"ttl":"412s","collapse_key":…,"notification":{"channel_id":…,"tag":…}}` with the options that are
+    /// set; nothing when none is.
     private static func android(_ options: NotificationOptions, into json: inout JSONWriter) {
         var members: [(String, String)] = []
         if let ttl = options.androidTTLSeconds { members.append(("ttl", "\(max(0, ttl))s")) }
         if let collapse = options.collapseID { members.append(("collapse_key", collapse)) }
-        guard !members.isEmpty || options.androidChannelID != nil else { return }
+        var notification: [(String, String)] = []
+        if let channel = options.androidChannelID { notification.append(("channel_id", channel)) }
+        if let tag = options.androidTag { notification.append(("tag", tag)) }
+        guard !members.isEmpty || !notification.isEmpty else { return }
         json.raw(",\"android\":{")
-        for (index, (key, value)) in members.enumerated() {
-            if index > 0 { json.raw(",") }
-            json.string(key)
-            json.raw(":")
-            json.string(value)
+        func write(_ pairs: [(String, String)]) {
+            for (index, (key, value)) in pairs.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.string(key)
+                json.raw(":")
+                json.string(value)
+            }
         }
-        if let channel = options.androidChannelID {
+        write(members)
+        if !notification.isEmpty {
             if !members.isEmpty { json.raw(",") }
-            json.raw("\"notification\":{\"channel_id\":")
-            json.string(channel)
+            json.raw("\"notification\":{")
+            write(notification)
             json.raw("}")
         }
         json.raw("}")

@@ -46,6 +46,7 @@ public struct LogTransport: PushTransport {
             }
             if let ttl = options.androidTTLSeconds { json.member("android_ttl", "\(ttl)s") }
             if let channel = options.androidChannelID { json.member("android_channel_id", channel) }
+            if let tag = options.androidTag { json.member("android_tag", tag) }
         }
         json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)

@@ -9,12 +9,16 @@ public struct NotificationOptions: Sendable, Equatable {
     public var androidTTLSeconds: Int?
     /// `android.notification.channel_id`.
     public var androidChannelID: String?
+    /// `android.notification.tag`: replaces a shown notification with the same tag.
+    public var androidTag: String?
 
-    public init(apnsExpiration: Int? = nil, collapseID: String? = nil, androidTTLSeconds: Int? = nil, androidChannelID: String? = nil) {
+    public init(apnsExpiration: Int? = nil, collapseID: String? = nil, androidTTLSeconds: Int? = nil, androidChannelID: String? = nil,
+                androidTag: String? = nil) {
         self.apnsExpiration = apnsExpiration
         self.collapseID = collapseID
         self.androidTTLSeconds = androidTTLSeconds
         self.androidChannelID = androidChannelID
+        self.androidTag = androidTag
     }
 
     /// The APNs headers these options set (string values, as FCM requires).

@@ -48,9 +48,12 @@ public struct AndroidCountdownMessage: Sendable, Equatable {
         return min(maxTTLSeconds, max(1, seconds))
     }
 
-    /// `android.ttl` of an end: `END_DISMISS_AFTER_SECONDS`, at least 1 (FCM reads 0 as "now or never").
-    public static func endTTLSeconds(endDismissAfterSeconds: Int) -> Int {
-        min(maxTTLSeconds, max(1, endDismissAfterSeconds))
+    /// `android.ttl` of an end (SPEC 12.2): the longer of `END_DISMISS_AFTER_SECONDS` and the seconds until the
+    /// countdown's `staleAt` (planned start + `EXPIRE_AFTER_SECONDS`), so a phone back online before its countdown
+    /// would have gone stale still gets the end; at least 1 (FCM reads 0 as "now or never"), at most 4 weeks.
+    public static func endTTLSeconds(endDismissAfterSeconds: Int, plannedStart: Date, expireAfterSeconds: Int, now: Date) -> Int {
+        let untilStale = PushPayloadBuilder.epochSeconds(plannedStart) + expireAfterSeconds - PushPayloadBuilder.epochSeconds(now)
+        return min(maxTTLSeconds, max(1, endDismissAfterSeconds, untilStale))
     }
 
     /// `data` as compact JSON: what `maxDataBytes` bounds.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every user-visible text of the payloads, per language.
 struct LocalizedTexts: Sendable {
     /// Shown instead of an empty stream title.
@@ -17,6 +19,14 @@ struct LocalizedTexts: Sendable {
     var endStatus: @Sendable (EndReason) -> String
     /// `subtitle` of an ended activity.
     var endSubtitle: @Sendable (EndReason) -> String
+    /// `statusText` of an activity ended because its stream moved past its 8-hour life (the long move).
+    var movedStatus: String
+    /// `subtitle` of that end: "New time: <when>", `when` from `localTime`.
+    var movedTo: @Sendable (_ when: String) -> String
+    /// Month names, January first.
+    var months: [String]
+    /// "<day> <month> <HH:mm>" in this language's order.
+    var localTime: @Sendable (_ day: Int, _ month: String, _ time: String) -> String
 
     static func of(_ language: PayloadLanguage) -> LocalizedTexts {
         switch language {
@@ -41,7 +51,11 @@ struct LocalizedTexts: Sendable {
             case .expired: "Yayın başlamadı"
             }
         },
-        endSubtitle: { reason in reason.opensStream ? "Yayına katılmak için dokun" : "Ana sayfaya dönmek için dokun" }
+        endSubtitle: { reason in reason.opensStream ? "Yayına katılmak için dokun" : "Ana sayfaya dönmek için dokun" },
+        movedStatus: "Yayının zamanı değişti",
+        movedTo: { when in "Yeni zamanı: \(when)" },
+        months: ["Ocak", "Şubat", "Mart", "Nisan", "Mayıs", "Haziran", "Temmuz", "Ağustos", "Eylül", "Ekim", "Kasım", "Aralık"],
+        localTime: { day, month, time in "\(day) \(month) \(time)" }
     )
 
     static let english = LocalizedTexts(
@@ -60,8 +74,24 @@ struct LocalizedTexts: Sendable {
             case .expired: "The stream did not start"
             }
         },
-        endSubtitle: { reason in reason.opensStream ? "Tap to join the stream" : "Tap to go to the home page" }
+        endSubtitle: { reason in reason.opensStream ? "Tap to join the stream" : "Tap to go to the home page" },
+        movedStatus: "The stream has moved",
+        movedTo: { when in "New time: \(when)" },
+        months: ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"],
+        localTime: { day, month, time in "\(day) \(month), \(time)" }
     )
+
+    /// `date` as this language writes a day and a time, in `timeZone` (24-hour clock); with " UTC" when the device's
+    /// time zone is not known.
+    func when(_ date: Date, timeZone: TimeZone?) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        let parts = calendar.dateComponents([.day, .month, .hour, .minute], from: date)
+        let (hour, minute) = (parts.hour ?? 0, parts.minute ?? 0)
+        let time = (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
+        let month = months[min(max((parts.month ?? 1) - 1, 0), months.count - 1)]
+        return localTime(parts.day ?? 1, month, time) + (timeZone == nil ? " UTC" : "")
+    }
 
     /// The alert / reminder body for a stream planned `minutesLeft` minutes from now (nil: starting now).
     func countdownSentence(title: String, minutesLeft: Int?) -> String {

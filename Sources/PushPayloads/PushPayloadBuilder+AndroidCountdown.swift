@@ -12,19 +12,21 @@ extension PushPayloadBuilder {
     }
 
     /// The Android countdown's `update` after a reschedule: as `androidStart` with the stream's new planned start,
-    /// priority by `AndroidPriority.forUpdate` against the start the device last accepted.
+    /// priority by `UpdatePriority` against `shown`, the planned start of the last message the device accepted (its
+    /// start included; nil: not known).
     public func androidUpdate(
         _ prepared: PreparedStream, role: ParticipantRole?, language: PayloadLanguage, now: Date, seq: Int,
-        lastAcceptedStart: Date?, viewerCount: Int = 0
+        shown: Date?, viewerCount: Int = 0
     ) throws(PushPayloadError) -> AndroidCountdownMessage {
-        let priority = AndroidPriority.forUpdate(newStart: prepared.snapshot.plannedStartAt, lastAcceptedStart: lastAcceptedStart, now: now)
+        let priority = UpdatePriority.of(newStart: prepared.snapshot.plannedStartAt, shown: shown, now: now).android
         return try androidCountdown(prepared, event: .update, priority: priority, role: role, language: language, now: now, seq: seq,
                                     viewerCount: viewerCount)
     }
 
     /// The Android countdown's `end`: `endedReason`, that reason's texts (iOS `statusText` / `subtitle`) and deep
-    /// link, `dismissAt` = now + endDismissAfter (`dismissNow`: now, for a takeover); `HIGH`, ttl =
-    /// endDismissAfter (at least 1), and no collapse key (a device keeps only 4; an end must never be collapsed).
+    /// link, `dismissAt` = now + endDismissAfter (`dismissNow`: now, for a takeover); `HIGH`, ttl = the longer of
+    /// endDismissAfter and the seconds until the countdown's `staleAt` (`AndroidCountdownMessage.endTTLSeconds`), and no
+    /// collapse key (a device keeps only 4; an end must never be collapsed).
     public func androidEnd(
         _ prepared: PreparedStream, reason: EndReason, role: ParticipantRole?, language: PayloadLanguage, now: Date, seq: Int,
         viewerCount: Int = 0, dismissNow: Bool = false
@@ -80,7 +82,9 @@ extension PushPayloadBuilder {
             common["deepLink"] = reason.opensStream ? streamLink(streamId) : homeLink
             common["title"] = texts.endStatus(reason)
             common["body"] = texts.endSubtitle(reason)
-            ttlSeconds = AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: settings.endDismissAfterSeconds)
+            ttlSeconds = AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: settings.endDismissAfterSeconds,
+                                                               plannedStart: stream.plannedStartAt, expireAfterSeconds: settings.expireAfterSeconds,
+                                                               now: now)
             collapseKey = nil
             endReason = reason
         }

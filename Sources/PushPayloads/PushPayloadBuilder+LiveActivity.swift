@@ -45,7 +45,7 @@ extension PushPayloadBuilder {
                 }
                 json.key("attributes-type")
                 json.string(settings.attributesType)
-                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil)
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, display: .countdown)
                 json.key("event")
                 json.string(LiveActivityEvent.start.rawValue)
                 json.key("input-push-token")
@@ -64,17 +64,18 @@ extension PushPayloadBuilder {
 
     /// The update sent to a running activity after a reschedule: the full counting-down content-state with the
     /// new `scheduledStartAt`, and the `stale-date` that goes with it. No alert. `role` is nil when the
-    /// session has no user. Headers: `apns-priority` as given (5 or 10, SPEC 10.1) and `apns-expiration` = the new
-    /// planned start.
+    /// session has no user. Headers: `apns-priority` by `priority` (`UpdatePriority`: 10 or 5) and `apns-expiration`
+    /// = the new planned start.
     public func update(
-        _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int = 0, priority: Int = 10
+        _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int = 0,
+        priority: UpdatePriority = .immediate
     ) throws(PushPayloadError) -> LiveActivityPayload {
         let prepared = try prepare(stream)
         let texts = LocalizedTexts.of(language)
         let scheduledStartAt = Self.epochSeconds(stream.plannedStartAt)
         let bytes = try fittedAPS(prepared, texts) { fitted in
             aps { json in
-                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: nil)
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, display: .countdown)
                 json.key("event")
                 json.string(LiveActivityEvent.update.rawValue)
                 json.key("stale-date")
@@ -83,7 +84,7 @@ extension PushPayloadBuilder {
                 json.int(Self.epochSeconds(now))
             }
         }
-        return LiveActivityPayload(event: .update, apnsHeaders: ["apns-priority": priority == 5 ? "5" : "10", "apns-expiration": String(scheduledStartAt)],
+        return LiveActivityPayload(event: .update, apnsHeaders: ["apns-priority": priority.apnsPriority, "apns-expiration": String(scheduledStartAt)],
                                    apsJSON: bytes)
     }
 
@@ -96,11 +97,31 @@ extension PushPayloadBuilder {
         _ stream: StreamSnapshot, reason: EndReason, role: ParticipantRole?, language: PayloadLanguage, now: Date,
         viewerCount: Int = 0, dismissNow: Bool = false
     ) throws(PushPayloadError) -> LiveActivityPayload {
+        try ending(stream, display: .ended(reason), role: role, language: language, now: now, viewerCount: viewerCount, dismissNow: dismissNow)
+    }
+
+    /// The end of an activity whose stream moved past its 8-hour life (SPEC 12.2, the long move): an ended
+    /// content-state without `endedReason` (none of its values fits), `statusText` saying the stream moved and
+    /// `subtitle` the new planned start as a day and a time in `timeZone` (the device's; nil: UTC, said so), deep links
+    /// to the stream, and `dismissal-date` = now + endDismissAfter so the person sees it.
+    public func moved(
+        _ stream: StreamSnapshot, role: ParticipantRole?, language: PayloadLanguage, timeZone: TimeZone?, now: Date, viewerCount: Int = 0
+    ) throws(PushPayloadError) -> LiveActivityPayload {
+        let texts = LocalizedTexts.of(language)
+        let subtitle = texts.movedTo(texts.when(stream.plannedStartAt, timeZone: timeZone))
+        return try ending(stream, display: .moved(status: texts.movedStatus, subtitle: subtitle), role: role, language: language, now: now,
+                          viewerCount: viewerCount, dismissNow: false)
+    }
+
+    private func ending(
+        _ stream: StreamSnapshot, display: ContentDisplay, role: ParticipantRole?, language: PayloadLanguage, now: Date, viewerCount: Int,
+        dismissNow: Bool
+    ) throws(PushPayloadError) -> LiveActivityPayload {
         let prepared = try prepare(stream)
         let texts = LocalizedTexts.of(language)
         let bytes = try fittedAPS(prepared, texts) { fitted in
             aps { json in
-                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, ended: reason)
+                contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, display: display)
                 json.key("dismissal-date")
                 json.int(Self.epochSeconds(now) + (dismissNow ? 0 : settings.endDismissAfterSeconds))
                 json.key("event")
@@ -110,6 +131,16 @@ extension PushPayloadBuilder {
             }
         }
         return LiveActivityPayload(event: .end, apnsHeaders: ["apns-priority": "10"], apsJSON: bytes)
+    }
+
+    /// What a content-state shows.
+    private enum ContentDisplay {
+        /// Counting down to the planned start.
+        case countdown
+        /// Ended for a reason.
+        case ended(EndReason)
+        /// Ended because the stream moved (no `endedReason`), with these texts.
+        case moved(status: String, subtitle: String)
     }
 
     /// The `{"aps":…}` bytes built from the stream's title and names, shortened to fit when needed.
@@ -131,13 +162,24 @@ extension PushPayloadBuilder {
         return json.bytes
     }
 
-    /// The `content-state` member: counting down when `ended` is nil (deepLinkUrl home, as the mobile contract's
-    /// example has it), else ended for that reason.
+    /// The `content-state` member: counting down (deepLinkUrl home, as the mobile contract's example has it), ended for a
+    /// reason, or ended by a move (both links the stream).
     private func contentState(
         _ json: inout JSONWriter, _ stream: StreamSnapshot, _ fitted: VariableTexts, _ texts: LocalizedTexts,
-        role: ParticipantRole?, now: Date, viewerCount: Int, ended reason: EndReason?
+        role: ParticipantRole?, now: Date, viewerCount: Int, display: ContentDisplay
     ) {
-        let link = reason.map { $0.opensStream ? streamLink(stream.id) : homeLink } ?? streamLink(stream.id)
+        let (link, linkURL, status, subtitle): (String, String, String, String)
+        var endedReason: EndReason?
+        switch display {
+        case .countdown:
+            (link, linkURL, status, subtitle) = (streamLink(stream.id), homeLink, texts.countdownStatus, texts.countdownSubtitle)
+        case .ended(let reason):
+            let opens = reason.opensStream ? streamLink(stream.id) : homeLink
+            (link, linkURL, status, subtitle) = (opens, opens, texts.endStatus(reason), texts.endSubtitle(reason))
+            endedReason = reason
+        case let .moved(movedStatus, movedSubtitle):
+            (link, linkURL, status, subtitle) = (streamLink(stream.id), streamLink(stream.id), movedStatus, movedSubtitle)
+        }
         json.key("content-state")
         json.object { state in
             state.key("creatorName")
@@ -145,12 +187,12 @@ extension PushPayloadBuilder {
             state.key("deepLink")
             state.string(link)
             state.key("deepLinkUrl")
-            state.string(reason == nil ? homeLink : link)
+            state.string(linkURL)
             state.key("displayState")
-            state.string(reason == nil ? "countdown" : "ended")
-            if let reason {
+            if case .countdown = display { state.string("countdown") } else { state.string("ended") }
+            if let endedReason {
                 state.key("endedReason")
-                state.string(reason.rawValue)
+                state.string(endedReason.rawValue)
             }
             if let role {
                 state.key("role")
@@ -159,13 +201,13 @@ extension PushPayloadBuilder {
             state.key("scheduledStartAt")
             state.int(Self.epochSeconds(stream.plannedStartAt))
             state.key("statusText")
-            state.string(reason.map(texts.endStatus) ?? texts.countdownStatus)
+            state.string(status)
             state.key("streamId")
             state.string(stream.id)
             state.key("streamTitle")
             state.string(fitted.title)
             state.key("subtitle")
-            state.string(reason.map(texts.endSubtitle) ?? texts.countdownSubtitle)
+            state.string(subtitle)
             state.key("title")
             state.string(fitted.title)
             state.key("updatedAt")

@@ -65,7 +65,7 @@ extension DeviceModel {
         let mine = activities[device, default: []].filter { $0.stream == stream }
         starts.append(Start(device: device, stream: stream, receivedAt: at, planned: planned, key: key))
         let generation: Int
-        if let last = mine.last, !last.removed {
+        if let last = mine.last, !last.removed, !last.ended {
             duplicates.append(key)
             generation = last.generation
         } else {

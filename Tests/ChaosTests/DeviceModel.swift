@@ -5,10 +5,11 @@ import TestSupport
 ///
 /// iOS: an accepted push-to-start opens an activity (per device, stream and generation) showing the planned start its
 /// content-state carries; the app registers the activity's runtime token as a session (the harness does that, see
-/// `attach`); an accepted update to that token changes what the activity shows; an accepted end ends it. An end with
-/// immediate dismissal for a stream still scheduled (SPEC 10.1, long reschedules) removes the activity: the device's
-/// next push-to-start opens the next generation. A push-to-start while the device still has that generation's
-/// activity is a duplicate (the phone shows two).
+/// `attach`); an accepted update to that token changes what the activity shows; an accepted end ends it. An end for a
+/// stream still scheduled (SPEC 12.2, the long move: it says the stream moved and stays for the dismissal window; with
+/// immediate dismissal it is removed at once) closes the activity's generation: the device's next push-to-start opens
+/// the next one. A push-to-start while the device still has that generation's live activity is a duplicate (the phone
+/// shows two countdowns).
 ///
 /// Android (`ANDROID_COUNTDOWN=on`, SPEC 10.4): data messages start/update/end with `seq`; the app applies a message
 /// only when its seq is above the last it applied, and an end is final.

@@ -11,6 +11,8 @@ enum DeviceModelRecords {
         }
         if let reason {
             state["endedReason"] = .string(reason)
+        }
+        if reason != nil || dismissal != nil {
             aps["dismissal-date"] = .int(dismissal ?? Int(at) + 900)
         }
         aps["content-state"] = .object(state)

@@ -74,6 +74,19 @@ import Testing
         #expect(model.check(Self.scheduled(40000), eligibleSince: Self.never, now: 39995)[4]?.count == 2, "starts to an ineligible device violate 4")
     }
 
+    @Test func aStartAfterALongMovesEndOpensGenerationTwo() throws {
+        // SPEC 12.2: the long move's end has no reason and stays for the dismissal window; the new push-to-start is not
+        // a duplicate of the ended activity.
+        let model = Self.iosModel()
+        let activity = try #require(model.apply(R.ios("start", "s1", "pts1", planned: 100, at: 90)))
+        model.attach(activity, "rt1")
+        model.apply(R.ios("end", "s1", "rt1", planned: 40000, at: 91, dismissal: 991))
+        #expect(activity.ended && activity.endedReason == nil && !activity.removed)
+        let next = try #require(model.apply(R.ios("start", "s1", "pts1", planned: 40000, at: 39990)))
+        #expect(next.generation == 2 && model.duplicates.isEmpty)
+        #expect(model.check(Self.scheduled(40000), eligibleSince: Self.always, now: 39995).values.allSatisfy { $0.isEmpty })
+    }
+
     @Test func aStartBeforeTLeadViolatesFour() {
         let model = Self.iosModel()
         model.apply(R.ios("start", "s1", "pts1", planned: 100, at: 80))

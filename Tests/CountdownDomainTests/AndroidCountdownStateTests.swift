@@ -10,7 +10,7 @@ import Testing
 
     func decide(_ state: AndroidCountdownState, _ change: AndroidCountdownChange, planned: Date? = nil, now: Date? = nil)
         -> AndroidCountdownDecision {
-        state.decide(change, plannedStart: planned ?? self.planned, now: now ?? self.now, endDismissAfterSeconds: 900)
+        state.decide(change, plannedStart: planned ?? self.planned, now: now ?? self.now, endDismissAfterSeconds: 900, expireAfterSeconds: 3600)
     }
 
     @Test func aNewDeviceGetsAHighStartWithSeqOneAndTheSecondsToTheStart() {
@@ -50,13 +50,17 @@ import Testing
         #expect(decide(live, .reRegistered) == .send(AndroidCountdownStep(event: .start, seq: 4, priority: .high, ttlSeconds: 2670)))
     }
 
-    @Test func anEndIsHighWithTheDismissWindowAsTTLAndIsFinal() {
+    @Test func anEndIsHighLivesUntilTheCountdownsStaleAtAndIsFinal() {
         let live = AndroidCountdownState(lastSeq: 2, lastAcceptedStart: planned)
-        let step = AndroidCountdownStep(event: .end, seq: 3, priority: .high, ttlSeconds: 900, endReason: .cancelled)
+        // staleAt = planned + 3600 s, 2670 + 3600 s from now: longer than the 900 s dismissal window (SPEC 12.2).
+        let step = AndroidCountdownStep(event: .end, seq: 3, priority: .high, ttlSeconds: 6270, endReason: .cancelled)
         #expect(decide(live, .end(.cancelled)) == .send(step))
         #expect(decide(.none, .end(.started)) == .skip(.noCountdown))
         let takeover = decide(live, .end(.cancelled, dismissNow: true))
-        #expect(takeover == .send(AndroidCountdownStep(event: .end, seq: 3, priority: .high, ttlSeconds: 900, endReason: .cancelled, dismissNow: true)))
+        #expect(takeover == .send(AndroidCountdownStep(event: .end, seq: 3, priority: .high, ttlSeconds: 6270, endReason: .cancelled, dismissNow: true)))
+        let wellAfterStale = decide(live, .end(.expired), now: planned.addingTimeInterval(7200))
+        #expect(wellAfterStale == .send(AndroidCountdownStep(event: .end, seq: 3, priority: .high, ttlSeconds: 900, endReason: .expired)),
+                "past staleAt: the dismissal window")
 
         let ended = live.recording(step, accepted: true, plannedStart: planned)
         #expect(ended.ended)

@@ -84,6 +84,58 @@ extension AndroidCountdownFlowTests {
         }
     }
 
+    /// SPEC 12.2: a device shows the planned start of the last message it accepted, a re-registration's start included:
+    /// the next update's priority is judged against it.
+    @Test func anUpdateAfterAReRegistrationStartIsJudgedAgainstThatStart() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            // Moved to 10 minutes ahead (no update job yet); g-and re-registers and gets a start with that time.
+            try await db.execute("UPDATE streams SET planned_start_at = now() + interval '10 minutes' WHERE id = 's'")
+            try await db.execute("UPDATE devices SET fcm_token = 'fcm-g-and-2' WHERE device_id = 'g-and'")
+            _ = try await handler.handle(.backfillDevice(device: "g-and"))
+            _ = gateway.takeAll()
+            // Moved an hour ahead: g-and shows a start 10 minutes away (HIGH), c-and its first start, 30 minutes away (NORMAL).
+            try await db.execute("UPDATE streams SET planned_start_at = now() + interval '1 hour' WHERE id = 's'")
+            _ = try await handler.handle(.update(stream: "s"))
+            let priorities = gateway.sent.value.compactMap { push in push.message.map { "\(push.fcm) \($0.priority.rawValue)" } }.sorted()
+            #expect(priorities == ["fcm-c-and NORMAL", "fcm-g-and-2 HIGH"])
+        }
+    }
+
+    /// SPEC 12.2, the long move: the iOS activity that would outlive its 8 hours ends saying the stream moved, and to
+    /// when (no `endedReason`, seen for the dismissal window); an Android countdown has no 8-hour life and is updated.
+    @Test func aLongMoveEndsTheIOSActivitySayingWhereToAndUpdatesAndroid() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            try await db.execute("UPDATE devices SET locale = 'en', timezone = 'Europe/Istanbul' WHERE device_id = 'c-ios'")
+            _ = try await handler.handle(.start(stream: "s"))
+            try await db.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'c-ios', 'c', 'r-c-ios')")
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '9 hours' WHERE id = 's'")
+            _ = gateway.takeAll()
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.takeAndroid().sorted() == ["update fcm-c-and update 2", "update fcm-g-and update 2"])
+
+            _ = try await handler.handle(.sessionEnd(stream: "s", device: "c-ios"))
+            let end = try #require(gateway.sent.value.compactMap(\.payload).first)
+            #expect(end.event == .end && gateway.sent.value.count == 1)
+            let aps = try #require((try JSONSerialization.jsonObject(with: Data(end.apsJSON)) as? [String: Any])?["aps"] as? [String: Any])
+            let state = try #require(aps["content-state"] as? [String: Any])
+            #expect(state["displayState"] as? String == "ended")
+            #expect(state["endedReason"] == nil, "not cancelled: the stream moved")
+            #expect(state["statusText"] as? String == "The stream has moved")
+            let planned = try await db.query("SELECT planned_start_at FROM streams WHERE id = 's'")[0].decode("planned_start_at", as: Date.self)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(identifier: "Europe/Istanbul"))
+            let parts = calendar.dateComponents([.hour, .minute], from: planned)
+            let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+            #expect((state["subtitle"] as? String)?.hasPrefix("New time: ") == true && (state["subtitle"] as? String)?.hasSuffix(time) == true,
+                    "\(state["subtitle"] ?? "") in the device's time zone, \(time)")
+            #expect(aps["dismissal-date"] as? Int == (aps["timestamp"] as? Int).map { $0 + 900 }, "seen for END_DISMISS_AFTER_SECONDS")
+            #expect(try await db.query("SELECT count(*) AS n FROM countdown_retired_sessions")[0].decode("n", as: Int.self) == 0)
+        }
+    }
+
     @Test func aLongRescheduleStartsIOSAgainButNotAndroid() async throws {
         try await Self.with { handler, db, gateway, _ in
             try await Self.seed(db)

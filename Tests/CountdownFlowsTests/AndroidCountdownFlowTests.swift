@@ -19,6 +19,7 @@ import TestSupport
             var kind: PushKind
             var fcm: String
             var message: AndroidCountdownMessage?
+            var payload: LiveActivityPayload?
         }
 
         let answers: Locked<[String: Delivery]>
@@ -28,13 +29,17 @@ import TestSupport
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
             let fcm: String
             var message: AndroidCountdownMessage?
+            var payload: LiveActivityPayload?
             switch push {
-            case .liveActivity(_, let token, _), .notification(_, let token): fcm = token
+            case .liveActivity(let aps, let token, _):
+                fcm = token
+                payload = aps
+            case .notification(_, let token): fcm = token
             case .androidCountdown(let android, let token):
                 fcm = token
                 message = android
             }
-            sent.withLock { $0.append(Sent(kind: kind, fcm: fcm, message: message)) }
+            sent.withLock { $0.append(Sent(kind: kind, fcm: fcm, message: message, payload: payload)) }
             return answers.value[fcm] ?? .accepted(name: "projects/p/messages/\(fcm)")
         }
 
@@ -172,7 +177,8 @@ import TestSupport
             guard case .retry = first else { Issue.record("expected a retry, got \(first)"); return }
             let updates = gateway.sent.value.compactMap(\.message)
             #expect(updates.map { "\($0.data["event"] ?? "") \($0.data["seq"] ?? "")" } == ["update 2", "update 2"])
-            #expect(updates.allSatisfy { $0.priority == .high }, "the start the device accepted is not known: HIGH")
+            #expect(updates.allSatisfy { $0.priority == .normal },
+                    "the devices show what their starts carried, 30 minutes away; the new start is later: NORMAL (SPEC 12.2)")
             _ = gateway.takeAll()
 
             gateway.answers.withLock { $0 = [:] }
@@ -214,7 +220,8 @@ import TestSupport
             guard case .done = outcome else { Issue.record("expected done, got \(outcome)"); return }
             let ends = gateway.sent.value.compactMap(\.message)
             #expect(ends.map { "\($0.data["event"] ?? "") \($0.data["endedReason"] ?? "") \($0.data["seq"] ?? "")" } == ["end cancelled 2", "end cancelled 2"])
-            #expect(ends.allSatisfy { $0.collapseKey == nil && $0.priority == .high && $0.ttlSeconds == 900 })
+            #expect(ends.allSatisfy { $0.collapseKey == nil && $0.priority == .high && (5000...5400).contains($0.ttlSeconds) },
+                    "an end lives until the countdown's staleAt (planned start, 30 minutes ahead, + EXPIRE_AFTER_SECONDS)")
             #expect(ends.allSatisfy { $0.data["deepLink"] == "allmine://home" })
             _ = gateway.takeAll()
             #expect(try await Self.ledger(client) == ["c-and=sent/2/cancelled", "c-ios=sent/0", "g-and=sent/2/cancelled", "g-none=skipped:no_fcm_token/0"])
@@ -243,7 +250,7 @@ import TestSupport
             try await db.execute("UPDATE streams SET status = 'expired' WHERE id = 's'")
             let first = try await handler.handle(.end(stream: "s"))
             guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
-            #expect(after == .seconds(30))
+            #expect(after == .seconds(5), "an end refused for a non-token reason is retried every few seconds in its first minute (SPEC 12.2)")
             #expect(gateway.takeAndroid() == ["end fcm-c-and end 2"])
             let second = try await handler.handle(.end(stream: "s"))
             guard case .retry = second else { Issue.record("expected a retry, got \(second)"); return }

@@ -106,7 +106,9 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? { throw Unexpected(call: "claimCountdownsToEnd") }
     func claimCountdownsToUpdate(_ stream: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int)? { throw Unexpected(call: "claimCountdownsToUpdate") }
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? {
+        throw Unexpected(call: "claimCountdownsToUpdate")
+    }
     func countdownsAccepted(_ accepted: [AndroidCountdownStore.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
         throw Unexpected(call: "countdownsAccepted")
     }

@@ -96,7 +96,7 @@ import TestSupport
                 """)
             let first = try await handler.handle(.end(stream: "s"))
             guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
-            #expect(after == .seconds(30))
+            #expect(after == EndRetrySchedule.firstMinuteInterval, "every few seconds in the first minute (SPEC 12.2)")
             let left = try await db.query("SELECT device_id FROM live_activity_sessions ORDER BY device_id").map { try $0.decode("device_id", as: String.self) }
             #expect(left == ["b", "d"], "accepted (a) and dead runtime token (c) go; a refused push and a missing FCM token stay")
             #expect(try await Self.count(db, "SELECT 1 FROM countdown_token_invalidations WHERE token_kind = 'runtime' AND old_value = 'run-c'") == 1)
@@ -104,9 +104,11 @@ import TestSupport
                 .map { "\(try $0.decode("device_id", as: String.self))=\(try $0.decode("last_reason", as: String.self))" }
             #expect(reasons == ["b=rejected", "d=no_fcm_token"])
 
+            // A minute after the first failure, the backoff: 30 s, doubling.
+            try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '90 seconds'")
             let second = try await handler.handle(.end(stream: "s"))
             guard case .retry(let later?, _) = second else { Issue.record("expected a retry, got \(second)"); return }
-            #expect(later == .seconds(60), "backoff doubles")
+            #expect(later >= .seconds(59) && later <= .seconds(61), "backoff doubles: \(later)")
 
             // The dismissal window closes.
             try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '5 hours'")

@@ -62,7 +62,7 @@ import Testing
             try await Self.seed(db)
             let first = try await handler.handle(.sessionEnd(stream: "s", device: "phone"))
             guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
-            #expect(after == .seconds(30))
+            #expect(after == EndRetrySchedule.firstMinuteInterval, "the Retry-After (5 s) and the first minute's interval")
             let rows = try await db.query("SELECT live_activity_token, attempts, last_reason, claimed_until FROM countdown_retired_sessions ORDER BY 1")
             #expect(try rows.map { "\(try $0.decode("live_activity_token", as: String.self))=\(try $0.decode("last_reason", as: String.self))/\(try $0.decode("attempts", as: Int.self))" }
                     == ["run-1=retry/1", "run-2=rejected/1"])

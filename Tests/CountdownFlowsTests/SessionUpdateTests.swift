@@ -84,8 +84,8 @@ import Testing
             #expect(gateway.count("r-d4") == 3)
             let planned = try await db.query("SELECT floor(extract(epoch FROM planned_start_at))::bigint AS p FROM streams WHERE id = 's'")[0]
                 .decode("p", as: Int.self)
-            #expect(gateway.sent.value.allSatisfy { $0.priority == "10" && $0.expiration == String(planned) },
-                    "what the sessions showed is not known: priority 10; expires at the new start")
+            #expect(gateway.sent.value.allSatisfy { $0.priority == "5" && $0.expiration == String(planned) },
+                    "the sessions show what their starts carried, 30 minutes away: a later start goes at priority 5 (SPEC 12.2); expires at the new start")
 
             // Later again and more than 15 minutes away: priority 5, each session once more.
             try await Self.reschedule(db, by: 30)

@@ -4,7 +4,7 @@ import Postgres
 import Testing
 
 /// A failed end push keeps its session and is counted; once its first failure is older than the window the session
-/// is recorded as undeliverable and deleted; the backoff doubles from 30 seconds to at most 10 minutes.
+/// is recorded as undeliverable and deleted; the retry schedule follows the youngest first failure (`EndRetrySchedule`).
 @Suite struct EndDeliveryLedgerTests {
     static let rows = """
         INSERT INTO users (id, display_name) VALUES ('u', 'U');
@@ -94,8 +94,18 @@ import Testing
         #expect(EndDeliveryLedger.window(FlowSettings(endDismissAfterSeconds: 4 * 3600)) == 4 * 3600)
     }
 
-    @Test func backoffDoublesFromThirtySecondsToTenMinutes() {
-        let waits = [0, 1, 2, 3, 4, 5, 6, 7, 60, Int.max].map { EndDeliveryLedger.backoff(attempts: $0) }
-        #expect(waits == [30, 30, 60, 120, 240, 480, 600, 600, 600, 600].map { Duration.seconds($0) })
+    /// SPEC 12.2: the retry schedule follows the most recent first failure among the ends still retried.
+    @Test func theBackoffFollowsTheYoungestFailure() async throws {
+        try await StoreDatabase.with(prefix: "store_end_backoff") { client in
+            try await client.seed(Self.rows)
+            let first = try await Self.record([("d1", "run-1", "rejected")], on: client)
+            #expect(first.failingForSeconds < 5 && EndDeliveryLedger.backoff(first) == EndRetrySchedule.firstMinuteInterval)
+            try await client.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '200 seconds'")
+            let old = try await Self.record([("d1", "run-1", "rejected")], on: client)
+            #expect(old.failingForSeconds >= 200 && old.failingForSeconds < 205)
+            #expect(EndDeliveryLedger.backoff(old) == EndRetrySchedule.delay(failingForSeconds: old.failingForSeconds))
+            let both = try await Self.record([("d1", "run-1", "rejected"), ("d2", "run-2", "retry")], on: client)
+            #expect(both.failingForSeconds < 5, "d2 failed just now: its first minute decides")
+        }
     }
 }

@@ -20,7 +20,7 @@ import Testing
         let token = String(repeating: "t", count: 400)
         let messages = try [
             builder.androidStart(huge, role: .guest, language: .tr, now: now, seq: 1, viewerCount: 1_000_000),
-            builder.androidUpdate(huge, role: .creator, language: .en, now: now, seq: 99, lastAcceptedStart: now.addingTimeInterval(60)),
+            builder.androidUpdate(huge, role: .creator, language: .en, now: now, seq: 99, shown: now.addingTimeInterval(60)),
             builder.androidEnd(huge, reason: .expired, role: .guest, language: .tr, now: now, seq: 100),
         ]
         for message in messages {
@@ -33,7 +33,7 @@ import Testing
 
     @Test func theOptionsCarryOver() throws {
         let prepared = try builder.prepare(stream(title: "Akşam", guests: []))
-        let update = try builder.androidUpdate(prepared, role: .guest, language: .en, now: now, seq: 2, lastAcceptedStart: now)
+        let update = try builder.androidUpdate(prepared, role: .guest, language: .en, now: now, seq: 2, shown: now.addingTimeInterval(1800))
         #expect(update.priority == .normal)
         let push = PushMessage.androidCountdown(id: "update:s1:d1", fcmToken: "fcm", update)
         #expect(push == .androidData(id: "update:s1:d1", fcmToken: "fcm",
@@ -41,6 +41,6 @@ import Testing
                                      data: update.data))
         let end = try builder.androidEnd(prepared, reason: .started, role: nil, language: .en, now: now, seq: 3)
         let pushedEnd = PushMessage.androidCountdown(id: "end", fcmToken: "fcm", end)
-        #expect(pushedEnd.content == .androidData(fcmToken: "fcm", options: AndroidMessageOptions(priority: .high, ttlSeconds: 900), data: end.data))
+        #expect(pushedEnd.content == .androidData(fcmToken: "fcm", options: AndroidMessageOptions(priority: .high, ttlSeconds: 5400 + 3600), data: end.data))
     }
 }

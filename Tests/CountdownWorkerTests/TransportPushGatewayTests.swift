@@ -66,14 +66,14 @@ import TestSupport
 
     @Test func aReminderKeepsItsDeliveryOptions() {
         let delivery = NotificationDelivery(expiresAt: 1_776_708_000, timeToLiveSeconds: 412, collapseID: "reminder-0123456789abcdef",
-                                            androidChannelID: "stream_reminders")
+                                            androidChannelID: "stream_reminders", androidTag: "reminder-0123456789abcdef")
         let push = OutgoingPush.notification(ReminderNotification(title: "t", body: "b", data: [:], delivery: delivery), fcmToken: "f")
         guard case .notification(_, _, _, _, let options) = TransportPushGateway.message(push, kind: .reminder).content else {
             Issue.record("expected a notification")
             return
         }
         #expect(options == NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
-                                               androidChannelID: "stream_reminders"))
+                                               androidChannelID: "stream_reminders", androidTag: "reminder-0123456789abcdef"))
     }
 
     /// Accepts everything.

@@ -65,7 +65,7 @@ import Testing
         var stream = Fixtures.stream
         stream.plannedStartAt = Fixtures.plannedStart.addingTimeInterval(3600)
         let message = try builder.androidUpdate(builder.prepare(stream), role: nil, language: .en, now: Fixtures.startNow, seq: 4,
-                                                lastAcceptedStart: Fixtures.plannedStart)
+                                                shown: Fixtures.plannedStart)
         #expect(message.event == .update)
         #expect(message.data["event"] == "update")
         #expect(message.data["scheduledStartAt"] == "1776711600")
@@ -74,27 +74,6 @@ import Testing
         #expect(message.data["role"] == nil, "no role when the device's user is unknown")
         #expect(message.ttlSeconds == 2670 + 3600)
         #expect(message.collapseKey == CollapseID.countdown(stream: stream.id))
-    }
-
-    /// NORMAL only when the new start is later than the device's last accepted one and more than 15 minutes away.
-    @Test(arguments: [
-        (later: 3600.0, away: 3600.0, known: true, expected: AndroidPriority.normal),
-        (later: 60, away: 901, known: true, expected: .normal),
-        (later: 60, away: 900, known: true, expected: .high),
-        (later: 60, away: 300, known: true, expected: .high),
-        (later: -600, away: 3600, known: true, expected: .high),
-        (later: 0, away: 3600, known: true, expected: .high),
-        (later: 3600, away: 3600, known: false, expected: .high),
-    ])
-    func updatePriority(later: Double, away: Double, known: Bool, expected: AndroidPriority) throws {
-        let now = Fixtures.startNow
-        let newStart = now.addingTimeInterval(away)
-        let last = known ? newStart.addingTimeInterval(-later) : nil
-        #expect(AndroidPriority.forUpdate(newStart: newStart, lastAcceptedStart: last, now: now) == expected)
-        var stream = Fixtures.stream
-        stream.plannedStartAt = newStart
-        let message = try builder.androidUpdate(builder.prepare(stream), role: .guest, language: .en, now: now, seq: 2, lastAcceptedStart: last)
-        #expect(message.priority == expected)
     }
 
     @Test(arguments: EndReason.allCases)
@@ -111,24 +90,47 @@ import Testing
         #expect(message.data["deepLink"] == (reason.opensStream ? "allmine://live-stream/65f000000000000000000001" : "allmine://home"))
         #expect(message.data["dismissAt"] == "1776709020", "now + END_DISMISS_AFTER_SECONDS")
         #expect(message.priority == .high)
-        #expect(message.ttlSeconds == 900, "END_DISMISS_AFTER_SECONDS")
+        #expect(message.ttlSeconds == 3480, "until the countdown's staleAt (planned start + EXPIRE_AFTER_SECONDS), longer than END_DISMISS_AFTER_SECONDS")
         #expect(message.collapseKey == nil, "a device keeps only 4 collapse keys: an end must never be collapsed")
+    }
+
+    /// SPEC 12.2: an end reaches a phone that was offline until its countdown would have gone stale.
+    @Test(arguments: [
+        (startIn: 1800, dismiss: 900, expected: 1800 + 3600),
+        (startIn: -3000, dismiss: 900, expected: 900),
+        (startIn: -3600, dismiss: 0, expected: 1),
+        (startIn: 40 * 86_400, dismiss: 900, expected: 28 * 86_400),
+    ])
+    func anEndLivesUntilTheCountdownsStaleAt(startIn: Int, dismiss: Int, expected: Int) throws {
+        let now = Fixtures.startNow
+        let planned = now.addingTimeInterval(TimeInterval(startIn))
+        #expect(AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: dismiss, plannedStart: planned, expireAfterSeconds: 3600, now: now)
+            == expected)
+        var stream = Fixtures.stream
+        stream.plannedStartAt = planned
+        let builder = Fixtures.builder(PayloadSettings(expireAfterSeconds: 3600, endDismissAfterSeconds: dismiss))
+        for dismissNow in [false, true] {
+            let end = try builder.androidEnd(builder.prepare(stream), reason: .cancelled, role: nil, language: .en, now: now, seq: 2,
+                                             dismissNow: dismissNow)
+            #expect(end.ttlSeconds == expected)
+        }
     }
 
     @Test func aTakeoverEndIsDismissedAtOnce() throws {
         let now = Date(timeIntervalSince1970: 1_776_708_120)
         let message = try builder.androidEnd(prepared, reason: .cancelled, role: nil, language: .en, now: now, seq: 2, dismissNow: true)
         #expect(message.data["dismissAt"] == "1776708120")
-        #expect(message.ttlSeconds == 900)
+        #expect(message.ttlSeconds == 3480, "still delivered to a phone back online before the countdown's staleAt")
         let immediate = Fixtures.builder(PayloadSettings(endDismissAfterSeconds: 0))
-        let zero = try immediate.androidEnd(immediate.prepare(Fixtures.stream), reason: .ready, role: nil, language: .en, now: now, seq: 2)
+        let zero = try immediate.androidEnd(immediate.prepare(Fixtures.stream), reason: .ready, role: nil, language: .en,
+                                            now: now.addingTimeInterval(7200), seq: 2)
         #expect(zero.ttlSeconds == 1, "a ttl of 0 would be now or never")
     }
 
     @Test func everyValueIsAStringAndIntegersAreDecimal() throws {
         let messages = try [
             builder.androidStart(prepared, role: .creator, language: .en, now: Fixtures.startNow, seq: 1, viewerCount: -5),
-            builder.androidUpdate(prepared, role: .creator, language: .en, now: Fixtures.startNow, seq: 2, lastAcceptedStart: nil),
+            builder.androidUpdate(prepared, role: .creator, language: .en, now: Fixtures.startNow, seq: 2, shown: nil),
             builder.androidEnd(prepared, reason: .started, role: .creator, language: .en, now: Fixtures.startNow, seq: 3),
         ]
         for message in messages {
@@ -149,7 +151,7 @@ import Testing
         let prepared = try builder.prepare(stream)
         let messages = try [
             builder.androidStart(prepared, role: .guest, language: .tr, now: Fixtures.startNow, seq: 1),
-            builder.androidUpdate(prepared, role: .guest, language: .tr, now: Fixtures.startNow, seq: 2, lastAcceptedStart: nil),
+            builder.androidUpdate(prepared, role: .guest, language: .tr, now: Fixtures.startNow, seq: 2, shown: nil),
             builder.androidEnd(prepared, reason: .cancelled, role: .guest, language: .tr, now: Fixtures.startNow, seq: 3),
         ]
         for message in messages {
@@ -173,7 +175,7 @@ import Testing
     @Test func theJSONFormHoldsTheAndroidOptionsAndData() throws {
         let message = try builder.androidEnd(prepared, reason: .ready, role: .creator, language: .en, now: Fixtures.startNow, seq: 9)
         let json = message.json
-        #expect(json["android"]?.object == ["priority": .string("HIGH"), "ttl": .string("900s")])
+        #expect(json["android"]?.object == ["priority": .string("HIGH"), "ttl": .string("6270s")])
         #expect(json["data"]?["seq"]?.string == "9")
     }
 }

@@ -46,7 +46,7 @@ import Testing
         var stream = Fixtures.stream
         stream.plannedStartAt = Date(timeIntervalSince1970: 1_776_711_600)
         let message = try builder.androidUpdate(builder.prepare(stream), role: .guest, language: language,
-                                                now: Date(timeIntervalSince1970: 1_776_705_400), seq: 2, lastAcceptedStart: Fixtures.plannedStart,
+                                                now: Date(timeIntervalSince1970: 1_776_705_400), seq: 2, shown: Fixtures.plannedStart,
                                                 viewerCount: 128)
         try GoldenFile.check("android-update.\(language.rawValue).json", message.json.encoded() + Array("\n".utf8))
     }

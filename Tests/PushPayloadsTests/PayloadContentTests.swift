@@ -81,7 +81,7 @@ import Testing
         let payload = try builder.update(stream, role: nil, language: .en, now: Fixtures.startNow)
         #expect(payload.event == .update)
         #expect(payload.apnsHeaders == ["apns-priority": "10", "apns-expiration": "1776720000"], "expires at the new planned start")
-        #expect(try builder.update(stream, role: nil, language: .en, now: Fixtures.startNow, priority: 5).apnsHeaders["apns-priority"] == "5")
+        #expect(try builder.update(stream, role: nil, language: .en, now: Fixtures.startNow, priority: .conserving).apnsHeaders["apns-priority"] == "5")
         let aps = try decode(payload)
         #expect(aps.event == "update")
         #expect(aps.contentState.scheduledStartAt == 1_776_720_000)
@@ -139,8 +139,9 @@ import Testing
     @Test func reminderExpiresAtThePlannedStartAndCollapsesPerStream() throws {
         let planned = Int(Fixtures.plannedStart.timeIntervalSince1970)
         let early = try builder.reminder(Fixtures.stream, language: .tr, now: Fixtures.plannedStart.addingTimeInterval(-411.5))
-        #expect(early.delivery == NotificationDelivery(expiresAt: planned, timeToLiveSeconds: 412,
-                                                       collapseID: "reminder-" + CollapseID.shortHash(Fixtures.stream.id)))
+        let collapseID = "reminder-" + CollapseID.shortHash(Fixtures.stream.id)
+        #expect(early.delivery == NotificationDelivery(expiresAt: planned, timeToLiveSeconds: 412, collapseID: collapseID, androidTag: collapseID),
+                "Android's notification tag is the collapse id: a newer reminder replaces a shown one")
         let late = try builder.reminder(Fixtures.stream, language: .tr, now: Fixtures.plannedStart.addingTimeInterval(30))
         #expect(late.delivery?.timeToLiveSeconds == 1, "at least one second")
         let other = StreamSnapshot(id: String(repeating: "x", count: 128), title: "T", plannedStartAt: Fixtures.plannedStart, creatorName: "C")

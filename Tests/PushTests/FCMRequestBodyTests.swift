@@ -36,7 +36,7 @@ import Testing
 
     @Test func notificationOptionsBecomeAndroidAndAPNsFields() throws {
         let options = NotificationOptions(apnsExpiration: 1_776_708_000, collapseID: "reminder-0123456789abcdef", androidTTLSeconds: 412,
-                                          androidChannelID: "stream_reminders")
+                                          androidChannelID: "stream_reminders", androidTag: "reminder-0123456789abcdef")
         let message = PushMessage.notification(id: "reminder:s1", fcmToken: "tok", title: "T", body: "B", data: [:], options: options)
         let body = try #require(FCMRequestBody.encode(message))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
@@ -44,7 +44,7 @@ import Testing
         let android = try #require(inner["android"] as? [String: Any])
         #expect(android["ttl"] as? String == "412s")
         #expect(android["collapse_key"] as? String == "reminder-0123456789abcdef")
-        #expect((android["notification"] as? [String: String]) == ["channel_id": "stream_reminders"])
+        #expect((android["notification"] as? [String: String]) == ["channel_id": "stream_reminders", "tag": "reminder-0123456789abcdef"])
         let apns = try #require(inner["apns"] as? [String: Any])
         #expect(apns["headers"] as? [String: String] == ["apns-expiration": "1776708000", "apns-collapse-id": "reminder-0123456789abcdef"])
         #expect(((apns["payload"] as? [String: Any])?["aps"] as? [String: String]) == ["sound": "default"])
@@ -53,7 +53,12 @@ import Testing
                                                  options: NotificationOptions(androidTTLSeconds: 1))
         let text = String(decoding: try #require(FCMRequestBody.encode(noChannel)), as: UTF8.self)
         #expect(text.contains(#""android":{"ttl":"1s"}"#))
-        #expect(!text.contains("channel_id") && !text.contains("headers"))
+        #expect(!text.contains("channel_id") && !text.contains("headers") && !text.contains("notification\":{\"tag"))
+
+        let tagOnly = PushMessage.notification(id: "r", fcmToken: "tok", title: "T", body: "B", data: [:],
+                                               options: NotificationOptions(androidTag: "reminder-0123456789abcdef"))
+        let tagged = String(decoding: try #require(FCMRequestBody.encode(tagOnly)), as: UTF8.self)
+        #expect(tagged.contains(#""android":{"notification":{"tag":"reminder-0123456789abcdef"}}"#))
     }
 
     @Test func invalidApsIsRefused() {
