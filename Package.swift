@@ -162,7 +162,8 @@ let package = Package(
         ]),
         // Real worker processes against real PostgreSQL, Redis and countdown-fake-fcm.
         .testTarget(name: "EndToEndTests", dependencies: [
-            "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "Postgres", "Redis", "Telemetry", "TestSupport",
+            "CountdownDomain", "CountdownMaintenance", "CountdownStore", "CountdownWorker", "DelayQueue", "JWT", "Postgres", "Redis", "Telemetry",
+            "TestSupport",
         ]),
         // The system harness' own parts (comparisons, the record file, seeding).
         .testTarget(name: "HarnessTests", dependencies: ["TestSupport"]),

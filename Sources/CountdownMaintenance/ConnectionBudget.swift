@@ -1,34 +1,57 @@
-/// The fleet's PostgreSQL connections at its largest against what the server allows (docs/operations.md,
-/// "Connection budget"):
+/// The fleet's PostgreSQL connections at its largest, a rollout under way, against what the server allows
+/// (docs/operations.md, "Connection budget"):
 ///
-///     workers × (DATABASE_POOL_SIZE + 3) + API replicas × API_DATABASE_CONNECTIONS + 2 per countdown-admin
+///     (workers + worker surge) × (DATABASE_POOL_SIZE + 3) + (API replicas + API surge) × API_DATABASE_CONNECTIONS
+///       + (console replicas + console surge) × 4 + 2 per countdown-admin
 ///       <= max_connections - superuser_reserved_connections - reserved_connections
 ///
 /// A worker learns the fleet's size from the manifests (`FLEET_MAX_WORKERS`: the autoscaler's maximum;
-/// `FLEET_API_REPLICAS`; `API_DATABASE_CONNECTIONS`) and the server's limits at start, and warns when the fleet
-/// would not fit: connections past the limit are refused with `too many clients already` only when the fleet
-/// has scaled out, under the load it scaled for.
+/// `FLEET_WORKER_SURGE`, `FLEET_API_SURGE`, `FLEET_CONSOLE_SURGE`: the pods a rolling update adds, the Deployments'
+/// `maxSurge`; `FLEET_API_REPLICAS`: the API autoscaler's maximum; `FLEET_CONSOLE_REPLICAS`;
+/// `API_DATABASE_CONNECTIONS`) and the server's limits at start, reports both as `countdown_connection_budget`
+/// and warns when the fleet would not fit: connections past the limit are refused with `too many clients already`
+/// only when the fleet has scaled out, or during a rollout, under the load it scaled for.
 public struct ConnectionBudget: Sendable, Equatable {
     /// Connections a worker opens besides its pool: the outbox relay, its LISTEN connection, the reconciler.
     public static let dedicatedPerWorker = 3
     /// Room kept for `countdown-admin` runs (a migration, an operator's command).
     public static let adminConnections = 2
+    /// The PostgreSQL pool of each `countdown-console` process.
+    public static let consoleConnections = 4
 
     public var maxWorkers: Int
     public var workerPoolSize: Int
     public var apiReplicas: Int
     public var apiPoolSize: Int
+    /// Pods a rolling update adds beyond the replica counts (the Deployments' resolved `maxSurge`).
+    public var workerSurge: Int
+    public var apiSurge: Int
+    public var consoleReplicas: Int
+    public var consoleSurge: Int
+    /// Behind a pooler (PgBouncer): the client connections it accepts (`FLEET_POOLER_MAX_CLIENTS`, its
+    /// `max_client_conn`), compared instead of the server's `max_connections`, which the pooler already caps.
+    public var poolerMaxClients: Int?
 
-    public init(maxWorkers: Int, workerPoolSize: Int, apiReplicas: Int, apiPoolSize: Int) {
+    public init(maxWorkers: Int, workerPoolSize: Int, apiReplicas: Int, apiPoolSize: Int,
+                workerSurge: Int = 0, apiSurge: Int = 0, consoleReplicas: Int = 0, consoleSurge: Int = 0, poolerMaxClients: Int? = nil) {
         self.maxWorkers = maxWorkers
         self.workerPoolSize = workerPoolSize
         self.apiReplicas = apiReplicas
         self.apiPoolSize = apiPoolSize
+        self.workerSurge = workerSurge
+        self.apiSurge = apiSurge
+        self.consoleReplicas = consoleReplicas
+        self.consoleSurge = consoleSurge
+        self.poolerMaxClients = poolerMaxClients
     }
 
-    /// Connections the fleet may hold at once at its maximum size.
+    /// Kubernetes' default `maxSurge` (25 %, rounded up) of `replicas`.
+    public static func defaultSurge(_ replicas: Int) -> Int { (replicas + 3) / 4 }
+
+    /// Connections the fleet may hold at once at its maximum size, in the middle of a rollout.
     public var needed: Int {
-        maxWorkers * (workerPoolSize + Self.dedicatedPerWorker) + apiReplicas * apiPoolSize + Self.adminConnections
+        (maxWorkers + workerSurge) * (workerPoolSize + Self.dedicatedPerWorker) + (apiReplicas + apiSurge) * apiPoolSize
+            + (consoleReplicas + consoleSurge) * Self.consoleConnections + Self.adminConnections
     }
 
     /// The server's limits as `SHOW` reports them.
@@ -53,9 +76,11 @@ public struct ConnectionBudget: Sendable, Equatable {
 
     /// The largest `DATABASE_POOL_SIZE` with which the fleet fits (nil when not even a pool of 1 does).
     public func largestFittingPool(on server: Server) -> Int? {
-        guard maxWorkers > 0 else { return nil }
-        let left = server.available - apiReplicas * apiPoolSize - Self.adminConnections
-        let pool = left / maxWorkers - Self.dedicatedPerWorker
+        let workers = maxWorkers + workerSurge
+        guard workers > 0 else { return nil }
+        let left = server.available - (apiReplicas + apiSurge) * apiPoolSize - (consoleReplicas + consoleSurge) * Self.consoleConnections
+            - Self.adminConnections
+        let pool = left / workers - Self.dedicatedPerWorker
         return pool >= 1 ? pool : nil
     }
 }

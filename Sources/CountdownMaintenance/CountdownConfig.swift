@@ -67,7 +67,8 @@ public struct CountdownConfig: Sendable {
     /// How long a worker keeps trying to reach Redis at start before it exits (`REDIS_STARTUP_WAIT_SECONDS`);
     /// a misconfiguration stops it at once (`RedisStartupCheck`).
     public var redisStartupWaitSeconds: Int = 60
-    /// The fleet at its largest (`FLEET_MAX_WORKERS`, `FLEET_API_REPLICAS`, `API_DATABASE_CONNECTIONS`), checked
+    /// The fleet at its largest (`FLEET_MAX_WORKERS`, `FLEET_API_REPLICAS`, `FLEET_CONSOLE_REPLICAS`, the rollout surges
+    /// `FLEET_*_SURGE`, `API_DATABASE_CONNECTIONS`), checked
     /// against the server's `max_connections` at start; nil without `FLEET_MAX_WORKERS`.
     public var fleet: ConnectionBudget?
     /// `REMINDER_ANDROID_CHANNEL_ID`: the Android notification channel of reminders (nil: the app's default).
@@ -181,11 +182,20 @@ public struct CountdownConfig: Sendable {
         configured.reminderAndroidChannelID = read({ try Self.androidChannelID(env) }, default: nil)
         configured.pushProxy = ProxySettings(environment: env.values)
         if env.optionalString("FLEET_MAX_WORKERS") != nil {
+            let workers = read({ try env.integer("FLEET_MAX_WORKERS", default: 1, range: 1...10_000) }, default: 1)
+            let api = read({ try env.integer("FLEET_API_REPLICAS", default: 0, range: 0...10_000) }, default: 0)
+            let console = read({ try env.integer("FLEET_CONSOLE_REPLICAS", default: 1, range: 0...100) }, default: 1)
             configured.fleet = ConnectionBudget(
-                maxWorkers: read({ try env.integer("FLEET_MAX_WORKERS", default: 1, range: 1...10_000) }, default: 1),
-                workerPoolSize: configured.databasePoolSize,
-                apiReplicas: read({ try env.integer("FLEET_API_REPLICAS", default: 0, range: 0...10_000) }, default: 0),
-                apiPoolSize: read({ try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }, default: 16))
+                maxWorkers: workers, workerPoolSize: configured.databasePoolSize, apiReplicas: api,
+                apiPoolSize: read({ try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }, default: 16),
+                workerSurge: read({ try env.integer("FLEET_WORKER_SURGE", default: ConnectionBudget.defaultSurge(workers), range: 0...10_000) },
+                                  default: 0),
+                apiSurge: read({ try env.integer("FLEET_API_SURGE", default: ConnectionBudget.defaultSurge(api), range: 0...10_000) }, default: 0),
+                consoleReplicas: console,
+                consoleSurge: read({ try env.integer("FLEET_CONSOLE_SURGE", default: ConnectionBudget.defaultSurge(console), range: 0...100) },
+                                   default: 0),
+                poolerMaxClients: env.optionalString("FLEET_POOLER_MAX_CLIENTS") == nil ? nil
+                    : read({ try env.integer("FLEET_POOLER_MAX_CLIENTS", default: 0, range: 1...1_000_000) }, default: nil))
         }
         if !problems.isEmpty { throw ConfigProblems(problems: problems) }
         return configured

@@ -3,16 +3,19 @@ import CountdownStore
 import Telemetry
 
 /// Reads the server's connection limits once at start and logs whether the fleet at its maximum size fits
-/// (`ConnectionBudget`): a warning with the numbers and the largest pool that would fit when it does not.
+/// (`ConnectionBudget`): a warning with the numbers and the largest pool that would fit when it does not. Both
+/// sides go to `countdown_connection_budget` (`part` needed and available) for the alert.
 public struct ConnectionBudgetCheck: Sendable {
     public let fleet: ConnectionBudget
     private let database: any WorkerServiceStore
     private let logger: Logger
+    private let gauge: Gauge?
 
-    public init(fleet: ConnectionBudget, database: any WorkerServiceStore, logger: Logger) {
+    public init(fleet: ConnectionBudget, database: any WorkerServiceStore, logger: Logger, gauge: Gauge? = nil) {
         self.fleet = fleet
         self.database = database
         self.logger = logger
+        self.gauge = gauge
     }
 
     /// `max_connections` and the reserved slots (`reserved_connections` exists from PostgreSQL 16).
@@ -25,17 +28,25 @@ public struct ConnectionBudgetCheck: Sendable {
     /// Returns the excess (nil when the fleet fits or the server could not be read).
     @discardableResult
     public func run() async -> Int? {
+        gauge?.set(Double(fleet.needed), labels: "needed")
         let server: ConnectionBudget.Server
         do {
-            server = try await Self.readServer(database)
+            if let clients = fleet.poolerMaxClients {
+                server = ConnectionBudget.Server(maxConnections: clients, reserved: 0)
+            } else {
+                server = try await Self.readServer(database)
+            }
         } catch {
             logger.warn("could not read max_connections to check the connection budget", ["error": .string("\(error)")])
             return nil
         }
+        gauge?.set(Double(server.available), labels: "available")
         var fields: [String: LogValue] = [
             "needed": .int(fleet.needed), "max_connections": .int(server.maxConnections), "reserved": .int(server.reserved),
             "max_workers": .int(fleet.maxWorkers), "pool_size": .int(fleet.workerPoolSize),
             "api_replicas": .int(fleet.apiReplicas), "api_pool_size": .int(fleet.apiPoolSize),
+            "worker_surge": .int(fleet.workerSurge), "api_surge": .int(fleet.apiSurge),
+            "console_replicas": .int(fleet.consoleReplicas), "console_surge": .int(fleet.consoleSurge),
         ]
         guard let excess = fleet.excess(on: server) else {
             logger.info("the fleet's PostgreSQL connections fit max_connections at its maximum size", fields)

@@ -31,6 +31,7 @@ public final class WorkerMetrics: Sendable {
     public let queuePaused: Gauge
     public let endUndeliverable: Counter
     public let endRecoveryWakes: Counter
+    public let connectionBudget: Gauge
 
     public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
         self.registry = registry
@@ -66,6 +67,10 @@ public final class WorkerMetrics: Sendable {
         endRecoveryWakes = registry.counter("countdown_end_recovery_wakes_total",
                                             help: "End jobs made due at once because the push service accepted a push again while they waited for it.")
         queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
+        connectionBudget = registry.gauge("countdown_connection_budget",
+                                          help: "PostgreSQL connections the fleet needs at its largest during a rollout (part=needed) and what the "
+                                              + "server allows ordinary roles (part=available), read at start with FLEET_MAX_WORKERS.",
+                                          labels: ["part"])
         registry.gauge("countdown_build_info", help: "Build information.", labels: ["version"]).set(1, labels: version)
     }
 

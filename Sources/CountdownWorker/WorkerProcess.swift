@@ -43,7 +43,7 @@ public struct WorkerProcess: Sendable {
         let postgresConfiguration = try config.postgresConfiguration()
         let database = PostgresClient(configuration: postgresConfiguration, maxConnections: config.databasePoolSize)
         let store = StoreClient(database)
-        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: store, logger: logger) }
+        budgetCheck = config.fleet.map { ConnectionBudgetCheck(fleet: $0, database: store, logger: logger, gauge: metrics.connectionBudget) }
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let workerID = FleetHeartbeat.makeID()
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts),

@@ -12,10 +12,13 @@ import TestSupport
             worker.log.contains("more PostgreSQL connections than max_connections allows")
         }
         let line = worker.log.split(separator: "\n").first { $0.contains("more PostgreSQL connections") }.map(String.init) ?? ""
-        // 10000 x (4 + 3) + 3 x 16 + 2
-        #expect(line.contains("\"needed\":70050"), "\(line)")
+        // (10000 + a 25 % surge of 2500) x (4 + 3) + (3 + 1) x 16 + (1 console + 1) x 4 + 2
+        #expect(line.contains("\"needed\":87574"), "\(line)")
         #expect(line.contains("\"level\":\"warn\""), "\(line)")
         #expect(worker.isRunning, "a warning, not a stop")
+        let scrape = await worker.metrics()
+        #expect(scrape["countdown_connection_budget{part=\"needed\"}"] == 87574, "\(scrape.filter { $0.key.hasPrefix("countdown_connection") })")
+        #expect((scrape["countdown_connection_budget{part=\"available\"}"] ?? 0) > 0)
         await system.stop()
     }
 

@@ -12,7 +12,9 @@ import TestSupport
 /// report not ready (`/readyz` 503 naming the schema) and claim nothing (its schema gate holds the dispatcher, relay
 /// and reconciler back). Then the rollback: the previous release's workers start on the new schema (migrations are
 /// forward-only, so a rollback changes only the image) and must become ready, the new workers get SIGTERM one at a
-/// time, and two more bursts must be sent by the old release alone.
+/// time, and two more bursts must be sent by the old release alone. The API and the console of each build go the
+/// same way beside the workers: the old ones serve on the old schema and through the migration, the new ones on
+/// the new schema, and the old ones again after the rollback (a build without the console is noted, not failed).
 ///
 /// Runs only when `COUNTDOWN_OLD_BIN_DIR` names the older build (scripts/rehearse-upgrade builds it);
 /// `COUNTDOWN_REHEARSE_STREAMS` streams per wave (60).
@@ -42,6 +44,7 @@ struct UpgradeRehearsalTests {
         let oldVersions = try await r.schemaVersions()
         r.log("old build \(await r.version(of: old)): schema \(oldVersions)")
         try await system.startWorkers(2)
+        let oldServers = try await r.startServers(of: old, label: "old", "the previous release on its schema")
         var due = try await r.seedWave(1, streams: streams, dueIn: 4)
         try await r.waitUntil(due + 1)
 
@@ -81,6 +84,9 @@ struct UpgradeRehearsalTests {
         due = try await r.seedWave(3, streams: streams, dueIn: 4)
         let newWorkers = try await system.startWorkers(2)
         try await r.waitReady(newWorkers, timeout: 30, "the new workers to be ready")
+        for server in oldServers { await r.checkServing(server, "the previous release on the new schema, mid-rollout") }
+        let newServers = try await r.startServers(of: new, label: "new", "the new release on the new schema")
+        for server in oldServers { await r.stopServer(server, "the previous release's pod replaced") }
         try await r.stopOneAtATime(oldWorkers) { "old worker \($0) stopped with exit code 0 (\($1.map(String.init) ?? "killed"))" }
         due = try await r.seedWave(4, streams: streams, dueIn: 3)
         try await r.waitQuiet(after: due, timeout: 90)
@@ -91,6 +97,8 @@ struct UpgradeRehearsalTests {
         due = try await r.seedWave(5, streams: streams, dueIn: 4)
         let rolledBack = try await system.startWorkers(2)
         try await r.waitReady(rolledBack, timeout: 30, "the previous release's workers to be ready on the new schema")
+        let rolledBackServers = try await r.startServers(of: old, label: "rollback", "the previous release again, on the new schema")
+        for server in newServers { await r.stopServer(server, "the new release's pod replaced on the rollback") }
         r.check(true, "the previous release's workers are ready on schema \(try await r.schemaVersions().last ?? 0)")
         try await r.stopOneAtATime(newWorkers) { "new worker \($0) stopped with exit code 0 on the rollback (\($1.map(String.init) ?? "killed"))" }
         due = try await r.seedWave(6, streams: streams, dueIn: 3)
@@ -98,5 +106,6 @@ struct UpgradeRehearsalTests {
         let rolledBackReady = await r.allReady(rolledBack)
         r.check(rolledBack.allSatisfy(\.isRunning) && rolledBackReady, "the previous release's workers are running and ready at the end")
         r.check(try await system.queueStats().dead == 0, "no dead letters")
+        for server in rolledBackServers { await r.stopServer(server, "the end") }
     }
 }

@@ -70,6 +70,8 @@ def check_semantics(repo, image_executables, report):
     _check_limits(services, report)
     _check_required_secrets(load(repo, BASE), report)
     _check_fake_fcm(services, report)
+    _check_console_secret(repo, services, report)
+    _check_exporters(repo, services, report)
     _check_observability(repo, services, report)
 
 
@@ -205,7 +207,8 @@ def _check_limits(services, report):
             report.error(f"services.{name}", "needs logging.options.max-size (rotated logs)")
 
 
-SECRET_VARIABLES = ("POSTGRES_PASSWORD", "API_JWT_SECRET", "GRAFANA_ADMIN_PASSWORD")
+SECRET_VARIABLES = ("POSTGRES_PASSWORD", "API_JWT_SECRET", "CONSOLE_JWT_SECRET", "GRAFANA_ADMIN_PASSWORD")
+DEVELOPMENT_ENV = "deploy/compose/development.env"
 
 
 def _check_required_secrets(raw, report):
@@ -217,6 +220,44 @@ def _check_required_secrets(raw, report):
         if f"${{{name}:-" in text or f"${{{name}-" in text:
             report.error(BASE, f"{name} must not fall back to a default (development values belong in "
                                "deploy/compose/development.env)")
+
+
+EXPORTERS = {"redis-exporter": "redis-exporter:9121", "postgres-exporter": "postgres-exporter:9187"}
+
+
+def _check_exporters(repo, services, report):
+    """The datastore alerts need redis_exporter and postgres_exporter: both run in the observability profile and
+    the compose Prometheus scrapes them."""
+    scrape = yaml.safe_load((repo / "deploy/prometheus/prometheus.yml").read_text())
+    targets = {t for job in scrape.get("scrape_configs", []) for c in job.get("static_configs", [])
+               for t in c.get("targets", [])}
+    for name, target in EXPORTERS.items():
+        service = services.get(name)
+        if not service:
+            report.error(BASE, f"has no {name} service (the CountdownRedis* / CountdownPostgres* alerts need it)")
+        elif "observability" not in service.get("profiles", []):
+            report.error(f"services.{name}", "belongs in the observability profile, beside Prometheus")
+        if target not in targets:
+            report.error("deploy/prometheus/prometheus.yml", f"does not scrape {target}")
+
+
+def _check_console_secret(repo, services, report):
+    """The console verifies operator tokens with a secret of its own: with the API's, any app user's token (signed
+    by the app's identity provider) would open the console."""
+    console = environment(services.get("console", {}))
+    api = environment(services.get("api", {}))
+    value = str(console.get("CONSOLE_JWT_SECRET", ""))
+    if value and ("API_JWT_SECRET" in value or value == str(api.get("API_JWT_SECRET"))):
+        report.error("services.console", "CONSOLE_JWT_SECRET must be its own secret, never API_JWT_SECRET's")
+    development = {}
+    for line in (repo / DEVELOPMENT_ENV).read_text().splitlines():
+        if "=" in line and not line.lstrip().startswith("#"):
+            key, _, raw = line.partition("=")
+            development[key.strip()] = raw.strip()
+    if "CONSOLE_JWT_SECRET" not in development:
+        report.error(DEVELOPMENT_ENV, "sets no CONSOLE_JWT_SECRET")
+    elif development["CONSOLE_JWT_SECRET"] == development.get("API_JWT_SECRET"):
+        report.error(DEVELOPMENT_ENV, "CONSOLE_JWT_SECRET equals API_JWT_SECRET: the console would accept app tokens")
 
 
 def _check_fake_fcm(services, report):

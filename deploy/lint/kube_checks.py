@@ -13,7 +13,8 @@ from config_variables import (DEFAULT_API_ADDR, DEFAULT_HTTP_ADDR, DEFAULT_SHUTD
 KUBERNETES = "deploy/kubernetes"
 SECRETS = f"{KUBERNETES}/secrets"
 NOT_MANIFESTS = {f"{KUBERNETES}/components/monitoring/prometheus-adapter-values.yaml"}
-WORKER_EGRESS_PORTS = {53, 5432, 6379, 6380, 26379, 443}  # DNS, PostgreSQL, Redis (plain, TLS-only, Sentinel), push
+# DNS, PostgreSQL and PgBouncer, Redis (plain, Memorystore TLS, TLS-only, Sentinel), push
+WORKER_EGRESS_PORTS = {53, 5432, 6432, 6379, 6378, 6380, 26379, 443}
 PUBLIC_ONLY_EXCEPT = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"}
 WORKLOAD_KINDS = {"Deployment", "Job", "StatefulSet", "DaemonSet"}
 
@@ -149,26 +150,20 @@ def check_render(name, resources, secrets, image_executables, adapter_metrics, n
                 report.error(where, "must enforce the restricted Pod Security Standard")
     _check_network_policies(name, resources, workloads, report)
     _check_connection_budget(name, resources, config, report)
-    if namespace and not any(r["kind"] == "Namespace" for r in resources):
-        report.error(name, f"sets namespace {namespace} but does not create it")
 
 
 def _check_connection_budget(name, resources, config, report):
-    """The ConfigMap's FLEET_MAX_WORKERS and FLEET_API_REPLICAS (what the worker's start-up connection budget check
-    assumes) are the autoscaler's maxReplicas and the API Deployment's replicas, and DATABASE_POOL_SIZE is set."""
+    """The ConfigMap's FLEET_MAX_WORKERS (what the worker's start-up connection budget check assumes) is the
+    autoscaler's maxReplicas, and DATABASE_POOL_SIZE is set; operator_checks checks the other FLEET_* values."""
     data = config.get("countdown-config", {})
     hpa = next((r for r in resources if r["kind"] == "HorizontalPodAutoscaler"
                 and r["spec"]["scaleTargetRef"]["name"] == "countdown-worker"), None)
-    api = next((r for r in resources if r["kind"] == "Deployment" and r["metadata"]["name"] == "countdown-api"), None)
     where = f"{name} ConfigMap/countdown-config"
     if "DATABASE_POOL_SIZE" not in data:
         report.error(where, "sets no DATABASE_POOL_SIZE (docs/operations.md, Connection budget)")
     if hpa and str(data.get("FLEET_MAX_WORKERS")) != str(hpa["spec"].get("maxReplicas")):
         report.error(where, f"FLEET_MAX_WORKERS {data.get('FLEET_MAX_WORKERS')!r} is not the worker autoscaler's "
                             f"maxReplicas {hpa['spec'].get('maxReplicas')}")
-    if api and str(data.get("FLEET_API_REPLICAS")) != str(api["spec"].get("replicas", 1)):
-        report.error(where, f"FLEET_API_REPLICAS {data.get('FLEET_API_REPLICAS')!r} is not the API Deployment's "
-                            f"replicas {api['spec'].get('replicas', 1)}")
 
 
 def _pod(workload):

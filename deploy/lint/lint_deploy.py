@@ -9,11 +9,14 @@ from pathlib import Path
 import yaml
 
 import compose_checks
+import docs_checks
 import image_checks
 import kube_checks
 import kubectl_kustomize
 import observability_checks
+import operator_checks
 import release_checks
+import selector_labels
 import native_build
 import runtime_libraries
 from dockerfile import Dockerfile, apt_installed
@@ -87,6 +90,9 @@ def main():
         section(report, f"kustomization {name} (kubectl kustomize, schemas, rules)",
                 lambda d=directory, n=name: _kustomization(tools, d, n, secrets, executables, adapter_metrics, report))
     section(report, "release version of the overlays and compose", lambda: release_checks.check(REPO, report))
+    section(report, "scripts/set-version --release on a scratch copy", lambda: release_checks.check_set_version(REPO, report))
+    section(report, "base images pinned or documented (scripts/pin-images --check)", lambda: _pin_images(report))
+    section(report, "operator docs against the manifests and lint rules", lambda: docs_checks.check(REPO, report))
     section(report, "generated files up to date", lambda: observability_checks.check_generated(REPO, report))
     section(report, f"Grafana dashboard against {catalog.source}",
             lambda: f"{observability_checks.check_dashboard(REPO, catalog, report)} queries")
@@ -105,6 +111,18 @@ def section(report, title, run):
         report.error(title, f"{type(error).__name__}: {error}")
         detail = None
     report.end(detail if isinstance(detail, str) else "")
+
+
+def _pin_images(report):
+    result = subprocess.run([str(REPO / "scripts/pin-images"), "--check"], capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    for line in lines:
+        if "not in" in line:
+            report.error("scripts/pin-images --check", line)
+    if result.returncode != 0 and not any("not in" in line for line in lines):
+        report.error("scripts/pin-images --check", (result.stdout + result.stderr).strip())
+    pinned = sum(line.startswith("pinned") for line in lines)
+    return f"{pinned} pinned, {len(lines) - pinned} documented in deploy/unpinned-images.txt"
 
 
 def _runtime_packages():
@@ -134,14 +152,14 @@ def _catalog(scrape, tools, report):
         except (OSError, ValueError) as error:
             report.error(str(scrape), f"{error} (checking against {listed.source} instead)")
             report.end()
-            return listed
+            return listed.merged(Catalog.from_list(REPO / "deploy/metrics-external.txt"))
         for name in sorted(set(listed.metrics) - set(catalog.metrics)):
             report.warn("deploy/metrics.txt", f"{name} is listed but not in the scrape {scrape}")
         for name in sorted(set(catalog.metrics) - set(listed.metrics)):
             if name.startswith("countdown_"):
                 report.warn("deploy/metrics.txt", f"{name} is in the scrape but not listed")
     report.end(f"{len(catalog.metrics)} series from {catalog.source}")
-    return catalog
+    return catalog.merged(Catalog.from_list(REPO / "deploy/metrics-external.txt"))
 
 
 def _manifest_files(report):
@@ -161,7 +179,10 @@ def _kustomization(tools, directory, name, secrets, executables, adapter_metrics
     kube_checks.validate_schemas(REPO, [(name, resources)], report)
     spec = yaml.safe_load(kubectl_kustomize.kustomization_file(directory).read_text())
     kube_checks.check_render(name, resources, secrets, executables, adapter_metrics, spec.get("namespace"), report)
-    return f"{len(resources)} objects"
+    operator_checks.check(name, resources, report)
+    operator_checks.check_namespace_file(name, directory, spec.get("namespace"), report)
+    monitoring = selector_labels.check(REPO, name, resources, report)
+    return f"{len(resources)} objects" + (f", {monitoring} labelled for Prometheus' selectors" if monitoring else "")
 
 
 if __name__ == "__main__":

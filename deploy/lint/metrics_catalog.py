@@ -44,5 +44,12 @@ class Catalog:
             metrics.setdefault(match.group(1), set()).update(labels)
         return cls(metrics, str(path))
 
+    def merged(self, other):
+        """This catalog plus `other`'s series (for series from outside Countdown: deploy/metrics-external.txt)."""
+        metrics = {name: set(labels) for name, labels in self.metrics.items()}
+        for name, labels in other.metrics.items():
+            metrics.setdefault(name, set()).update(labels)
+        return Catalog(metrics, f"{self.source} and {other.source}")
+
     def labels(self, name):
         return self.metrics.get(name, SYNTHETIC.get(name))

@@ -49,7 +49,22 @@ ALERTS_MUST_COVER = {
     "clock offset": "countdown_worker_clock_offset_seconds",
     "scrape failures": "up",
     "JWT key reload failures": "countdown_api_jwt_key_reload_failures_total",
+    "the connection budget": "countdown_connection_budget",
+    "container restarts (kube-state-metrics)": "kube_pod_container_status_restarts_total",
+    "OOM kills (kube-state-metrics)": "kube_pod_container_status_last_terminated_reason",
+    "stuck rollouts (kube-state-metrics)": "kube_deployment_status_replicas_updated",
+    "Redis down (redis_exporter)": "redis_up",
+    "Redis eviction policy (redis_exporter)": "redis_instance_info",
+    "Redis connections (redis_exporter)": "redis_connected_clients",
+    "Redis replication (redis_exporter)": "redis_master_link_up",
+    "PostgreSQL down (postgres_exporter)": "pg_up",
+    "PostgreSQL connections (postgres_exporter)": "pg_stat_activity_count",
+    "PostgreSQL replication (postgres_exporter)": "pg_stat_replication_pg_wal_lsn_diff",
 }
+# "Down" alerts must also fire when their targets are gone everywhere (absent()) and hold through gaps
+# (keep_firing_for); alerts on `up` must find targets under annotation discovery too (the component label).
+DOWN_ALERT = re.compile(r"(Down|NoWorkerReady)$")
+ANNOTATION_DISCOVERY_LABEL = "app_kubernetes_io_component"
 RUNBOOKS = "docs/runbooks.md"
 RUNBOOK_URL = re.compile(r"^https://\S+/docs/runbooks\.md#([a-z0-9-]+)$")
 
@@ -137,6 +152,7 @@ def check_alerts(repo, catalog, tools, report):
                         report.error(where, f"needs annotations.{annotation}")
                 _check_runbook(repo, rule, where, report)
                 check_grouped_by(rule["expr"], "namespace", where, report)
+                _check_down_alert(rule, where, report)
     for topic, metric in ALERTS_MUST_COVER.items():
         if metric not in used:
             report.error(ALERTS, f"no alert on {topic} ({metric})")
@@ -144,6 +160,17 @@ def check_alerts(repo, catalog, tools, report):
     if rule_object.get("spec", {}).get("groups") != rules.get("groups"):
         report.error(PROMETHEUS_RULE, f"groups differ from {ALERTS}: run python3 deploy/generate.py")
     return count
+
+
+def _check_down_alert(rule, where, report):
+    expr = rule["expr"]
+    if DOWN_ALERT.search(rule["alert"]):
+        if "absent(" not in expr:
+            report.error(where, "a down alert must also fire on absent(): no target left anywhere")
+        if not rule.get("keep_firing_for"):
+            report.error(where, "a down alert must hold with keep_firing_for")
+    if re.search(r"\bup\{job", expr) and ANNOTATION_DISCOVERY_LABEL not in expr:
+        report.error(where, f"selects `up` by job only: also match annotation discovery ({ANNOTATION_DISCOVERY_LABEL})")
 
 
 def _check_runbook(repo, rule, where, report):

@@ -6,7 +6,7 @@ SOURCE = Path(__file__).resolve().with_name("alerts.yml")
 
 HEADER = """\
 # Generated from deploy/prometheus/alerts.yml by deploy/generate.py: edit alerts.yml, not this file.
-# Your Prometheus must select it (for kube-prometheus-stack, add the label its ruleSelector expects).
+# Your Prometheus must select it: components/kube-prometheus-stack adds the labels its ruleSelector expects.
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:

