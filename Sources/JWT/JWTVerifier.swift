@@ -54,7 +54,10 @@ public struct JWTVerifier: Sendable {
         guard !candidates.isEmpty else {
             throw JWTError(.algorithmNotAllowed, "algorithm \(algorithm.rawValue) is not accepted here")
         }
-        let matching = candidates.filter { $0.keyID == nil || $0.keyID == jwt.header.kid }
+        var matching = candidates.filter { $0.keyID == nil || $0.keyID == jwt.header.kid }
+        // A token without `kid` is checked against the one key of its algorithm, as with a single key file: a set
+        // holding one key accepts an issuer that writes no `kid`; with two or more, the token must choose.
+        if matching.isEmpty, jwt.header.kid == nil, candidates.count == 1 { matching = candidates }
         guard !matching.isEmpty else {
             throw JWTError(.badSignature, "no key with kid \"\(jwt.header.kid ?? "")\"")
         }

@@ -48,6 +48,20 @@ struct JSONWebKeySetTests {
         #expect(RejectionTests.code { try verifier.verify(unknownKid) } == .badSignature)
     }
 
+    @Test func aTokenWithoutKidNeedsTheOnlyKeyOfItsAlgorithm() throws {
+        let secret = Array("jwks-oct-secret-0123456789abcdefghij".utf8)
+        let other = Array("jwks-oct-secret-other-456789abcdefghij".utf8)
+        let claims = Claims(exp: 1_776_384_060)
+        let noKid = try JWTSigner.hs256(secret: secret).sign(claims)
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_776_384_000) }
+        let one = JWTVerifier(keys: [try .hs256(secret: secret, keyID: "hs-2026")], now: now)
+        #expect(RejectionTests.code { try one.verify(noKid) } == nil, "one key: a token without kid is checked against it")
+        let two = JWTVerifier(keys: [try .hs256(secret: secret, keyID: "hs-2026"), try .hs256(secret: other, keyID: "hs-2027")], now: now)
+        #expect(RejectionTests.code { try two.verify(noKid) } == .badSignature, "two keys: the token must name one")
+        let wrongKid = try JWTSigner.hs256(secret: secret, keyID: "hs-2025").sign(claims)
+        #expect(RejectionTests.code { try one.verify(wrongKid) } == .badSignature, "a kid that names no key is refused")
+    }
+
     @Test func malformedSetsAreErrorsNamingTheKey() throws {
         func problem(_ json: String) -> String? {
             do {
