@@ -104,18 +104,23 @@ import Testing
         }
     }
 
-    /// The restore guard's status is stored, and no claim or fan-out takes such a row again.
+    /// The restore guard records rows as sent without a push: a new row and a pending one become `assumed_sent`, a
+    /// sent row stays; no claim or fan-out takes such a row again.
     @Test func anAssumedSentRowIsNeverClaimed() async throws {
         try await StoreDatabase.with(prefix: "ledger_settle") { client in
             try await client.seed("""
                 INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '1 hour');
-                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, reason) VALUES ('s', 'u', 'd', 'assumed_sent', 'restored');
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status) VALUES ('s', 'u', 'd1', 'pending'), ('s', 'u', 'd2', 'sent');
                 """)
+            let keys = ["d1", "d2", "d3"].map { StartLedger.Key(stream: "s", user: "u", device: $0) }
+            let written = try await client.transaction { try StartLedger.assumeSent(keys, on: $0) }
+            #expect(written == 2)
             let claimed = try await client.transaction {
                 try StartLedger.claim(["s"], scope: .stream, seconds: 60, owner: "w1", owners: (["w2"], []), on: $0)
             }
             #expect(claimed.isEmpty)
-            #expect(try await Self.row(client) == "assumed_sent restored generation 1")
+            #expect(try await client.lines("SELECT concat_ws(' ', device_id, status, reason) FROM countdown_start_ledger ORDER BY 1")
+                    == ["d1 assumed_sent restored", "d2 sent", "d3 assumed_sent restored"])
         }
     }
 }
