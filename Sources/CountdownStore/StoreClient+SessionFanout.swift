@@ -90,7 +90,7 @@ extension StoreClient: SessionFanoutStore {
     public func retireOutlived(_ stream: String, devices: [String]) async throws {
         _ = try await transaction { connection in
             try StartLedger.reopenOutlived([stream], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
-            try ActivityLifetimeStore.retire(stream, devices: devices, on: connection)
+            try RetiredSessionStore.retireOutlived(stream, devices: devices, on: connection)
         }
     }
 
