@@ -212,28 +212,18 @@ public enum StartLedgerMachine {
     /// differ, and a row failed on a dead token that the device has since replaced, now eligible. Rows sent,
     /// being sent, pending or failed otherwise stay: one start per device and stream.
     public static func reopens(_ row: Row, skip: StartSkipReason?, tokenHash: String) -> Bool {
-        switch row.status {
-        case .skipped:
-            return !(skip != nil && row.reason == skip?.rawValue && row.tokenHash == tokenHash)
-        case .failed:
-            return (row.reason ?? "").hasPrefix("dead_token:") && skip == nil && row.tokenHash != tokenHash
-        case .pending, .sending, .sent, .assumedSent:
-            return false
-        }
+        guard rule(for: .reopen).from.contains(row.status) else { return false }
+        if row.status == .skipped { return !(skip != nil && row.reason == skip?.rawValue && row.tokenHash == tokenHash) }
+        return (row.reason ?? "").hasPrefix("dead_token:") && skip == nil && row.tokenHash != tokenHash
     }
 
     /// Whether a sender may take the row: pending, or being sent by a dead owner, or by one whose claim ran out and
     /// who is not known to be alive (a living worker keeps its claims even while it cannot extend them).
     public static func claimable(_ row: Row, owners: Owners, now: Double) -> Bool {
-        switch row.status {
-        case .pending:
-            return true
-        case .sending:
-            if let owner = row.claimedBy, owners.dead.contains(owner) { return true }
-            guard let until = row.claimedUntil, until < now else { return false }
-            return !(row.claimedBy.map(owners.alive.contains) ?? false)
-        case .sent, .failed, .skipped, .assumedSent:
-            return false
-        }
+        guard rule(for: .claim).from.contains(row.status) else { return false }
+        guard row.status == .sending else { return true }
+        if let owner = row.claimedBy, owners.dead.contains(owner) { return true }
+        guard let until = row.claimedUntil, until < now else { return false }
+        return !(row.claimedBy.map(owners.alive.contains) ?? false)
     }
 }
