@@ -102,7 +102,7 @@ public final class PostgresAPIStore: APIStore {
             case .timeLimit?: throw APIError(.timeout, "the database did not answer in time; it is safe to repeat")
             case .missingUser?: throw APIError(.unknownUser, "the token's user is not known here; nothing was linked")
             case .missingStream?: throw APIError(.streamNotFound, "the stream no longer exists", field: "streamId")
-            case .raced?, .rowData?, nil: throw error
+            case .raced?, .rowData?, .refused?, nil: throw error
             }
         }
     }

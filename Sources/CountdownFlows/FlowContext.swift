@@ -77,8 +77,8 @@ public struct FlowContext: Sendable {
     /// Runs `body`, a transaction that claims ledger rows and tells each claim to the function it is given. When
     /// the transaction fails, its commit may still have gone through: the rows are handed to the settler to give
     /// back, so none stays claimed by a worker that will not push it.
-    func releasingClaims<T: Sendable>(_ body: (@escaping @Sendable ([ClaimStore.Row]) -> Void) async throws -> T) async throws -> T {
-        let claimed = Locked([ClaimStore.Row]())
+    func releasingClaims<T: Sendable>(_ body: (@escaping @Sendable ([StartLedger.Key]) -> Void) async throws -> T) async throws -> T {
+        let claimed = Locked([StartLedger.Key]())
         do {
             return try await body { rows in claimed.withLock { $0 = rows } }
         } catch {

@@ -5,9 +5,13 @@ public protocol FlowMetrics: Sendable {
     func skip(kind: String, reason: String, platform: String)
     /// A session given up on when its end push's dismissal window closed, by last reason.
     func countUndeliverableEnd(reason: String)
+    /// A start push's outcome the ledger refused to write (`StartLedger.settle`).
+    func countRefusedStartOutcome()
 }
 
 extension FlowMetrics {
     /// A decision not to send that is not about one device's platform.
     public func skip(kind: String, reason: String) { skip(kind: kind, reason: reason, platform: "any") }
+
+    public func countRefusedStartOutcome() {}
 }

@@ -6,9 +6,8 @@ import PushPayloads
 
 extension StartFanout {
     private struct Sent {
-        var stream: String
-        var user: String
-        var device: String
+        var claim: StartLedger.Claim
+        var owner: String?
         var pts: String
         var fcm: String
         var tokenHash: String
@@ -119,30 +118,29 @@ extension StartFanout {
 
     /// Claims the next page of `streams`' pending rows for this worker.
     private func claimPage(_ streams: [String], scope: FanoutScope, owners: (dead: [String], alive: [String])) async throws
-        -> [String: [(user: String, device: String)]] {
+        -> [String: [StartLedger.Claim]] {
         let (seconds, me, limit) = (context.claimSeconds, context.liveness.workerID, context.startPageSize)
-        let rows = try await context.releasingClaims { noteClaims in
+        let claims = try await context.releasingClaims { noteClaims in
             try await context.starts.claimStarts(streams, scope: scope, seconds: seconds, owner: me, owners: owners, limit: limit, noteClaims: noteClaims)
         }
-        await context.settler.hold(rows)
-        var claimed: [String: [(user: String, device: String)]] = [:]
-        for row in rows { claimed[row.stream, default: []].append((row.user, row.device)) }
-        return claimed
+        await context.settler.hold(claims.map(\.key))
+        return Dictionary(grouping: claims, by: \.key.stream)
     }
 
     /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
     private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout BuiltPayloads,
                       tally: inout Tally) async {
+        let owner = context.liveness.workerID
         var pushes: [OutgoingPush] = []
         var sent: [Sent] = []
         var immediate: [StartSettler.Result] = []
         for (streamID, plan) in plans {
             tally.claimed[streamID, default: 0] += plan.claimed.count
-            for (user, device) in plan.claimed {
-                let android = context.settings.androidCountdownEnabled && plan.targets[TargetKey(user, device)]?.candidate.isAndroid == true
-                guard let target = plan.targets[TargetKey(user, device)], target.skip == nil,
+            for claim in plan.claimed {
+                let android = context.settings.androidCountdownEnabled && plan.targets[claim.key]?.candidate.isAndroid == true
+                guard let target = plan.targets[claim.key], target.skip == nil,
                       let pts = android ? "" : target.candidate.pushToStartToken else {
-                    immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "skipped", reason: "no_longer_eligible")))
+                    immediate.append(.init(StartLedger.Settlement(claim, owner: owner, status: .skipped, reason: "no_longer_eligible")))
                     continue
                 }
                 let language = PayloadLanguage.resolve(deviceLocale: target.candidate.locale, userLocale: target.candidate.userLocale)
@@ -156,9 +154,9 @@ extension StartFanout {
                         let payload = try built.start(for: plan.stream, role: role, language: language, with: context.payloads)
                         pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
                     }
-                    sent.append(Sent(stream: streamID, user: user, device: device, pts: pts, fcm: fcm, tokenHash: target.tokenHash))
+                    sent.append(Sent(claim: claim, owner: owner, pts: pts, fcm: fcm, tokenHash: target.tokenHash))
                 } catch {
-                    immediate.append(.init(LedgerSettlement(stream: streamID, user: user, device: device, status: "failed", reason: "payload_error")))
+                    immediate.append(.init(StartLedger.Settlement(claim, owner: owner, status: .failed, reason: "payload_error")))
                     context.logger.error("start payload could not be built", ["stream": .string(streamID), "error": .error(error)])
                 }
             }
@@ -176,26 +174,26 @@ extension StartFanout {
     }
 
     /// The ledger outcome of one push.
-    private static func result(of delivery: Delivery, for key: Sent, tally: inout Tally) -> StartSettler.Result {
-        func settle(_ status: String, _ reason: String?, name: String? = nil, tokenHash: String? = key.tokenHash) -> LedgerSettlement {
-            LedgerSettlement(stream: key.stream, user: key.user, device: key.device, status: status, reason: reason, name: name,
-                             tokenHash: tokenHash)
+    private static func result(of delivery: Delivery, for push: Sent, tally: inout Tally) -> StartSettler.Result {
+        func settle(_ status: StartLedger.Status, _ reason: String?, name: String? = nil, tokenHash: String? = push.tokenHash) -> StartLedger.Settlement {
+            StartLedger.Settlement(push.claim, owner: push.owner, status: status, reason: reason, name: name, tokenHash: tokenHash)
         }
+        let key = push.claim.key
         switch delivery {
         case .accepted(let name):
             tally.sent[key.stream, default: 0] += 1
-            return .init(settle("sent", nil, name: name))
+            return .init(settle(.sent, nil, name: name))
         case .tokenRefused(let token, let reason):
-            return .init(settle("failed", "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
-                device: key.device, token: token, value: token == .fcm ? key.fcm : key.pts, reason: reason, stream: key.stream))
+            return .init(settle(.failed, "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
+                device: key.device, token: token, value: token == .fcm ? push.fcm : push.pts, reason: reason, stream: key.stream))
         case .rejected(let reason):
-            return .init(settle("failed", "rejected:" + reason, tokenHash: nil))
+            return .init(settle(.failed, "rejected:" + reason, tokenHash: nil))
         case .retry(let after, let reason):
             tally.retry(key.stream, after: after)
-            return .init(settle("pending", "retry:" + reason))
+            return .init(settle(.pending, "retry:" + reason))
         case .configurationError(let reason):
             tally.retry(key.stream, after: .seconds(60))
-            return .init(settle("pending", "config:" + reason))
+            return .init(settle(.pending, "config:" + reason))
         }
     }
 

@@ -17,7 +17,6 @@ struct StartFanout: Sendable {
     let context: FlowContext
 
     typealias Plan = StartPlan
-    typealias TargetKey = StartPlan.TargetKey
 
     func run(stream streamID: String, scope: FanoutScope) async throws -> HandlerOutcome {
         try await run(streams: [streamID], scope: scope)[streamID] ?? .skipped(reason: "stream_missing")
@@ -58,7 +57,7 @@ struct StartFanout: Sendable {
                       withoutRows: Set<String>, racing: Bool) async throws -> ([String: HandlerOutcome], [String: Plan]) {
         let settings = context.settings
         let transport = context.transport
-        let claim = StartLedgerStore.InsertClaim(owner: context.liveness.workerID, seconds: context.claimSeconds, limit: context.startPageSize)
+        let claim = StartLedger.InsertClaim(owner: context.liveness.workerID, seconds: context.claimSeconds, limit: context.startPageSize)
         return try await context.releasingClaims { noteClaims in
             try await context.starts.planStarts(streamIDs, scope: scope, claim: claim, owners: owners, withoutRows: withoutRows, racing: racing,
                 decide: { $0.windowDecision(leadSeconds: settings.startLeadSeconds, notYet: "start window opens later") },

@@ -20,10 +20,10 @@ import Telemetry
 public actor StartSettler: Service {
     /// One push's outcome, and the token to clear when the push service refused it.
     public struct Result: Sendable {
-        public var settlement: LedgerSettlement
+        public var settlement: StartLedger.Settlement
         public var refused: DeviceTokenStore.Invalidation?
 
-        public init(_ settlement: LedgerSettlement, refused: DeviceTokenStore.Invalidation? = nil) {
+        public init(_ settlement: StartLedger.Settlement, refused: DeviceTokenStore.Invalidation? = nil) {
             self.settlement = settlement
             self.refused = refused
         }
@@ -34,6 +34,7 @@ public actor StartSettler: Service {
     public nonisolated let name = "start_settler"
     private let store: any StartOutcomeStore
     private let logger: Logger
+    private let metrics: (any FlowMetrics)?
     private let gather: Duration
     private let fill: Int
     /// Rung when outcomes arrive and when shutdown trips: the writer waits on it.
@@ -42,8 +43,8 @@ public actor StartSettler: Service {
     private var waiters: [Ticket: CheckedContinuation<Void, any Error>] = [:]
     /// Set once `run` returned: nothing queued later would be written.
     private var stopped = false
-    private var held = Set<ClaimStore.Row>()
-    private var releasing = Set<ClaimStore.Row>()
+    private var held = Set<StartLedger.Key>()
+    private var releasing = Set<StartLedger.Key>()
 
     /// Under a burst, pushes are answered a few thousand a second: a batch every few milliseconds cost PostgreSQL
     /// a transaction per few dozen outcomes, while a fan-out waits for its last outcomes only once.
@@ -52,9 +53,12 @@ public actor StartSettler: Service {
     ///   - batch: most outcomes written in one transaction (a backlog after an outage is written this many at a time).
     ///   - fill: a batch is written as soon as this many outcomes wait...
     ///   - gather: ...or this long after the writer started waiting for them, whichever comes first.
-    public init(store: any StartOutcomeStore, logger: Logger, batch: Int = 500, fill: Int = 200, gather: Duration = .milliseconds(20)) {
+    ///   - metrics: counts the outcomes the ledger refused.
+    public init(store: any StartOutcomeStore, logger: Logger, metrics: (any FlowMetrics)? = nil, batch: Int = 500, fill: Int = 200,
+                gather: Duration = .milliseconds(20)) {
         self.store = store
         self.logger = logger.with(["component": "start_settler"])
+        self.metrics = metrics
         self.gather = gather
         self.pending = PendingSettlements(maxBatch: batch)
         self.fill = max(1, min(fill, batch))
@@ -64,23 +68,23 @@ public actor StartSettler: Service {
     public var unsettled: Int { pending.count }
 
     /// The ledger rows this process claimed and whose outcome is not yet written.
-    public var heldRows: [ClaimStore.Row] { Array(held) }
+    public var heldRows: [StartLedger.Key] { Array(held) }
 
     /// Records rows a fan-out just claimed: they are held until their outcome is written.
-    public func hold(_ rows: [ClaimStore.Row]) {
+    public func hold(_ rows: [StartLedger.Key]) {
         held.formUnion(rows)
     }
 
     /// Records rows a fan-out may have claimed but will not push (the transaction that claimed them failed, and
     /// may have committed first): `ClaimKeeper` gives them back to `pending` once their claim expires. Held rows
     /// are never given back (a later fan-out claimed them anew).
-    public func release(_ rows: [ClaimStore.Row]) {
+    public func release(_ rows: [StartLedger.Key]) {
         releasing.formUnion(rows)
     }
 
     /// The rows to give back, except any held again since (claimed anew by a later fan-out); they are handed
     /// over, so what the keeper could not give back yet must come back through `release`.
-    public func takeReleasing() -> [ClaimStore.Row] {
+    public func takeReleasing() -> [StartLedger.Key] {
         defer { releasing = [] }
         return Array(releasing.subtracting(held))
     }
@@ -136,11 +140,9 @@ public actor StartSettler: Service {
             if pending.failures == 0 && !shutdown.isTriggered { await gatherMore(shutdown) }
             guard let batch = pending.takeBatch() else { continue }
             do {
-                try await store.settle(batch.map(\.settlement), refused: batch.compactMap(\.refused))
-                for result in batch {
-                    let settlement = result.settlement
-                    held.remove(ClaimStore.Row(stream: settlement.stream, user: settlement.user, device: settlement.device))
-                }
+                let refused = try await store.settle(batch.map(\.settlement), refused: batch.compactMap(\.refused))
+                for result in batch { held.remove(result.settlement.key) }
+                report(refused)
                 for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
             } catch {
                 pending.failed()
@@ -150,6 +152,18 @@ public actor StartSettler: Service {
                 ])
                 try? await Task.sleep(for: pending.backoff)
             }
+        }
+    }
+
+    /// Outcomes the ledger refused are not written again: each is logged and counted (a late outcome of a sender
+    /// declared dead, or of a row opened since for a new activity, must not overwrite its successor's).
+    private func report(_ refused: [StartLedger.Refused]) {
+        for refusal in refused {
+            metrics?.countRefusedStartOutcome()
+            logger.warn("start outcome refused by the ledger; not written", [
+                "stream": .string(refusal.settlement.key.stream), "device": .string(refusal.settlement.key.device),
+                "status": .string(refusal.settlement.status.rawValue), "error": .error(refusal.error),
+            ])
         }
     }
 

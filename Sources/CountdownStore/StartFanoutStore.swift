@@ -12,15 +12,15 @@ public protocol StartFanoutStore: Sendable {
     /// targets in the ledger (`skip` tells an ineligible device) and claims the first page. `racing` writes with
     /// `ON CONFLICT` (after another fan-out raced this one, `StoreError(.raced)`); `withoutRows` are streams seen
     /// without ledger rows just before.
-    func planStarts(_ streams: [String], scope: FanoutScope, claim: StartLedgerStore.InsertClaim, owners: (dead: [String], alive: [String]),
+    func planStarts(_ streams: [String], scope: FanoutScope, claim: StartLedger.InsertClaim, owners: (dead: [String], alive: [String]),
                     withoutRows: Set<String>, racing: Bool, decide: @escaping @Sendable (StreamSnapshotRow) -> HandlerOutcome?,
                     skip: @escaping @Sendable (DeviceCandidate) -> StartSkipReason?,
-                    noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws
+                    noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws
         -> (decided: [String: HandlerOutcome], plans: [String: StartPlan])
 
-    /// Claims up to `limit` more pending rows of `streams` for `owner` (`StartLedgerStore.claim`).
+    /// Claims up to `limit` more pending rows of `streams` for `owner` (`StartLedger.claim`).
     func claimStarts(_ streams: [String], scope: FanoutScope, seconds: Int, owner: String?, owners: (dead: [String], alive: [String]),
-                     limit: Int, noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws -> [ClaimStore.Row]
+                     limit: Int, noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws -> [StartLedger.Claim]
 
     /// In one transaction: records the streams of `planned` with no open ledger row as started for their planned
     /// start, asking only about `unknown`; returns them.

@@ -89,8 +89,8 @@ extension StoreClient: SessionFanoutStore {
 
     public func retireOutlived(_ stream: String, devices: [String]) async throws {
         _ = try await transaction { connection in
-            try ActivityLifetimeStore.reopenOutlived([stream], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
-            try ActivityLifetimeStore.retire(stream, devices: devices, on: connection)
+            try StartLedger.reopenOutlived([stream], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
+            try RetiredSessionStore.retireOutlived(stream, devices: devices, on: connection)
         }
     }
 

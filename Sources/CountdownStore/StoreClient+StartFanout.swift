@@ -3,13 +3,13 @@ import Foundation
 
 extension StoreClient: StartFanoutStore {
     public func ledgerOwners(_ streams: [String], except: String?) async throws -> (owners: [String], streamsWithRows: Set<String>) {
-        try await withConnection { try StartLedgerStore.ledgerOwners(streams, except: except, on: $0) }
+        try await withConnection { try StartLedger.ledgerOwners(streams, except: except, on: $0) }
     }
 
-    public func planStarts(_ streamIDs: [String], scope: FanoutScope, claim: StartLedgerStore.InsertClaim, owners: (dead: [String], alive: [String]),
+    public func planStarts(_ streamIDs: [String], scope: FanoutScope, claim: StartLedger.InsertClaim, owners: (dead: [String], alive: [String]),
                            withoutRows: Set<String>, racing: Bool, decide: @escaping @Sendable (StreamSnapshotRow) -> HandlerOutcome?,
                            skip: @escaping @Sendable (DeviceCandidate) -> StartSkipReason?,
-                           noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws
+                           noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws
         -> (decided: [String: HandlerOutcome], plans: [String: StartPlan]) {
         try await transaction { connection -> (decided: [String: HandlerOutcome], plans: [String: StartPlan]) in
             var decided: [String: HandlerOutcome] = [:]
@@ -42,14 +42,14 @@ extension StoreClient: StartFanoutStore {
             // An activity started more than 8 hours before the planned start would end before the stream: its row is
             // opened again for a new push-to-start, its sessions retired (SPEC 10.1, long reschedules). Only the
             // stream's own fan-out does it, so no reopened row waits for a job that will not come.
-            if scope == .stream { try ActivityLifetimeStore.reopenOutlived(active, lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection) }
-            for (streamID, candidate) in try StartLedgerStore.candidates(active, scope: scope, on: connection) {
-                plans[streamID]?.targets[StartPlan.TargetKey(candidate.userID, candidate.deviceID)] = StartLedgerStore.Target(
-                    stream: streamID, candidate: candidate, skip: skip(candidate))
+            if scope == .stream { try StartLedger.reopenOutlived(active, lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection) }
+            for (streamID, candidate) in try StartLedger.candidates(active, scope: scope, on: connection) {
+                let target = StartLedger.Target(stream: streamID, candidate: candidate, skip: skip(candidate))
+                plans[streamID]?.targets[target.key] = target
             }
-            let recorded = try StartLedgerStore.recordTargets(plans.values.flatMap(\.targets.values), scope: scope, claim: claim, racing: racing,
+            let recorded = try StartLedger.recordTargets(plans.values.flatMap(\.targets.values), scope: scope, claim: claim, racing: racing,
                                                               withoutRows: withoutRows, on: connection)
-            for row in recorded.claimed { plans[row.stream]?.claimed.append((row.user, row.device)) }
+            for claim in recorded.claimed { plans[claim.key.stream]?.claimed.append(claim) }
             // Kept up to date as rows are claimed: if this transaction fails, they are given back.
             noteClaims(StartPlan.claimedRows(plans))
             // A first fan-out of its streams (the T-60 burst) wrote every row there is: all of a page claimed on insert,
@@ -62,13 +62,13 @@ extension StoreClient: StartFanoutStore {
             }
             // Rows recorded earlier and still pending, or held by a dead worker, fill the rest of the page.
             if recorded.claimed.count < claim.limit {
-                for row in try StartLedgerStore.claim(active, scope: scope, seconds: claim.seconds, owner: claim.owner, owners: owners,
-                                                      limit: claim.limit - recorded.claimed.count, on: connection) {
-                    plans[row.stream]?.claimed.append((row.user, row.device))
+                for row in try StartLedger.claim(active, scope: scope, seconds: claim.seconds, owner: claim.owner, owners: owners,
+                                                 limit: claim.limit - recorded.claimed.count, on: connection) {
+                    plans[row.key.stream]?.claimed.append(row)
                 }
             }
             noteClaims(StartPlan.claimedRows(plans))
-            for (streamID, open) in try StartLedgerStore.openClaims(active, owners: owners, on: connection) {
+            for (streamID, open) in try StartLedger.openClaims(active, owners: owners, on: connection) {
                 guard var plan = plans[streamID] else { continue }
                 plan.openByOthers = open - plan.claimed.count
                 plans[streamID] = plan
@@ -78,18 +78,17 @@ extension StoreClient: StartFanoutStore {
     }
 
     public func claimStarts(_ streams: [String], scope: FanoutScope, seconds: Int, owner: String?, owners: (dead: [String], alive: [String]),
-                            limit: Int, noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws -> [ClaimStore.Row] {
+                            limit: Int, noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws -> [StartLedger.Claim] {
         try await transaction { connection in
-            let rows = try StartLedgerStore.claim(streams, scope: scope, seconds: seconds, owner: owner, owners: owners, limit: limit, on: connection)
-                .map { ClaimStore.Row(stream: $0.stream, user: $0.user, device: $0.device) }
-            noteClaims(rows)
-            return rows
+            let claims = try StartLedger.claim(streams, scope: scope, seconds: seconds, owner: owner, owners: owners, limit: limit, on: connection)
+            noteClaims(claims.map(\.key))
+            return claims
         }
     }
 
     public func markStartsDone(_ planned: [String: Date], asking unknown: [String]) async throws -> Set<String> {
         try await transaction { connection -> Set<String> in
-            let stillOpen = unknown.isEmpty ? [] : try StartLedgerStore.streamsWithOpenRows(unknown, on: connection)
+            let stillOpen = unknown.isEmpty ? [] : try StartLedger.streamsWithOpenRows(unknown, on: connection)
             let done = planned.filter { !stillOpen.contains($0.key) }
             try ProgressStore.markStartsDone(done, on: connection)
             return Set(done.keys)

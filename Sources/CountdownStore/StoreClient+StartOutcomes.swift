@@ -1,9 +1,10 @@
 extension StoreClient: StartOutcomeStore {
     /// Deadlocks are retried at once; any other error comes back to the caller (the settler retries with backoff).
-    public func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation]) async throws {
+    public func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenStore.Invalidation]) async throws -> [StartLedger.Refused] {
         try await transaction(serializationRetries: 2) { connection in
-            try StartLedgerStore.settle(settlements, on: connection)
+            let notWritten = try StartLedger.settle(settlements, on: connection)
             try DeviceTokenStore.clear(refused, on: connection)
+            return notWritten
         }
     }
 }

@@ -1,7 +1,7 @@
 extension StoreClient: WorkerServiceStore {
-    public func keepClaims(owner: String, held: [ClaimStore.Row], releasing: [ClaimStore.Row], seconds: Int) async throws
-        -> (extended: Int, released: Int, waiting: [ClaimStore.Row]) {
-        try await transaction { try ClaimStore.keepAlive(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0) }
+    public func keepClaims(owner: String, held: [StartLedger.Key], releasing: [StartLedger.Key], seconds: Int) async throws
+        -> (extended: Int, released: Int, waiting: [StartLedger.Key]) {
+        try await transaction { try StartLedger.keepClaims(owner: owner, held: held, releasing: releasing, seconds: seconds, on: $0) }
     }
 
     public func pauseStates() async throws -> [PauseStore.Entry] {

@@ -21,6 +21,10 @@ public struct StoreError: Error, TransientError, CustomStringConvertible {
         /// A fault of the rows read (an undecodable value, a date PostgreSQL cannot compute with), not of the system:
         /// the row is quarantined, not retried. The context is the reason to record.
         case rowData
+        /// A start-ledger change that `StartLedgerMachine`'s table does not allow, or an outcome whose claim the row no
+        /// longer holds (its sender was declared dead and another took it over, or the row moved on to its next
+        /// generation): nothing was written for it.
+        case refused
     }
 
     public let code: Code
@@ -74,7 +78,7 @@ public struct StoreError: Error, TransientError, CustomStringConvertible {
     public var isTransient: Bool {
         switch code {
         case .raced, .unreachable, .timeLimit, .lockTimeLimit: true
-        case .missingUser, .missingStream, .rowData: false
+        case .missingUser, .missingStream, .rowData, .refused: false
         }
     }
 

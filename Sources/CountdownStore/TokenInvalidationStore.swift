@@ -58,20 +58,8 @@ public enum TokenInvalidationStore {
                 WHERE id = ANY($1::bigint[])
                 """, [PostgresTextArray(ids.map(String.init))])
         }
-        try reopenStarts(reopen, on: connection)
+        try StartLedger.forgetTokens(reopen, on: connection)
         return RestoreReport(restored: restored, skippedChanged: considered - restored.values.reduce(0, +))
-    }
-
-    /// A start that failed because of a token now restored may go out again: its ledger row forgets the tokens it
-    /// failed with, so the device's next backfill (queued by the token change itself) re-opens and sends it
-    /// while the stream's start window is open.
-    private static func reopenStarts(_ pairs: [(device: String, stream: String)], on connection: PostgresConnection) throws {
-        guard !pairs.isEmpty else { return }
-        try connection.execute("""
-            UPDATE countdown_start_ledger l SET token_hash = NULL, updated_at = now()
-            FROM unnest($1::text[], $2::text[]) AS t(device_id, stream_id)
-            WHERE l.device_id = t.device_id AND l.stream_id = t.stream_id AND l.status = 'failed' AND l.reason LIKE 'dead_token:%'
-            """, [PostgresTextArray(pairs.map(\.device)), PostgresTextArray(pairs.map(\.stream))])
     }
 
     /// Per kind: the statement that puts the candidates `c` back and returns the ids of the entries it restored.

@@ -1,9 +1,9 @@
 /// The seam of the worker's periodic services to the database (`ClaimKeeper`, `PauseMirror`, `QueueStatsPoller`,
 /// `ConnectionBudgetCheck`): each call is one statement or one transaction.
 public protocol WorkerServiceStore: Sendable {
-    /// In one transaction: extends `held` and gives back the expired claims of `releasing` (`ClaimStore.keepAlive`).
-    func keepClaims(owner: String, held: [ClaimStore.Row], releasing: [ClaimStore.Row], seconds: Int) async throws
-        -> (extended: Int, released: Int, waiting: [ClaimStore.Row])
+    /// In one transaction: extends `held` and gives back the expired claims of `releasing` (`StartLedger.keepClaims`).
+    func keepClaims(owner: String, held: [StartLedger.Key], releasing: [StartLedger.Key], seconds: Int) async throws
+        -> (extended: Int, released: Int, waiting: [StartLedger.Key])
 
     /// The pause state of every kind PostgreSQL has a row for.
     func pauseStates() async throws -> [PauseStore.Entry]

@@ -26,6 +26,7 @@ public final class WorkerMetrics: Sendable {
     public let clockOffset: Gauge
     public let takeovers: Counter
     public let unsettledStarts: Gauge
+    public let refusedStartOutcomes: Counter
     public let claimsExtended: Counter
     public let tokenGuardTripped: Gauge
     public let queuePaused: Gauge
@@ -58,6 +59,8 @@ public final class WorkerMetrics: Sendable {
         clockOffset = registry.gauge("countdown_worker_clock_offset_seconds", help: "Redis server time minus this host's clock.")
         takeovers = registry.counter("countdown_worker_takeovers_total", help: "Dead workers whose queue leases this worker handed back.")
         unsettledStarts = registry.gauge("countdown_start_outcomes_unsettled", help: "Start push outcomes kept in memory, not yet written to PostgreSQL.")
+        refusedStartOutcomes = registry.counter("countdown_start_outcomes_refused_total",
+                                                help: "Start push outcomes the ledger refused: their row was no longer held by the claim they answer.")
         claimsExtended = registry.counter("countdown_claim_extensions_total", help: "Runs extending this worker's ledger and session claims, by result.", labels: ["result"])
         tokenGuardTripped = registry.gauge("countdown_push_token_guard_tripped",
                                            help: "1 while token refusals look like a misconfiguration and no token is cleared.")
@@ -97,5 +100,9 @@ public enum CountdownVersion {
 extension WorkerMetrics: FlowMetrics {
     public func countUndeliverableEnd(reason: String) {
         endUndeliverable.increment(labels: Self.boundedLabel(reason))
+    }
+
+    public func countRefusedStartOutcome() {
+        refusedStartOutcomes.increment()
     }
 }

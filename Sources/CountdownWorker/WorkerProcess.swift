@@ -68,7 +68,7 @@ public struct WorkerProcess: Sendable {
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
         let settlerLogger = logger.with(["worker": .string(workerID)])
-        let settler = StartSettler(store: store, logger: settlerLogger)
+        let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics)
         let context = FlowContext(database: store, settler: settler, push: gateway, payloads: payloads, settings: config.flow,
                                   transport: config.pushTransport, metrics: metrics, logger: settlerLogger,
                                   claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize,

@@ -82,9 +82,64 @@ import Testing
     }
 
     @Test func anOutcomeEndsTheClaimAndKeepsTheTokensItWasNotGiven() {
-        let settled = Machine.apply(.settled(status: .sent, reason: nil, tokenHash: nil), to: Self.sending("w1", until: 1030))
+        let settled = Machine.apply(.settled(status: .sent, reason: nil, tokenHash: nil, owner: "w1", generation: 1), to: Self.sending("w1", until: 1030))
         #expect(settled == (Machine.Row(status: .sent, tokenHash: "h", claimedBy: "w1", attempts: 1), .write))
-        #expect(Machine.apply(.settled(status: .sent, reason: nil, tokenHash: "h"), to: nil) == (nil, .none))
+        #expect(Machine.apply(.settled(status: .sent, reason: nil, tokenHash: "h", owner: "w1", generation: 1), to: nil) == (nil, .none))
+    }
+
+    /// An outcome lands only on the claim it answers: not on a row another sender took over (its sender was
+    /// declared dead), not on the next generation of the row, not on a row no longer being sent.
+    @Test func aLateOutcomeLandsOnlyOnTheClaimItAnswers() {
+        let takenOver = Self.sending("w2", until: 1030, attempts: 2)
+        #expect(Machine.apply(.settled(status: .failed, reason: "rejected:400", tokenHash: nil, owner: "w1", generation: 1), to: takenOver)
+                == (takenOver, .none))
+        var nextGeneration = Self.sending("w1", until: 1030)
+        nextGeneration.generation = 2
+        #expect(Machine.apply(.settled(status: .sent, reason: nil, tokenHash: nil, owner: "w1", generation: 1), to: nextGeneration)
+                == (nextGeneration, .none))
+        let sent = Machine.Row(status: .sent, tokenHash: "h", claimedBy: "w1", attempts: 1)
+        #expect(Machine.apply(.settled(status: .pending, reason: "retry:timeout", tokenHash: nil, owner: "w1", generation: 1), to: sent)
+                == (sent, .none))
+        #expect(Machine.apply(.settled(status: .assumedSent, reason: nil, tokenHash: nil, owner: "w1", generation: 1),
+                              to: Self.sending("w1", until: 1030)).action == .none, "the table has no outcome `assumed_sent`")
+    }
+
+    /// The restore guard records rows as sent without a push: new rows and any row not sent; a sent row stays, and
+    /// a restored row is never claimed or reopened.
+    @Test func aRestoredRowIsAssumedSentAndNeverPushed() {
+        #expect(Machine.apply(.restored, to: nil) == (Machine.Row(status: .assumedSent, reason: "restored"), .write))
+        let pending = Machine.Row(status: .pending, tokenHash: "h", attempts: 1)
+        let restored = Machine.Row(status: .assumedSent, reason: "restored", tokenHash: "h", attempts: 1)
+        #expect(Machine.apply(.restored, to: pending) == (restored, .write))
+        let sent = Machine.Row(status: .sent, tokenHash: "h", attempts: 1)
+        #expect(Machine.apply(.restored, to: sent) == (sent, .none))
+        #expect(Machine.apply(.claimRequested(owner: "w1", until: 1030, owners: .init(dead: ["w1"]), now: Self.now), to: restored).action == .none)
+        #expect(Machine.apply(.recorded(skip: nil, tokenHash: "h2", claimFor: ("w1", 1030), now: Self.now), to: restored).action == .none)
+        #expect(Machine.apply(.outlived(android: false), to: restored).action == .none)
+    }
+
+    /// Every change `apply` makes over a grid of rows and events is one the table allows: the table the store's
+    /// statements read is the machine's.
+    @Test func everyTransitionIsInTheTable() {
+        let events: [Machine.Event] = [
+            .recorded(skip: nil, tokenHash: "h2", claimFor: ("w1", 1030), now: Self.now), .recorded(skip: .noFCMToken, tokenHash: "h2", claimFor: nil, now: Self.now),
+            .claimRequested(owner: "w2", until: 1030, owners: .init(dead: ["w1"]), now: Self.now), .extended(owner: "w1", until: 1060),
+            .released(owner: "w1", now: 2000), .settled(status: .sent, reason: nil, tokenHash: nil, owner: "w1", generation: 1),
+            .settled(status: .pending, reason: "retry:x", tokenHash: nil, owner: "w1", generation: 1), .outlived(android: false), .restored,
+        ]
+        let rows: [Machine.Row?] = [nil] + Machine.Status.allCases.map {
+            Machine.Row(status: $0, reason: "dead_token:x", tokenHash: "h", claimedBy: "w1", claimedUntil: 1010, attempts: 1)
+        }
+        var changed = 0
+        for row in rows {
+            for event in events {
+                let (next, action) = Machine.apply(event, to: row)
+                guard action != .none, let next else { continue }
+                changed += 1
+                #expect(Machine.rule(for: Machine.change(of: event, to: row)).allows(from: row?.status, to: next.status), "\(event) on \(String(describing: row))")
+            }
+        }
+        #expect(changed > 10)
     }
 
     /// One start per device and stream: over random histories with three senders, every push comes from a claim
@@ -104,7 +159,8 @@ import Testing
                 case 1: .claimRequested(owner: owner, until: now + 30, owners: .init(dead: Bool.random(using: &random) ? ["w1"] : []), now: now)
                 case 2: .extended(owner: owner, until: now + 30)
                 case 3: .released(owner: owner, now: now)
-                default: .settled(status: [.sent, .failed].randomElement(using: &random)!, reason: "dead_token:x", tokenHash: nil)
+                default: .settled(status: [.sent, .failed].randomElement(using: &random)!, reason: "dead_token:x", tokenHash: nil,
+                                  owner: owner, generation: 1)
                 }
                 let before = row
                 let (next, action) = Machine.apply(event, to: row)

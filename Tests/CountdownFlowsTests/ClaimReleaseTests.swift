@@ -11,7 +11,7 @@ import TestSupport
 /// to the settler, and the claim keeper gives back those still claimed once their claim expires; rows held again
 /// by a later fan-out are never given back.
 @Suite struct ClaimReleaseTests {
-    static func row(_ device: String) -> ClaimStore.Row { ClaimStore.Row(stream: "s", user: "u", device: device) }
+    static func row(_ device: String) -> StartLedger.Key { StartLedger.Key(stream: "s", user: "u", device: device) }
 
     @Test func rowsHeldAgainAreNotGivenBack() async throws {
         try await MigratedDatabase.with(prefix: "release") { client in

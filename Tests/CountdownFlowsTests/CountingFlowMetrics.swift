@@ -18,4 +18,10 @@ final class CountingFlowMetrics: FlowMetrics {
     func countUndeliverableEnd(reason: String) {
         undeliverable.withLock { $0[reason, default: 0] += 1 }
     }
+
+    let refusedStartOutcomes = Locked(0)
+
+    func countRefusedStartOutcome() {
+        refusedStartOutcomes.withLock { $0 += 1 }
+    }
 }

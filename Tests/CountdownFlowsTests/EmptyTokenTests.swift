@@ -21,7 +21,7 @@ import TestSupport
                     """)
             }
             let read = try await client.withConnection { c in
-                (candidates: try StartLedgerStore.candidates(["s"], scope: .stream, on: c).map(\.1),
+                (candidates: try StartLedger.candidates(["s"], scope: .stream, on: c).map(\.1),
                  sessions: try SessionStore.sessions("s", devices: nil, on: c),
                  recipients: try ReminderStore.recipients(["u"], on: c))
             }

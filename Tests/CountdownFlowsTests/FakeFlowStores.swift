@@ -18,12 +18,12 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
 
     let planCalls = Locked([PlanCall]())
     /// What each `planStarts` call does, by its index (past the end: nothing decided, nothing planned).
-    let planAnswers: Locked<[@Sendable (@Sendable ([ClaimStore.Row]) -> Void) throws -> [String: HandlerOutcome]]>
+    let planAnswers: Locked<[@Sendable (@Sendable ([StartLedger.Key]) -> Void) throws -> [String: HandlerOutcome]]>
     let streamsWithRows: Set<String>
     let expiry: StreamStore.Expiry
 
     init(streamsWithRows: Set<String> = [], expiry: StreamStore.Expiry = .missing,
-         planAnswers: [@Sendable (@Sendable ([ClaimStore.Row]) -> Void) throws -> [String: HandlerOutcome]] = []) {
+         planAnswers: [@Sendable (@Sendable ([StartLedger.Key]) -> Void) throws -> [String: HandlerOutcome]] = []) {
         self.streamsWithRows = streamsWithRows
         self.expiry = expiry
         self.planAnswers = Locked(planAnswers)
@@ -33,10 +33,10 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
         ([], streamsWithRows)
     }
 
-    func planStarts(_ streams: [String], scope: FanoutScope, claim: StartLedgerStore.InsertClaim, owners: (dead: [String], alive: [String]),
+    func planStarts(_ streams: [String], scope: FanoutScope, claim: StartLedger.InsertClaim, owners: (dead: [String], alive: [String]),
                     withoutRows: Set<String>, racing: Bool, decide: @escaping @Sendable (StreamSnapshotRow) -> HandlerOutcome?,
                     skip: @escaping @Sendable (DeviceCandidate) -> StartSkipReason?,
-                    noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws
+                    noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws
         -> (decided: [String: HandlerOutcome], plans: [String: StartPlan]) {
         let index = planCalls.withLock { calls in
             calls.append(PlanCall(streams: streams, racing: racing, withoutRows: withoutRows))
@@ -49,11 +49,13 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func expire(_ stream: String, expireAfter: Int, tolerance: Double) async throws -> StreamStore.Expiry { expiry }
 
     func claimStarts(_ streams: [String], scope: FanoutScope, seconds: Int, owner: String?, owners: (dead: [String], alive: [String]),
-                     limit: Int, noteClaims: @escaping @Sendable ([ClaimStore.Row]) -> Void) async throws -> [ClaimStore.Row] {
+                     limit: Int, noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws -> [StartLedger.Claim] {
         throw Unexpected(call: "claimStarts")
     }
     func markStartsDone(_ planned: [String: Date], asking unknown: [String]) async throws -> Set<String> { throw Unexpected(call: "markStartsDone") }
-    func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation]) async throws { throw Unexpected(call: "settle") }
+    func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenStore.Invalidation]) async throws -> [StartLedger.Refused] {
+        throw Unexpected(call: "settle")
+    }
     func streamsInStartWindow(of member: StreamStore.Member, lead: Int) async throws -> [String] { throw Unexpected(call: "streamsInStartWindow") }
 
     func endClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "endClaimOwners") }

@@ -13,7 +13,7 @@ import Testing
                     metrics: CountingFlowMetrics(), logger: StartSettlerBatchTests.logger())
     }
 
-    static func row(_ device: String) -> ClaimStore.Row { ClaimStore.Row(stream: "s1", user: "u", device: device) }
+    static func row(_ device: String) -> StartLedger.Key { StartLedger.Key(stream: "s1", user: "u", device: device) }
 
     @Test func aRacedLedgerInsertIsPlannedAgainWithOnConflict() async throws {
         let stores = FakeFlowStores(streamsWithRows: ["s2"], planAnswers: [

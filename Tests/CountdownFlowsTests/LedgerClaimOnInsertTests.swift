@@ -6,8 +6,8 @@ import Testing
 /// `recordTargets` writes the first rows of a page already claimed, exactly as `claim` would have left them,
 /// and reports only the rows it claimed: never a row sent, in flight or failed before.
 @Suite struct LedgerClaimOnInsertTests {
-    static func target(_ user: String, skip: StartSkipReason? = nil, token: String = "pts") -> StartLedgerStore.Target {
-        StartLedgerStore.Target(stream: "s1", candidate: DeviceCandidate(
+    static func target(_ user: String, skip: StartSkipReason? = nil, token: String = "pts") -> StartLedger.Target {
+        StartLedger.Target(stream: "s1", candidate: DeviceCandidate(
             userID: user, role: "guest", deviceID: "d-\(user)", platform: "ios", fcmToken: "fcm-\(user)", pushToStartToken: token,
             locale: nil, liveStreamEnabled: true), skip: skip)
     }
@@ -27,10 +27,10 @@ import Testing
         try await MigratedDatabase.with(prefix: "claiminsert") { client in
             _ = try await client.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s1', 'S', now() + interval '30 minutes')")
             let claimed = try await client.withConnection { connection in
-                try StartLedgerStore.recordTargets([Self.target("u3"), Self.target("u1", skip: .preferenceOff), Self.target("u2"), Self.target("u4")],
+                try StartLedger.recordTargets([Self.target("u3"), Self.target("u1", skip: .preferenceOff), Self.target("u2"), Self.target("u4")],
                                                    claim: .init(owner: "w1", seconds: 60, limit: 2), on: connection)
             }
-            #expect(claimed.claimed.map(\.user) == ["u2", "u3"], "the first two eligible rows in key order")
+            #expect(claimed.claimed.map(\.key.user) == ["u2", "u3"], "the first two eligible rows in key order")
             #expect(!claimed.foundEarlierRows)
             let rows = try await Self.rows(client)
             #expect(rows["u1"]?.status == "skipped" && rows["u1"]?.attempts == 0 && rows["u1"]?.owner == nil)
@@ -40,9 +40,9 @@ import Testing
 
             // The rest of the page comes from `claim`: the pending row, once.
             let rest = try await client.withConnection { connection in
-                try StartLedgerStore.claim(["s1"], scope: .stream, seconds: 60, owner: "w1", limit: 10, on: connection)
+                try StartLedger.claim(["s1"], scope: .stream, seconds: 60, owner: "w1", limit: 10, on: connection)
             }
-            #expect(rest.map(\.user) == ["u4"])
+            #expect(rest.map(\.key.user) == ["u4"])
         }
     }
 
@@ -58,13 +58,13 @@ import Testing
                        ('s1', 'u5', 'd-u5', 'failed', 'dead_token:unregistered', $1, 1, NULL, NULL)
                 """, [TokenHash.of(fcm: "fcm-u5", pts: "old")])
             let claimed = try await client.withConnection { connection in
-                try StartLedgerStore.recordTargets(["u1", "u2", "u3", "u4", "u5", "u6"].map { Self.target($0) },
+                try StartLedger.recordTargets(["u1", "u2", "u3", "u4", "u5", "u6"].map { Self.target($0) },
                                                    claim: .init(owner: "w1", seconds: 60, limit: 10), racing: racing, on: connection)
             }
             // Sent, in flight (another worker's) and failed rows stay; a skipped row, and a dead-token failure whose
             // device has a new token, reopen and are claimed; a new device is recorded and claimed. The same whether
             // the rows are read first (plain insert) or resolved by `ON CONFLICT` after a race.
-            #expect(claimed.claimed.map(\.user).sorted() == ["u4", "u5", "u6"])
+            #expect(claimed.claimed.map(\.key.user).sorted() == ["u4", "u5", "u6"])
             #expect(claimed.foundEarlierRows)
             let rows = try await Self.rows(client)
             #expect(rows["u1"]?.status == "sent")
@@ -89,7 +89,7 @@ import Testing
                        ('s1', 'u4', 'd-u4', 'failed', 'dead_token:unregistered', $1, now() - interval '1 day')
                 """, [TokenHash.of(fcm: "fcm-u1", pts: "pts"), TokenHash.of(fcm: "fcm-u2", pts: "old"), TokenHash.of(fcm: "fcm-u3", pts: "pts")])
             let recorded = try await client.withConnection { connection in
-                try StartLedgerStore.recordTargets([Self.target("u1", skip: .preferenceOff), Self.target("u2", skip: .preferenceOff),
+                try StartLedger.recordTargets([Self.target("u1", skip: .preferenceOff), Self.target("u2", skip: .preferenceOff),
                                                     Self.target("u3"), Self.target("u4", skip: .preferenceOff)],
                                                    claim: .init(owner: "w1", seconds: 60, limit: 10), racing: racing, on: connection)
             }

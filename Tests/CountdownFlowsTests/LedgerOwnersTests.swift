@@ -19,12 +19,12 @@ import Testing
                        ('s4', 'u1', 'd1', 'sending', 1, 'w-other', now() + interval '1 minute')
                 """)
             let read = try await client.withConnection { connection in
-                try StartLedgerStore.ledgerOwners(["s1", "s2", "s3", "s5"], except: "w-me", on: connection)
+                try StartLedger.ledgerOwners(["s1", "s2", "s3", "s5"], except: "w-me", on: connection)
             }
             #expect(read.owners == ["w-other", "w-third"], "holders of rows being sent, never this worker, nor settled rows")
             #expect(read.streamsWithRows == ["s1", "s2", "s3"], "s4 was not asked for, s5 has no rows")
             let none = try await client.withConnection { connection in
-                try StartLedgerStore.ledgerOwners(["s5"], except: nil, on: connection)
+                try StartLedger.ledgerOwners(["s5"], except: nil, on: connection)
             }
             #expect(none.owners.isEmpty && none.streamsWithRows.isEmpty)
         }
@@ -33,17 +33,17 @@ import Testing
     @Test func aRowWrittenSinceTheReadFailsTheInsertOnItsKey() async throws {
         try await MigratedDatabase.with(prefix: "ledgerowners") { client in
             _ = try await client.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s1', 'S', now() + interval '30 minutes')")
-            let seen = try await client.withConnection { try StartLedgerStore.ledgerOwners(["s1"], except: "w1", on: $0) }
+            let seen = try await client.withConnection { try StartLedger.ledgerOwners(["s1"], except: "w1", on: $0) }
             #expect(seen.streamsWithRows.isEmpty)
             // Another fan-out records u2's row after the read.
             _ = try await client.execute("""
                 INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, attempts, sent_at)
                 VALUES ('s1', 'u2', 'd-u2', 'sent', 1, now())
                 """)
-            let claim = StartLedgerStore.InsertClaim(owner: "w1", seconds: 60, limit: 10)
+            let claim = StartLedger.InsertClaim(owner: "w1", seconds: 60, limit: 10)
             do {
                 _ = try await client.transaction { connection in
-                    try StartLedgerStore.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim,
+                    try StartLedger.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim,
                                                        withoutRows: ["s1"], on: connection)
                 }
                 Issue.record("the insert of a row written since the read succeeded")
@@ -52,10 +52,10 @@ import Testing
             }
             // Run again as the fan-out does after the violation: u2's row is left alone, u1 is recorded and claimed.
             let again = try await client.transaction { connection in
-                try StartLedgerStore.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim, racing: true,
+                try StartLedger.recordTargets([LedgerClaimOnInsertTests.target("u1"), LedgerClaimOnInsertTests.target("u2")], claim: claim, racing: true,
                                                    on: connection)
             }
-            #expect(again.claimed.map(\.user) == ["u1"])
+            #expect(again.claimed.map(\.key.user) == ["u1"])
             let rows = try await client.query("SELECT user_id || '=' || status AS row FROM countdown_start_ledger ORDER BY 1")
                 .map { try $0.decode("row", as: String.self) }
             #expect(rows == ["u1=sending", "u2=sent"])

@@ -23,25 +23,26 @@ import Testing
             // Ids, tokens and message names as long as production's: 24-character ids, FCM-length message names.
             let users = (0..<400).map { String(format: "65f0%020d", $0) }
             let targets = users.map { user in
-                StartLedgerStore.Target(stream: "s1", candidate: DeviceCandidate(
+                StartLedger.Target(stream: "s1", candidate: DeviceCandidate(
                     userID: user, role: "guest", deviceID: "device-" + user, platform: "ios",
                     fcmToken: "fcm-" + String(repeating: "f", count: 150), pushToStartToken: "pts-" + String(repeating: "p", count: 150),
                     locale: "tr-TR", liveStreamEnabled: true), skip: nil)
             }
+            let owner = "worker-" + String(repeating: "w", count: 40)
             let claimed = try await client.withConnection { connection in
-                try StartLedgerStore.recordTargets(targets, claim: .init(owner: "worker-" + String(repeating: "w", count: 40), seconds: 60,
-                                                                         limit: 1000), on: connection)
+                try StartLedger.recordTargets(targets, claim: .init(owner: owner, seconds: 60, limit: 1000), on: connection)
             }
             #expect(claimed.claimed.count == users.count)
             let before = try await Self.pages(client)
             #expect(Set(before.values).count > 1, "the rows fill several pages")
-            try await client.transaction { connection in
-                try StartLedgerStore.settle(targets.map { target in
-                    LedgerSettlement(stream: "s1", user: target.candidate.userID, device: target.candidate.deviceID, status: "sent",
-                                     reason: nil, name: "projects/countdown-production-1234/messages/0:1776384000000000%31bd1c9631bd1c96",
-                                     tokenHash: target.tokenHash)
+            let refused = try await client.transaction { connection in
+                try StartLedger.settle(targets.map { target in
+                    StartLedger.Settlement(.init(target.key, generation: 1), owner: owner, status: .sent,
+                                           reason: nil, name: "projects/countdown-production-1234/messages/0:1776384000000000%31bd1c9631bd1c96",
+                                           tokenHash: target.tokenHash)
                 }, on: connection)
             }
+            #expect(refused.isEmpty)
             let after = try await Self.pages(client)
             let moved = users.filter { before[$0] != after[$0] }
             #expect(moved.isEmpty, "\(moved.count) of \(users.count) rows moved to another page (not a HOT update)")

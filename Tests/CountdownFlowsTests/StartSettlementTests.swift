@@ -165,10 +165,10 @@ import TestSupport
                     claimed_by = CASE WHEN device_id = 'd3' THEN 'other' ELSE 'pager' END
                 WHERE device_id IN ('d1', 'd2', 'd3', 'd4', 'd5')
                 """)
-            let row = { (device: String) in ClaimStore.Row(stream: "s", user: "u", device: device) }
+            let row = { (device: String) in StartLedger.Key(stream: "s", user: "u", device: device) }
             let (held, releasing) = ([row("d1")], [row("d2"), row("d3"), row("d5")])
             let kept = try await client.transaction {
-                try ClaimStore.keepAlive(owner: "pager", held: held, releasing: releasing, seconds: 60, on: $0)
+                try StartLedger.keepClaims(owner: "pager", held: held, releasing: releasing, seconds: 60, on: $0)
             }
             #expect(kept.extended == 1 && kept.released == 1)
             #expect(kept.waiting == [row("d5")], "released once its claim expires")

@@ -26,10 +26,12 @@ import TestSupport
 
     static func results(_ range: ClosedRange<Int>) -> [StartSettler.Result] {
         range.map {
-            StartSettler.Result(LedgerSettlement(stream: "s", user: "u\($0)", device: "d\($0)", status: "sent", reason: nil,
-                                                 name: "projects/p/messages/\($0)", tokenHash: TokenHash.of(fcm: "fcm-\($0)", pts: "pts-\($0)")))
+            StartSettler.Result(StartLedger.Settlement(.init(Self.key($0), generation: 1), owner: "me", status: .sent, reason: nil,
+                                                       name: "projects/p/messages/\($0)", tokenHash: TokenHash.of(fcm: "fcm-\($0)", pts: "pts-\($0)")))
         }
     }
+
+    static func key(_ i: Int) -> StartLedger.Key { StartLedger.Key(stream: "s", user: "u\(i)", device: "d\(i)") }
 
     static func sent(_ client: PostgresClient) async throws -> Int {
         try await client.query("""
@@ -75,7 +77,7 @@ import TestSupport
         try await Self.withLedger(rows: shape.rows) { client in
             let settler = Self.running(client, batch: shape.batch, fill: shape.fill)
             let ticket = await settler.openTicket()
-            await settler.hold((1...shape.rows).map { ClaimStore.Row(stream: "s", user: "u\($0)", device: "d\($0)") })
+            await settler.hold((1...shape.rows).map(Self.key))
             await settler.add(Self.results(1...shape.rows), to: ticket)
             try await settler.settle(ticket)
             #expect(await settler.unsettled == 0)
@@ -84,12 +86,35 @@ import TestSupport
         }
     }
 
+    /// An outcome the ledger refuses (its row taken over by another worker meanwhile) is counted and logged, not
+    /// written again, and lets its row go; the batch's other outcomes are written.
+    @Test func aRefusedOutcomeIsCountedAndNotWrittenAgain() async throws {
+        try await Self.withLedger(rows: 2) { client in
+            _ = try await client.execute("UPDATE countdown_start_ledger SET claimed_by = 'successor' WHERE device_id = 'd1'")
+            let metrics = CountingFlowMetrics()
+            let sink = CapturingLogSink()
+            let settler = StartSettler(store: StoreClient(client), logger: Logger(level: .warn, sink: sink), metrics: metrics)
+            RunningSettlers.start(settler, on: client)
+            let ticket = await settler.openTicket()
+            await settler.hold([Self.key(1), Self.key(2)])
+            await settler.add(Self.results(1...2), to: ticket)
+            try await settler.settle(ticket)
+            #expect(metrics.refusedStartOutcomes.value == 1)
+            #expect(sink.lines.contains { $0.contains("start outcome refused by the ledger") && $0.contains("\"device\":\"d1\"") })
+            #expect(await settler.unsettled == 0)
+            #expect(await settler.heldRows.isEmpty)
+            let rows = try await client.query("SELECT device_id || ' ' || status || ' ' || claimed_by AS row FROM countdown_start_ledger ORDER BY 1")
+                .map { try $0.decode("row", as: String.self) }
+            #expect(rows == ["d1 sending successor", "d2 sent me"])
+        }
+    }
+
     @Test func theSettleStatementTurnsHashAndMergeJoinsOffForItselfOnly() async throws {
         try await Self.withLedger(rows: 2) { client in
             let settings = try await client.transaction { c -> [String] in
                 // The caller's own setting in the transaction is put back as it was.
                 try c.execute("SET LOCAL enable_mergejoin = off")
-                try StartLedgerStore.settle(Self.results(1...2).map(\.settlement), on: c)
+                try StartLedger.settle(Self.results(1...2).map(\.settlement), on: c)
                 return try c.query("SELECT current_setting('enable_hashjoin') AS h, current_setting('enable_mergejoin') AS m").map {
                     "\(try $0.decode("h", as: String.self)) \(try $0.decode("m", as: String.self))"
                 }

@@ -12,19 +12,20 @@ import Testing
     /// Records what it is asked to write; fails the first `failing` writes (-1: every write).
     final class Store: StartOutcomeStore {
         struct Refused: Error {}
-        let written = Locked([LedgerSettlement]())
+        let written = Locked([StartLedger.Settlement]())
         let attempts = Locked(0)
         let failing: Int
 
         init(failing: Int = 0) { self.failing = failing }
 
-        func settle(_ settlements: [LedgerSettlement], refused: [DeviceTokenStore.Invalidation]) async throws {
+        func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenStore.Invalidation]) async throws -> [StartLedger.Refused] {
             let attempt = attempts.withLock { count -> Int in
                 count += 1
                 return count
             }
             if failing < 0 || attempt <= failing { throw Refused() }
             written.withLock { $0 += settlements }
+            return []
         }
     }
 
@@ -43,7 +44,10 @@ import Testing
     }
 
     static func outcomes(_ count: Int) -> [StartSettler.Result] {
-        (1...count).map { StartSettler.Result(LedgerSettlement(stream: "s", user: "u\($0)", device: "d\($0)", status: "sent", reason: nil)) }
+        (1...count).map {
+            StartSettler.Result(StartLedger.Settlement(.init(.init(stream: "s", user: "u\($0)", device: "d\($0)"), generation: 1), owner: "me",
+                                                       status: .sent, reason: nil))
+        }
     }
 
     /// A gather time no test waits for and a fill no test reaches: only stopping can start the write.
@@ -58,13 +62,13 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await settler.run(shutdown: shutdown) }
             let ticket = await settler.openTicket()
-            await settler.hold(Self.outcomes(3).map { ClaimStore.Row(stream: "s", user: $0.settlement.user, device: $0.settlement.device) })
+            await settler.hold(Self.outcomes(3).map(\.settlement.key))
             await settler.add(Self.outcomes(3), to: ticket)
             shutdown.trigger()
             try await settler.settle(ticket)
             try await group.waitForAll()
         }
-        #expect(store.written.value.map(\.device) == ["d1", "d2", "d3"])
+        #expect(store.written.value.map(\.key.device) == ["d1", "d2", "d3"])
         #expect(await settler.unsettled == 0)
         #expect(await settler.heldRows.isEmpty)
     }

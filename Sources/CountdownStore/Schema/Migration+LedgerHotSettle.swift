@@ -6,7 +6,7 @@ extension Migration {
     /// versions (`fillfactor`), a settlement mostly rewrites the row on its own page and touches no index.
     ///
     /// Every query that used them reads one or a few streams' rows, which the primary key (`stream_id` first)
-    /// finds; a worker now names the claims it gives back (`ClaimStore.keepAlive`) instead of searching the ledger
+    /// finds; a worker now names the claims it gives back (`StartLedger.keepClaims`) instead of searching the ledger
     /// by owner. During a rollout, workers of the previous release still search by owner at each keep-alive: a
     /// scan of the ledger every few seconds per old worker until they are replaced.
     static let ledgerHotSettle = Migration(version: 11, name: "start ledger settles rows in place (no index on status)", sql: #"""
