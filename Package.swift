@@ -75,7 +75,7 @@ let package = Package(
         // reconciler, and the operator's reports and actions (stats, a stream's report, ending a stream, quarantine,
         // token invalidations).
         .target(name: "CountdownMaintenance", dependencies: [
-            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
+            "CivilTime", "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
         ]),
 
         // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.

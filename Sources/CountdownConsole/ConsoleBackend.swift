@@ -120,8 +120,7 @@ public final class ConsoleBackend: Sendable {
         case .retryQuarantine(let key), .dropQuarantine(let key):
             return try await store.quarantineEntries().filter { $0.key == key }.count
         case .restoreTokens(let since):
-            return try await TokenInvalidationLog(database: store).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
-                .filter { $0.restoredAt == nil }.count
+            return try await TokenInvalidationLog(database: store).restorable(since: try Self.since(since))
         }
     }
 
@@ -150,14 +149,23 @@ public final class ConsoleBackend: Sendable {
         case .dropQuarantine(let key):
             return "dropped \(try await store.dropQuarantined(keys: [key])) quarantine entr(ies)"
         case .restoreTokens(let since):
-            let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since))
-            return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token now, or is gone)"
+            let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since), limit: ConsoleAction.bulkLimit)
+            if let over = report.overLimit {
+                throw ConsoleError(.tooMany, "\(over) items, more than \(ConsoleAction.bulkLimit): refused, nothing done")
+            }
+            return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token or owner now, or is gone)"
         }
     }
 
-    /// Writes an audit row.
-    public func audit(_ entry: AuditStore.Entry) async throws {
-        try await database.withConnection { _ = try AuditStore.record(entry, on: $0) }
+    /// Writes an audit row; returns its id.
+    @discardableResult
+    public func audit(_ entry: AuditStore.Entry) async throws -> Int {
+        try await database.withConnection { try AuditStore.record(entry, on: $0) }
+    }
+
+    /// Sets the outcome of audit row `id`.
+    public func setAuditOutcome(_ outcome: String, ofRow id: Int) async throws {
+        try await database.withConnection { try AuditStore.setOutcome(outcome, ofRow: id, on: $0) }
     }
 
     static func since(_ text: String) throws -> SinceArgument {

@@ -13,13 +13,16 @@ public final class ConsoleService: Sendable {
     let csrf: CSRFTokens
     let metrics: ConsoleMetrics
     let logger: Logger
+    let auditLimiter: AuditLimiter
 
-    public init(backend: ConsoleBackend, authenticator: ConsoleAuthenticator, csrf: CSRFTokens, metrics: ConsoleMetrics, logger: Logger) {
+    public init(backend: ConsoleBackend, authenticator: ConsoleAuthenticator, csrf: CSRFTokens, metrics: ConsoleMetrics, logger: Logger,
+                auditLimiter: AuditLimiter = AuditLimiter()) {
         self.backend = backend
         self.authenticator = authenticator
         self.csrf = csrf
         self.metrics = metrics
         self.logger = logger
+        self.auditLimiter = auditLimiter
     }
 
     /// Rows the list pages show at most.
@@ -153,6 +156,7 @@ public final class ConsoleService: Sendable {
         guard let action = ConsoleAction.parse(path: request.path, field: field) else {
             throw ConsoleError(.notFound, "no action at \(request.path)")
         }
+        try await admitAudited(user)
         let reason = (field("reason") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         func refuse(_ code: ConsoleError.Code, _ why: String) async throws -> Never {
             try await record(action, user: user, reason: reason, outcome: "refused: \(why)")
@@ -174,29 +178,81 @@ public final class ConsoleService: Sendable {
             if count == 0 { try await refuse(.notFound, "nothing to act on: \(action.target) is not there") }
         case .pause, .resume, .restoreTokens: break
         }
+        // The row is written before the action and completed after it: no action is done without its audit row.
+        let row = try await backend.audit(entry(action, user: user, reason: reason, outcome: Self.startedOutcome))
         let summary: String
         do {
             summary = try await backend.perform(action, actor: user.name, reason: reason)
+        } catch let error as ConsoleError {
+            await complete(row, action, user: user, reason: reason, outcome: "refused: \(error.message)")
+            throw error
         } catch {
-            try await record(action, user: user, reason: reason, outcome: "failed: \(error)")
+            await complete(row, action, user: user, reason: reason, outcome: "failed: \(error)")
             throw error
         }
         let outcome = "done: \(summary)"
-        try await record(action, user: user, reason: reason, outcome: outcome)
+        guard await complete(row, action, user: user, reason: reason, outcome: outcome) else {
+            throw ConsoleError(.internalError, "\(outcome); but its audit row could not be completed (it says started); the log has the details")
+        }
         let result = ActionResult(action: action.name, target: action.target, outcome: outcome)
         return json ? Self.json(result) : ConsoleRender(user: user).result(result)
     }
 
-    /// Writes the audit row, the log line and the metric of an action.
+    /// The outcome of an audit row written before its action.
+    static let startedOutcome = "started: not completed (the console stopped before it recorded the end)"
+
+    /// Lets an audited request of `user` through, or refuses it past `auditLimiter`'s limit: counted in the metric
+    /// and summed in the user's one summary row of the minute.
+    private func admitAudited(_ user: ConsoleUser) async throws {
+        guard case .refuse(let count, let insertSummary, let summaryRow) = auditLimiter.decide(for: user.name) else { return }
+        metrics.auditLimited.increment()
+        func summary(_ count: Int) -> String {
+            "refused: \(count) action(s) past the limit of \(auditLimiter.perMinute) a minute, not done "
+                + "(minute from \(auditLimiter.minuteLabel()) UTC)"
+        }
+        if insertSummary {
+            logger.warn("console audit limit", ["actor": .string(user.name), "perMinute": .int(auditLimiter.perMinute)])
+            let row = try await backend.audit(AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: "audit.limit",
+                                                               target: user.name, reason: "", outcome: summary(count)))
+            auditLimiter.summaryWritten(for: user.name, row: row)
+        } else if let summaryRow {
+            try await backend.setAuditOutcome(summary(auditLimiter.refusals(of: user.name)), ofRow: summaryRow)
+        }
+        throw ConsoleError(.rateLimited, "more than \(auditLimiter.perMinute) actions in a minute from \(user.name): refused, nothing done; "
+            + "try again next minute")
+    }
+
+    private func entry(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) -> AuditStore.Entry {
+        AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: action.name, target: action.target, reason: reason, outcome: outcome)
+    }
+
+    /// Writes the audit row, the log line and the metric of an action refused before it started.
     private func record(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) async throws {
+        logAndCount(action, user: user, reason: reason, outcome: outcome)
+        try await backend.audit(entry(action, user: user, reason: reason, outcome: outcome))
+    }
+
+    /// Completes the audit row `row` of an action, with its log line and metric; false (logged) when the row could
+    /// not be updated.
+    @discardableResult
+    private func complete(_ row: Int, _ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) async -> Bool {
+        logAndCount(action, user: user, reason: reason, outcome: outcome)
+        do {
+            try await backend.setAuditOutcome(outcome, ofRow: row)
+            return true
+        } catch {
+            logger.error("console audit row not completed", ["row": .int(row), "action": .string(action.name), "error": .error(error)])
+            return false
+        }
+    }
+
+    private func logAndCount(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) {
         let fields: [String: LogValue] = [
             "action": .string(action.name), "target": .string(action.target), "actor": .string(user.name),
             "role": .string(user.role.rawValue), "reason": .string(reason), "outcome": .string(outcome),
         ]
         if outcome.hasPrefix("done") { logger.info("console action", fields) } else { logger.warn("console action", fields) }
         metrics.actions.increment(labels: action.name, String(outcome.prefix { $0 != ":" }))
-        try await backend.audit(AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: action.name, target: action.target,
-                                                 reason: reason, outcome: outcome))
     }
 
     /// Kinds must be job kinds; `since` must parse.

@@ -21,7 +21,7 @@ struct ConsoleFixture {
 
     static let csrfKey = Array("console-tests-csrf-key-0123456789abcdef".utf8)
 
-    static func with(_ body: (ConsoleFixture) async throws -> Void) async throws {
+    static func with(auditLimiter: AuditLimiter = AuditLimiter(), _ body: (ConsoleFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh(prefix: "console", maxConnections: 4) { database, client in
             _ = try await Migrator().migrate(client)
             let queue = InMemoryDelayQueue()
@@ -33,7 +33,8 @@ struct ConsoleFixture {
                 mode: .proxy(userHeader: "X-Forwarded-User", groupsHeader: "X-Forwarded-Groups", trusted: try TrustedProxies(parsing: "10.0.0.0/8")),
                 operatorGroups: ["oncall"])
             let service = ConsoleService(backend: backend, authenticator: authenticator, csrf: CSRFTokens(key: csrfKey),
-                                         metrics: ConsoleMetrics(registry: MetricsRegistry()), logger: Logger(level: .debug, sink: logs))
+                                         metrics: ConsoleMetrics(registry: MetricsRegistry()), logger: Logger(level: .debug, sink: logs),
+                                         auditLimiter: auditLimiter)
             try await body(ConsoleFixture(database: database, client: client, queue: queue, service: service, logs: logs))
         }
     }
@@ -88,6 +89,11 @@ struct ConsoleFixture {
         try await client.execute(statement, parameters)
     }
 
+    /// Several statements, no parameters.
+    func script(_ statements: String) async throws {
+        try await client.withConnection { try $0.executeScript(statements) }
+    }
+
     func value<T: PostgresDecodable & Sendable>(_ statement: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) async throws -> T? {
         try await client.query(statement, parameters).first?.decode(0, as: T.self)
     }
@@ -97,13 +103,16 @@ struct ConsoleFixture {
     }
 
     /// A creator with an iOS device and an Android device, a guest without devices, and a scheduled stream.
-    func seed(stream: String = "s1", title: String = "Launch") async throws {
-        try await sql("INSERT INTO users (id, display_name) VALUES ('u1', 'Selin'), ('u2', 'Mert')")
-        try await sql("""
-            INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
-            VALUES ('d1', 'u1', 'ios', 'fcm-token-aaaaaaaaaaaa-FCMLAST8', 'pts-token-bbbbbbbbbbbb-PTSLAST8'),
-                   ('d2', 'u1', 'android', 'fcm-token-cccccccccccc-ANDLAST8', NULL)
-            """)
+    /// `users: false` adds only the stream (the people are there already).
+    func seed(stream: String = "s1", title: String = "Launch", users: Bool = true) async throws {
+        if users {
+            try await sql("INSERT INTO users (id, display_name) VALUES ('u1', 'Selin'), ('u2', 'Mert')")
+            try await sql("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
+                VALUES ('d1', 'u1', 'ios', 'fcm-token-aaaaaaaaaaaa-FCMLAST8', 'pts-token-bbbbbbbbbbbb-PTSLAST8'),
+                       ('d2', 'u1', 'android', 'fcm-token-cccccccccccc-ANDLAST8', NULL)
+                """)
+        }
         try await sql("INSERT INTO streams (id, title, planned_start_at) VALUES ($1, $2, now() + interval '2 hours')", [stream, title])
         try await sql("INSERT INTO stream_participants (stream_id, user_id, role) VALUES ($1, 'u1', 'creator'), ($1, 'u2', 'guest')", [stream])
     }

@@ -63,6 +63,65 @@ struct ConsoleIntegrationTests {
         }
     }
 
+    /// The audit row is written before the action: when it cannot be written, nothing is done; when the action's end
+    /// cannot be recorded, the row still says the action started.
+    @Test func noActionIsDoneWithoutItsAuditRow() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.seed(stream: "s2", users: false)
+            let token = await console.csrfToken(for: "/streams/s1/cancel")
+            try await console.script("""
+                CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit refused'; END $$;
+                CREATE TRIGGER refuse_insert BEFORE INSERT ON countdown_audit FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+                """)
+            #expect(await console.post("/streams/s1/cancel", form: [("csrf_token", token), ("reason", "creator asked")]).status == 500)
+            #expect(try await console.value("SELECT status FROM streams WHERE id = 's1'", as: String.self) == "scheduled")
+            try await console.script("""
+                DROP TRIGGER refuse_insert ON countdown_audit;
+                CREATE TRIGGER refuse_update BEFORE UPDATE ON countdown_audit FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+                """)
+            #expect(await console.post("/streams/s2/cancel", form: [("csrf_token", token), ("reason", "creator asked")]).status == 500)
+            #expect(try await console.value("SELECT status FROM streams WHERE id = 's2'", as: String.self) == "cancelled")
+            let rows = try await console.auditRows()
+            #expect(rows.map(\.target) == ["s2"] && rows.first?.outcome.hasPrefix("started") == true, "\(rows)")
+        }
+    }
+
+    /// Past the per-user limit, actions are refused (429) without a row each: one row per user and minute sums them.
+    @Test func aFloodOfActionsIsSummedInOneAuditRow() async throws {
+        try await ConsoleFixture.with(auditLimiter: AuditLimiter(perMinute: 5, now: { Date(timeIntervalSince1970: 1_800_000_000) })) { console in
+            try await console.seed()
+            let token = await console.csrfToken(for: "/streams/s1/cancel")
+            var statuses: [Int] = []
+            for _ in 0..<25 {
+                statuses.append(await console.post("/streams/s1/cancel", as: .viewer, form: [("csrf_token", token), ("reason", "r")]).status)
+            }
+            #expect(statuses == Array(repeating: 403, count: 5) + Array(repeating: 429, count: 20))
+            #expect(await console.post("/streams/s1/cancel", form: [("csrf_token", token), ("reason", "r")]).status == 200,
+                    "another user has a limit of their own")
+            let rows = try await console.auditRows()
+            #expect(rows.count == 7, "5 refusals, 1 summary, 1 cancel: \(rows.map(\.outcome))")
+            let summary = try #require(rows.first { $0.action == "audit.limit" })
+            #expect(summary.actor == "vic" && summary.outcome.hasPrefix("refused: 20 action(s) past the limit of 5 a minute"), "\(summary)")
+            let metrics = console.service.metricsResponse()
+            #expect(String(decoding: metrics.body, as: UTF8.self).contains("countdown_console_audit_limited_total 20"))
+        }
+    }
+
+    @Test func shortTokensAreMaskedWhole() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.sql("""
+                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, user_id)
+                VALUES ('d1', 'fcm', 'short-tok-123456', 'unregistered', 'u1')
+                """)
+            for json in [false, true] {
+                let page = await console.get("/tokens", json: json)
+                #expect(page.status == 200 && !page.body.contains("123456") && !page.body.contains("tok-"), "\(page.body)")
+            }
+        }
+    }
+
     @Test func viewersForgedTokensAndMissingReasonsChangeNothingButAreAudited() async throws {
         try await ConsoleFixture.with { console in
             try await console.seed()
@@ -130,17 +189,32 @@ struct ConsoleIntegrationTests {
     @Test func aBulkActionOverTheLimitIsRefusedWithTheCount() async throws {
         try await ConsoleFixture.with { console in
             try await console.seed()
+            // 1,001 tokens restored already (they do not count), then 1,001 cleared on devices that could take them
+            // back and 50 on devices holding a new token (they would not go back, so they do not count either).
             try await console.sql("""
-                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason)
-                SELECT 'd1', 'fcm', 'old-token-' || n, 'unregistered' FROM generate_series(1, 1001) AS n
+                INSERT INTO devices (device_id, user_id, platform, fcm_token)
+                SELECT 'e' || n, 'u1', 'android', CASE WHEN n > 1001 THEN 'new-token-' || n END FROM generate_series(1, 1051) AS n
+                """)
+            try await console.sql("""
+                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, user_id, restored_at)
+                SELECT 'e' || n, 'fcm', 'older-token-' || n, 'unregistered', 'u1', now() FROM generate_series(1, 1001) AS n
+                """)
+            try await console.sql("""
+                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, user_id)
+                SELECT 'e' || n, 'fcm', 'old-token-' || n, 'unregistered', 'u1' FROM generate_series(1, 1051) AS n
                 """)
             let confirmation = await console.get("/tokens/restore", json: true, query: [("since", "1h")])
             #expect(confirmation.json["count"] as? Int == 1001)
             let token = await console.csrfToken(for: "/pause")
             let refused = await console.post("/tokens/restore", form: [("csrf_token", token), ("since", "1h"), ("reason", "guard tripped")])
             #expect(refused.status == 409 && refused.body.contains("1001"))
-            #expect(try await console.value("SELECT count(*) FROM countdown_token_invalidations WHERE restored_at IS NOT NULL", as: Int.self) == 0)
+            #expect(try await console.value("SELECT count(*) FROM countdown_token_invalidations WHERE restored_at IS NOT NULL", as: Int.self) == 1001)
             #expect(try await console.auditRows().first?.outcome.contains("1001") == true)
+            // Under the limit, the count is exactly what goes back.
+            try await console.sql("UPDATE devices SET fcm_token = 'new' WHERE device_id IN ('e1', 'e2')")
+            #expect((await console.get("/tokens/restore", json: true, query: [("since", "1h")])).json["count"] as? Int == 999)
+            let done = await console.post("/tokens/restore", form: [("csrf_token", token), ("since", "1h"), ("reason", "guard tripped")])
+            #expect(done.status == 200 && done.body.contains("restored 999 token(s)"), "\(done.body)")
         }
     }
 

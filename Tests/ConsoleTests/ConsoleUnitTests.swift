@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import JWT
+import Synchronization
 import Testing
 
 @Suite("Console: CSRF tokens")
@@ -59,6 +60,8 @@ struct ConsoleRulesTests {
     @Test func tokensAreMaskedToTheirLastEightCharacters() {
         #expect(TokenMask.mask("abcdefghijklmnopqrstuvwxyz") == "…stuvwxyz")
         #expect(TokenMask.mask("short") == "…")
+        #expect(TokenMask.mask("0123456789abcdef") == "…", "16 characters or fewer: masked whole")
+        #expect(TokenMask.mask("0123456789abcdefg") == "…9abcdefg")
         let device = ConsoleReadStore.Device(
             deviceID: "d", userID: "u", platform: "ios", fcmToken: "fcm-0123456789-ABCDEFGH", pushToStartToken: "pts-0123456789-12345678",
             timezone: nil, locale: nil, createdAt: Date(), updatedAt: Date())
@@ -122,5 +125,47 @@ struct ConsoleAuthenticationTests {
         #expect(user.name == "ada" && user.role == .operator)
         #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(token)x")])) }
         #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [])) }
+        // A control character in sub (NUL above all) is refused, as the API refuses it.
+        for sub in ["ada\u{0}", "a\u{7}da", "ada\n", "ada\u{7F}"] {
+            let bad = try JWTSigner.hs256(secret: secret).sign(Claims(sub: sub, groups: ["oncall"], exp: Date().timeIntervalSince1970 + 600))
+            #expect(throws: ConsoleError.self, "\(sub.debugDescription)") {
+                try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(bad)")]))
+            }
+        }
+    }
+
+    @Test func repeatedOrControlCharacterProxyHeadersAre401() {
+        let peer = "10.1.2.3:5555"
+        for headers in [
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-User", "mallory")],
+            [("X-Forwarded-User", "mallory"), ("x-forwarded-user", "ada")],
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "staff"), ("X-Forwarded-Groups", "oncall")],
+            [("X-Forwarded-User", "ada\u{1}")],
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "on\u{0}call")],
+        ] {
+            #expect(throws: ConsoleError.self, "\(headers)") { try proxy.user(of: request(from: peer, headers)) }
+        }
+    }
+}
+
+@Suite("Console: the audit limit")
+struct AuditLimiterTests {
+    final class Clock: Sendable {
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test func eachUserGetsTheLimitPerMinuteAndRefusalsAreCounted() {
+        let clock = Clock()
+        let limiter = AuditLimiter(perMinute: 3, now: { clock.now.withLock { $0 } })
+        for _ in 0..<3 { #expect(limiter.decide(for: "vic") == .admit) }
+        #expect(limiter.decide(for: "vic") == .refuse(count: 1, insertSummary: true, summaryRow: nil))
+        limiter.summaryWritten(for: "vic", row: 42)
+        #expect(limiter.decide(for: "vic") == .refuse(count: 2, insertSummary: false, summaryRow: 42))
+        #expect(limiter.refusals(of: "vic") == 2)
+        #expect(limiter.decide(for: "ada") == .admit, "another user has a limit of their own")
+        #expect(limiter.minuteLabel() == "08:00")
+        clock.now.withLock { $0 = $0.addingTimeInterval(60) }
+        #expect(limiter.decide(for: "vic") == .admit, "a new minute starts over")
+        #expect(limiter.refusals(of: "vic") == 0)
     }
 }
