@@ -97,8 +97,8 @@ let package = Package(
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
         .target(name: "CountdownConsole", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "JWT",
-            "Postgres", "Push", "Redis", "Telemetry",
+            "Configuration", "CountdownAPI", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
+            "HTTPServer", "JWT", "Postgres", "Push", "Redis", "Telemetry",
         ]),
 
         // Each executable's code as a library with one entry (`<Name>Main.run(arguments:)`), so that the executables

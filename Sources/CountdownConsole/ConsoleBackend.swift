@@ -1,3 +1,4 @@
+import CountdownCommands
 import CountdownDomain
 import CountdownMaintenance
 import CountdownStore
@@ -122,6 +123,19 @@ public final class ConsoleBackend: Sendable {
         case .restoreTokens(let since):
             return try await TokenInvalidationLog(database: store).restorable(since: try Self.since(since))
         }
+    }
+
+    /// What cancelling stream `id` would touch now; nil when there is no such stream.
+    public func cancelCounts(_ id: String) async throws -> ConsolePages.CancelCounts? {
+        guard let report = try await StreamReport.load(id, database: store, queue: queue, settings: settings, transport: transport) else {
+            return nil
+        }
+        let preStart = Set(StreamCommands.preStartJobIDs(id))
+        return ConsolePages.CancelCounts(
+            status: report.status, ended: StreamStatus(rawValue: report.status)?.isTerminal ?? false,
+            pendingJobs: report.jobs.filter { preStart.contains($0.id) && $0.state != "dead" }.count,
+            activeReminders: report.reminders.filter { $0.status == "active" }.count, sessions: report.sessions.count,
+            devices: report.devices.count)
     }
 
     /// Does the action; returns what happened, in a sentence.

@@ -23,6 +23,21 @@ public enum ConsolePages {
         public var detail: String
     }
 
+    /// What cancelling a stream would touch now (its confirmation page).
+    public struct CancelCounts: Sendable, Codable, Equatable {
+        public var status: String
+        /// Already cancelled or ended: a cancel changes nothing.
+        public var ended: Bool
+        /// Start, reminder, expire and update jobs queued: removed.
+        public var pendingJobs: Int
+        /// Active reminders: cancelled.
+        public var activeReminders: Int
+        /// Live Activity sessions: each gets an end push.
+        public var sessions: Int
+        /// Devices of the creator and guests.
+        public var devices: Int
+    }
+
     /// `/streams/{id}`.
     public struct Stream: Sendable, Codable {
         /// `countdown-admin show`'s report (tokens masked there).

@@ -185,55 +185,95 @@ struct ConsoleRender {
         return self.page("Search", status: page.matches.isEmpty ? 404 : 200, body)
     }
 
+    /// The confirmation of an action: the exact effect of what the form posts. What chooses the effect (a pause's
+    /// kind, a restore's `since`) is changed with a `GET` form that shows the page again with its own count; the
+    /// posting form carries it in a hidden field, so the count shown is for exactly what is posted.
     func confirmation(_ page: ConsoleService.Confirmation, action: ConsoleAction) -> HTTPResponse {
         let refused: HTML = page.count > page.bulkLimit
             ? "<p class=\"warn\">This touches \(page.count) items, more than \(page.bulkLimit): the console refuses it and does nothing.</p>" : ""
+        var choose: HTML = ""
         var fields: HTML = ""
         switch action {
         case .pause(let kind), .resume(let kind):
             let options = HTML.join(([""] + CountdownJob.Kind.allCases.map(\.rawValue)).map { value in
                 "<option value=\"\(value)\"\(value == (kind ?? "") ? HTML(stringLiteral: " selected") : "")>\(value.isEmpty ? "every kind" : value)</option>"
             })
-            fields = "<label for=\"kind\">Kind</label><select id=\"kind\" name=\"kind\">\(options)</select>"
+            choose = """
+                <form class="choose" method="get" action="\(page.path)"><label for="kind">Kind</label>
+                <select id="kind" name="kind">\(options)</select> <button type="submit">Show the effect for this kind</button></form>
+                """
+            fields = "<input type=\"hidden\" name=\"kind\" value=\"\(kind ?? "")\">"
         case .restoreTokens(let since):
-            fields = "<label for=\"since\">Since</label><input type=\"text\" id=\"since\" name=\"since\" value=\"\(since)\" required>"
+            choose = """
+                <form class="choose" method="get" action="\(page.path)"><label for="since">Since (RFC 3339 time or a duration ago)</label>
+                <input type="text" id="since" name="since" value="\(since)" required> <button type="submit">Count again</button></form>
+                """
+            fields = "<input type=\"hidden\" name=\"since\" value=\"\(since)\">"
         default: break
         }
+        let counts: HTML = page.cancelCounts.map { counts in
+            """
+            <dl class="counts"><dt>Status now</dt><dd>\(counts.status)</dd><dt>Pending jobs removed</dt><dd>\(counts.pendingJobs)</dd>
+            <dt>Active reminders cancelled</dt><dd>\(counts.activeReminders)</dd><dt>Live Activities sent an end</dt><dd>\(counts.sessions)</dd>
+            <dt>Devices of the creator and guests</dt><dd>\(counts.devices)</dd></dl>
+            """
+        } ?? ""
         let form: HTML = user?.mayAct == true ? """
             <form class="action" method="post" action="\(page.path)">
             <input type="hidden" name="csrf_token" value="\(page.csrfToken)">\(fields)
             <label for="reason">Reason (required, kept in the audit)</label><textarea id="reason" name="reason" required maxlength="2000" rows="3"></textarea>
-            <button type="submit">Confirm: \(page.action) \(page.target)</button></form>
+            <button type="submit">\(page.title)</button></form>
             """ : "<p class=\"warn\">Only operators may do this; you are a viewer.</p>"
-        return self.page("Confirm \(page.action)", "<p>\(page.effect)</p>\(refused)\(form)")
+        return self.page("\(page.title)?", "<p>\(page.effect)</p>\(counts)\(choose)\(refused)\(form)")
     }
 
-    func result(_ result: ConsoleService.ActionResult) -> HTTPResponse {
-        page("Done: \(result.action)", "<p>\(result.target): \(result.outcome)</p><p>\(link("See the audit", "/audit"))</p>")
+    func result(_ result: ConsoleService.ActionResult, action: ConsoleAction) -> HTTPResponse {
+        let target: HTML = if case .cancelStream(let id) = action { "<p>\(link("Back to stream \(id)", "/streams/" + ConsoleAction.segment(id)))</p>" } else { "" }
+        return page("Done: \(result.title)", "<p>\(result.outcome)</p>\(target)<p>\(link("See the audit", "/audit")) · \(link("Fleet", "/"))</p>")
     }
 
-    func error(_ error: ConsoleError) -> HTTPResponse {
-        var response = page(error.code == .unauthorized ? "Not signed in" : "Cannot do that", status: error.code.status, "<p>\(error.message)</p>")
-        if error.code == .unauthorized { response.body = Data(ConsoleRender(user: nil).bareError(error.message).utf8) }
-        return response
+    /// An error page with a way back: to the confirmation a refused form came from (`back`), and to the fleet.
+    func error(_ error: ConsoleError, back: String? = nil) -> HTTPResponse {
+        guard error.code != .unauthorized else {
+            return HTTPResponse.text(bareError(error.message), status: error.code.status, contentType: "text/html; charset=utf-8")
+        }
+        let title = switch error.code {
+        case .notFound: "Not found"
+        case .forbidden: "Not allowed"
+        case .rateLimited: "Too many actions"
+        case .internalError, .unavailable: "Something went wrong"
+        default: "Cannot do that"
+        }
+        let ways: HTML = back.map { "\(link("Back to the confirmation", $0)) · \(link("Fleet", "/"))" } ?? link("Fleet", "/")
+        return page(title, status: error.code.status, "<p class=\"problem\">\(error.message)</p><p>\(ways)</p>")
     }
 
-    /// A page without navigation, for requests that are not signed in.
+    /// A page without navigation, for requests that are not signed in: the stylesheet and a way to try again.
     func bareError(_ message: String) -> String {
         let document: HTML = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Not signed in · Countdown console</title></head>
-            <body><main><h1>Not signed in</h1><p>\(message)</p></main></body></html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Not signed in · Countdown console</title><link rel="stylesheet" href="/console.css"></head>
+            <body><main id="main"><h1>Not signed in</h1><p class="problem">\(message)</p>
+            <p>Open the console through its sign-in proxy. \(link("Try again", "/"))</p></main></body></html>
             """
         return document.text
     }
 
     /// What an action does, with its count, in a sentence.
-    static func effect(of action: ConsoleAction, count: Int) -> String {
+    static func effect(of action: ConsoleAction, count: Int, cancel: ConsolePages.CancelCounts? = nil) -> String {
         switch action {
         case .cancelStream(let id):
-            count == 0 ? "There is no stream \(id)."
-                : "Cancels stream \(id): its status becomes cancelled, its pending jobs are removed, its active reminders are cancelled and every Live Activity gets an end push."
+            if count == 0 {
+                "There is no stream \(id)."
+            } else if let cancel, cancel.ended {
+                "Stream \(id) is \(cancel.status) already: cancelling it changes nothing."
+            } else if let cancel {
+                "Cancels stream \(id): its status becomes cancelled (it is \(cancel.status)), \(cancel.pendingJobs) pending job(s) are removed, "
+                    + "\(cancel.activeReminders) active reminder(s) are cancelled and \(cancel.sessions) Live Activit(ies) get an end push."
+            } else {
+                "Cancels stream \(id): its status becomes cancelled, its pending jobs are removed, its active reminders are cancelled and every Live Activity gets an end push."
+            }
         case .pause(let kind): "Stops the fleet claiming \(kind.map { "\($0) jobs" } ?? "every kind of job") within a second (\(count) kind(s)); the jobs stay due."
         case .resume(let kind): "Resumes \(kind ?? "every paused kind") (\(count) paused kind(s)); workers release the held jobs within a second."
         case .retryDead(let id): count == 0 ? "There is no dead letter \(id)." : "Puts dead letter \(id) back on the queue, due now (1 job)."

@@ -59,8 +59,9 @@ public final class ConsoleService: Sendable {
         } catch {
             logger.warn("console request refused", ["path": .string(request.path), "peer": .string(request.remoteAddress),
                                                      "problem": .string(error.message)])
-            return errorResponse(error, json: json, user: nil)
+            return errorResponse(error, json: json, user: nil, back: nil)
         }
+        let back = request.method == "POST" ? Self.confirmationURL(of: request) : nil
         do {
             switch request.method {
             case "GET", "HEAD": return try await get(request, user: user, json: json)
@@ -68,10 +69,10 @@ public final class ConsoleService: Sendable {
             default: throw ConsoleError(.methodNotAllowed, "the console answers GET and POST only")
             }
         } catch let error as ConsoleError {
-            return errorResponse(error, json: json, user: user)
+            return errorResponse(error, json: json, user: user, back: back)
         } catch {
             logger.error("console request failed", ["path": .string(request.path), "error": .error(error)])
-            return errorResponse(ConsoleError(.internalError, "the request failed; the log has the details"), json: json, user: user)
+            return errorResponse(ConsoleError(.internalError, "the request failed; the log has the details"), json: json, user: user, back: back)
         }
     }
 
@@ -127,6 +128,10 @@ public final class ConsoleService: Sendable {
     /// What the confirmation page of an action shows, and what its JSON holds.
     public struct Confirmation: Sendable, Codable {
         public var action: String
+        /// The action in words, e.g. "Cancel stream s1".
+        public var title: String
+        /// What a cancel would touch now (pending jobs, active reminders, sessions to end, devices), nil for others.
+        public var cancelCounts: ConsolePages.CancelCounts?
         public var target: String
         public var path: String
         public var effect: String
@@ -138,7 +143,11 @@ public final class ConsoleService: Sendable {
     private func confirmation(_ action: ConsoleAction, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
         try Self.validate(action)
         let count = try await backend.count(action)
-        let page = Confirmation(action: action.name, target: action.target, path: action.path, effect: ConsoleRender.effect(of: action, count: count),
+        if action.needsItsTarget, count == 0 { throw ConsoleError(.notFound, ConsoleRender.effect(of: action, count: count)) }
+        var cancelCounts: ConsolePages.CancelCounts?
+        if case .cancelStream(let id) = action { cancelCounts = try await backend.cancelCounts(id) }
+        let page = Confirmation(action: action.name, title: action.title, cancelCounts: cancelCounts, target: action.target, path: action.path,
+                                effect: ConsoleRender.effect(of: action, count: count, cancel: cancelCounts),
                                 count: count, bulkLimit: ConsoleAction.bulkLimit, csrfToken: user.mayAct ? csrf.issue(for: user.name) : "")
         return json ? Self.json(page) : ConsoleRender(user: user).confirmation(page, action: action)
     }
@@ -146,6 +155,7 @@ public final class ConsoleService: Sendable {
     /// The result of an action.
     public struct ActionResult: Sendable, Codable {
         public var action: String
+        public var title: String
         public var target: String
         public var outcome: String
     }
@@ -194,8 +204,8 @@ public final class ConsoleService: Sendable {
         guard await complete(row, action, user: user, reason: reason, outcome: outcome) else {
             throw ConsoleError(.internalError, "\(outcome); but its audit row could not be completed (it says started); the log has the details")
         }
-        let result = ActionResult(action: action.name, target: action.target, outcome: outcome)
-        return json ? Self.json(result) : ConsoleRender(user: user).result(result)
+        let result = ActionResult(action: action.name, title: action.title, target: action.target, outcome: outcome)
+        return json ? Self.json(result) : ConsoleRender(user: user).result(result, action: action)
     }
 
     /// The outcome of an audit row written before its action.
@@ -267,14 +277,20 @@ public final class ConsoleService: Sendable {
         }
     }
 
-    private func errorResponse(_ error: ConsoleError, json: Bool, user: ConsoleUser?) -> HTTPResponse {
+    /// The confirmation page of the action a form posted to, for an error page's way back.
+    static func confirmationURL(of request: HTTPRequest) -> String? {
+        let fields = request.formFields()
+        return ConsoleAction.parse(path: request.path) { name in fields.first { $0.name == name }?.value }?.confirmationURL
+    }
+
+    private func errorResponse(_ error: ConsoleError, json: Bool, user: ConsoleUser?, back: String?) -> HTTPResponse {
         if json {
             struct Body: Encodable { var error: String; var message: String }
             var response = Self.json(Body(error: error.code.rawValue, message: error.message), status: error.code.status)
             if error.code == .unauthorized, case .jwt = authenticator.mode { response.headers["WWW-Authenticate"] = "Bearer" }
             return response
         }
-        return ConsoleRender(user: user).error(error)
+        return ConsoleRender(user: user).error(error, back: back)
     }
 
     static func wantsJSON(_ request: HTTPRequest) -> Bool {

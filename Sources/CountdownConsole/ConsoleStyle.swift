@@ -15,5 +15,9 @@ enum ConsoleStyle {
         input[type=text], input[type=search], textarea, select { width: 100%; max-width: 36rem; padding: 0.25rem; }
         button { margin-top: 0.75rem; padding: 0.4rem 1rem; }
         code { overflow-wrap: anywhere; }
+        form.choose { margin: 0.5rem 0 1rem; }
+        dl.counts { display: grid; grid-template-columns: max-content auto; gap: 0.25rem 1rem; }
+        dl.counts dt { font-weight: 600; } dl.counts dd { margin: 0; }
+        .problem { border-left: 4px solid #b3261e; padding: 0.5rem 1rem; background: #b3261e14; }
         """
 }

@@ -122,6 +122,53 @@ struct ConsoleIntegrationTests {
         }
     }
 
+    /// A confirmation states the effect of exactly what its form posts: the pause's kind and the restore's `since` are
+    /// hidden fields of the posting form (changed through a `GET` form that counts again); headings are in words.
+    @Test func confirmationPagesStateTheExactEffectOfWhatIsPosted() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            let pause = await console.get("/pause", query: [("kind", "reminder")])
+            #expect(pause.status == 200 && pause.body.contains("<h1>Pause reminder jobs?</h1>"), "\(pause.body)")
+            #expect(pause.body.contains("claiming reminder jobs") && pause.body.contains("(1 kind(s))") && !pause.body.contains("every kind of job"))
+            let pausePost = pause.body.components(separatedBy: "<form class=\"action\"").last ?? ""
+            #expect(pausePost.contains("<input type=\"hidden\" name=\"kind\" value=\"reminder\">") && !pausePost.contains("<select"))
+            #expect(pausePost.contains("<button type=\"submit\">Pause reminder jobs</button>"))
+            let all = await console.get("/pause")
+            #expect(all.body.contains("<h1>Pause every kind of job?</h1>") && all.body.contains("(\(CountdownJob.Kind.allCases.count) kind(s))"))
+
+            let restore = await console.get("/tokens/restore", query: [("since", "2h")])
+            let restorePost = restore.body.components(separatedBy: "<form class=\"action\"").last ?? ""
+            #expect(restorePost.contains("<input type=\"hidden\" name=\"since\" value=\"2h\">") && !restorePost.contains("type=\"text\""))
+            #expect(restore.body.contains("<h1>Restore the tokens cleared since 2h?</h1>"))
+
+            try await console.sql("INSERT INTO stream_reminders (stream_id, user_id) VALUES ('s1', 'u2')")
+            let cancel = await console.get("/streams/s1/cancel")
+            #expect(cancel.body.contains("<h1>Cancel stream s1?</h1>") && !cancel.body.contains("stream.cancel"))
+            #expect(cancel.body.contains("<dt>Active reminders cancelled</dt><dd>1</dd>") && cancel.body.contains("<dt>Devices of the creator and guests</dt><dd>2</dd>"))
+            #expect(cancel.body.contains("1 active reminder(s) are cancelled"))
+            let json = await console.get("/streams/s1/cancel", json: true)
+            #expect((json.json["cancelCounts"] as? [String: Any])?["activeReminders"] as? Int == 1 && json.json["title"] as? String == "Cancel stream s1")
+        }
+    }
+
+    /// A confirmation for something that is not there is a 404; error pages are styled and lead back.
+    @Test func missingThingsAre404AndErrorsLeadBack() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            for path in ["/dead/start:nope/retry", "/dead/start:nope/drop", "/quarantine/nope/retry", "/quarantine/nope/drop", "/streams/nope/cancel"] {
+                let page = await console.get(path)
+                #expect(page.status == 404 && !page.body.contains("csrf_token"), "\(path)")
+                #expect(page.body.contains("<h1>Not found</h1>") && page.body.contains("<a href=\"/\">Fleet</a>"), "\(path)")
+                #expect(await console.get(path, json: true).status == 404)
+            }
+            let token = await console.csrfToken(for: "/pause")
+            let noReason = await console.post("/pause", form: [("csrf_token", token), ("kind", "reminder"), ("reason", "")])
+            #expect(noReason.status == 400 && noReason.body.contains("<a href=\"/pause?kind=reminder\">Back to the confirmation</a>"))
+            let unauthorized = await console.get("/", as: .untrusted)
+            #expect(unauthorized.status == 401 && unauthorized.body.contains("href=\"/console.css\"") && unauthorized.body.contains(">Try again</a>"))
+        }
+    }
+
     @Test func viewersForgedTokensAndMissingReasonsChangeNothingButAreAudited() async throws {
         try await ConsoleFixture.with { console in
             try await console.seed()

@@ -112,11 +112,11 @@ def main():
         check("not_ios" in driver.page_source, "the Android device's decision says not_ios")
 
         navigate(driver, driver.find_element(By.LINK_TEXT, "Cancel this stream…").click)
-        check(h1(driver) == "Confirm stream.cancel", "the cancel link opens the confirmation page")
+        check(h1(driver) == "Cancel stream xss1?", "the cancel link opens the confirmation page, titled in words")
         check("Cancels stream xss1" in driver.page_source, "the confirmation states the effect")
         driver.find_element(By.ID, "reason").send_keys("browser test: creator asked")
         navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
-        check(h1(driver) == "Done: stream.cancel", "the confirmed cancel is done")
+        check(h1(driver) == "Done: Cancel stream xss1", "the confirmed cancel is done")
         check(stream_status("xss1") == "cancelled", "the stream is cancelled")
 
         navigate(driver, driver.find_element(By.LINK_TEXT, "Audit").click)
@@ -129,7 +129,8 @@ def main():
         driver.execute_script("document.querySelector('input[name=csrf_token]').value = '1700000000.' + '0'.repeat(64)")
         driver.find_element(By.ID, "reason").send_keys("forged")
         navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
-        check(h1(driver) == "Cannot do that" and "csrf_token" in driver.page_source, "a forged CSRF token is refused")
+        check(h1(driver) == "Not allowed" and "csrf_token" in driver.page_source, "a forged CSRF token is refused")
+        check(driver.find_elements(By.LINK_TEXT, "Back to the confirmation"), "the error page leads back to the confirmation")
         check(stream_status("s2") == "scheduled", "the forged request changed nothing")
 
         # A viewer sees no action and cannot act.
