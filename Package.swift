@@ -97,7 +97,7 @@ let package = Package(
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
         .target(name: "CountdownConsole", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
+            "CivilTime", "Configuration", "CountdownAPI", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
             "HTTPServer", "JWT", "Postgres", "Push", "Redis", "Telemetry",
         ]),
 

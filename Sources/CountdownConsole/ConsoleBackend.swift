@@ -48,12 +48,25 @@ public final class ConsoleBackend: Sendable {
         guard let report = try await StreamReport.load(id, database: store, queue: queue, settings: settings, transport: transport) else {
             return nil
         }
-        let (history, invalidations) = try await database.withConnection { connection in
-            (try ConsoleReadStore.plannedStartHistory(id, on: connection),
-             try ConsoleReadStore.invalidations(stream: id, on: connection).map { $0.masked() })
+        // Pauses count while the stream's pushes could go out: from before its start window to after its start.
+        let from = report.startWindowOpensAt.addingTimeInterval(-3600)
+        let to = max(report.plannedStartAt.addingTimeInterval(6 * 3600), report.databaseNow)
+        let devices = Set(report.devices.map(\.deviceID))
+        let story = try await database.withConnection { connection in
+            ConsoleTimeline.Story(
+                report: report, history: try ConsoleReadStore.plannedStartHistory(id, on: connection),
+                // The stream's own clearings, and its devices' device tokens cleared for any stream (they decide reach).
+                invalidations: try (ConsoleReadStore.invalidations(stream: id, on: connection)
+                    + devices.sorted().prefix(200).flatMap { try ConsoleReadStore.invalidations(device: $0, limit: 20, on: connection) })
+                    .reduce(into: [Int: ConsoleReadStore.Invalidation]()) { $0[$1.id] = $1.masked() }.values.sorted { $0.id < $1.id },
+                accepted: try ConsoleReadStore.acceptedStates(stream: id, on: connection),
+                reminders: try ConsoleReadStore.reminderDeliveries(stream: id, on: connection),
+                actions: try ConsoleReadStore.operatorActions(stream: id, from: from, to: to, on: connection))
         }
-        return ConsolePages.Stream(report: report, plannedStartHistory: history, invalidations: invalidations,
-                                   timeline: ConsoleTimeline.stream(report, history: history, invalidations: invalidations))
+        let ownInvalidations = story.invalidations.filter { $0.streamID == id }
+        return ConsolePages.Stream(report: report, plannedStartHistory: story.history, invalidations: ownInvalidations,
+                                   unreachable: ConsoleTimeline.unreachable(report, invalidations: story.invalidations).mapValues(\.invalidatedAt),
+                                   timeline: ConsoleTimeline.stream(story))
     }
 
     public func device(_ id: String) async throws -> ConsolePages.Device? {
@@ -98,11 +111,34 @@ public final class ConsoleBackend: Sendable {
         return ConsolePages.Audit(entries: entries, nextBefore: entries.count == limit ? entries.last?.id : nil)
     }
 
-    public func search(_ id: String) async throws -> ConsolePages.Search {
-        let kinds = try await database.withConnection { try ConsoleReadStore.search(id, on: $0) }
+    /// Things whose id is or starts with `query`, streams whose title and users whose name contain it.
+    public func search(_ query: String, limit: Int = 20) async throws -> ConsolePages.Search {
+        let found = try await database.withConnection { try ConsoleReadStore.search(query, limit: limit, on: $0) }
+        let results = found.map {
+            ConsolePages.SearchResult(kind: $0.kind, id: $0.id, label: $0.label, how: $0.how, path: "/\($0.kind)s/\(ConsoleAction.segment($0.id))")
+        }
         var matches: [String: String] = [:]
-        for kind in kinds { matches[kind] = "/\(kind)s/\(ConsoleAction.segment(id))" }
-        return ConsolePages.Search(query: id, matches: matches)
+        for result in results where result.how == "id" { matches[result.kind] = result.path }
+        return ConsolePages.Search(query: query, matches: matches, results: results)
+    }
+
+    /// Streams of `status` by planned start, within `starting` ahead when given, after the stream `after`.
+    public func streams(status: String, starting: String?, after: String?, limit: Int) async throws -> ConsolePages.Streams {
+        guard StreamStatus(rawValue: status) != nil else {
+            throw ConsoleError(.badRequest, "status must be one of \(StreamStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var window: Int?
+        if let starting {
+            guard case .ago(let seconds)? = try? SinceArgument.parse(starting) else {
+                throw ConsoleError(.badRequest, "starting must be a duration ahead (90m, 24h, 7d)")
+            }
+            window = seconds
+        }
+        let within = window
+        let streams = try await database.withConnection {
+            try ConsoleReadStore.streams(status: status, startingWithinSeconds: within, after: after, limit: limit, on: $0)
+        }
+        return ConsolePages.Streams(status: status, starting: starting, streams: streams, nextAfter: streams.count == limit ? streams.last?.id : nil)
     }
 
     // MARK: actions

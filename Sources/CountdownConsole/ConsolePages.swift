@@ -19,7 +19,12 @@ public enum ConsolePages {
     public struct TimelineEntry: Sendable, Codable, Equatable {
         public var at: Date?
         public var event: String
-        public var deviceID: String?
+        public var deviceID: String? = nil
+        public var userID: String? = nil
+        /// Who did it, for an operator action.
+        public var actor: String? = nil
+        /// `accepted`, `refused`, `pending`, `skipped`, `unreachable`, or an action's outcome (`done`, `refused`, …).
+        public var state: String? = nil
         public var detail: String
     }
 
@@ -44,6 +49,8 @@ public enum ConsolePages {
         public var report: StreamReport
         public var plannedStartHistory: [ConsoleReadStore.PlannedStartChange]
         public var invalidations: [ConsoleReadStore.Invalidation]
+        /// Devices whose start went out and whose token was cleared since: device id → when it was cleared.
+        public var unreachable: [String: Date]
         public var timeline: [TimelineEntry]
     }
 
@@ -81,7 +88,32 @@ public enum ConsolePages {
     /// `/audit`.
     public struct Audit: Sendable, Codable { public var entries: [AuditStore.Entry]; public var nextBefore: Int? }
     /// `/search?q=`: what the id names.
-    public struct Search: Sendable, Codable { public var query: String; public var matches: [String: String] }
+    public struct Search: Sendable, Codable {
+        public var query: String
+        /// The things whose whole id is the query: kind → page.
+        public var matches: [String: String]
+        /// Everything found (whole ids, id prefixes, titles, names), with its page.
+        public var results: [SearchResult]
+    }
+
+    /// One thing a search found, with its page.
+    public struct SearchResult: Sendable, Codable, Equatable {
+        public var kind: String
+        public var id: String
+        public var label: String
+        public var how: String
+        public var path: String
+    }
+
+    /// `/streams?status=scheduled&starting=24h`: streams by planned start, a page at a time.
+    public struct Streams: Sendable, Codable {
+        public var status: String
+        /// The window ahead (`24h`), when given.
+        public var starting: String?
+        public var streams: [ConsoleReadStore.StreamListing]
+        /// The `after` of the next page, when this one is full.
+        public var nextAfter: String?
+    }
 }
 
 extension ConsolePages.Device {

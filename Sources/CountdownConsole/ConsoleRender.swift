@@ -8,19 +8,34 @@ import HTTPServer
 /// and column headers, forms with labels. Every value goes through `HTML`'s escaping interpolation.
 struct ConsoleRender {
     let user: ConsoleUser?
+    /// The search box's text (kept on the search page).
+    var query: String?
+    /// The viewer's zone and now.
+    var times = ConsoleTimes(now: Date())
+    /// The page's own path, for the zone form's way back.
+    var path = "/"
 
     func page(_ title: String, status: Int = 200, _ body: HTML) -> HTTPResponse {
-        let signedIn: HTML = user.map { "<p>Signed in as <strong>\($0.name)</strong> (\($0.role.rawValue))</p>" } ?? ""
+        let zones = HTML.join(["UTC", "Europe/Istanbul", "Europe/London", "Europe/Berlin", "America/New_York", "America/Los_Angeles", "Asia/Tokyo"]
+            .map { "<option value=\"\($0)\">" })
+        let signedIn: HTML = user.map {
+            """
+            <p>Signed in as <strong>\($0.name)</strong> (\($0.role.rawValue))</p>
+            <form class="zone" method="get" action="/zone"><label for="tz">Times shown in</label>
+            <input type="text" id="tz" name="tz" list="zones" value="\(times.zone.identifier == "GMT" ? "UTC" : times.zone.identifier)" maxlength="64">
+            <datalist id="zones">\(zones)</datalist><input type="hidden" name="back" value="\(path)"> <button type="submit">Use</button></form>
+            """
+        } ?? ""
         let document: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · Countdown console</title><link rel="stylesheet" href="/console.css"></head>
             <body><a class="skip" href="#main">Skip to content</a>
             <header><nav aria-label="Console"><ul>
-            <li><a href="/">Fleet</a></li><li><a href="/dead">Dead letters</a></li><li><a href="/quarantine">Quarantine</a></li>
+            <li><a href="/">Fleet</a></li><li><a href="/streams?status=scheduled&amp;starting=24h">Starting soon</a></li><li><a href="/dead">Dead letters</a></li><li><a href="/quarantine">Quarantine</a></li>
             <li><a href="/tokens">Token invalidations</a></li><li><a href="/audit">Audit</a></li></ul></nav>
-            <form role="search" method="get" action="/search"><label for="q">Stream, device or user id</label>
-            <input type="search" id="q" name="q" required maxlength="256"> <button type="submit">Search</button></form>
+            <form role="search" method="get" action="/search"><label for="q">Id (or its beginning), stream title or user name</label>
+            <input type="search" id="q" name="q" required maxlength="256" value="\(query ?? "")"> <button type="submit">Search</button></form>
             \(signedIn)</header>
             <main id="main"><h1>\(title)</h1>
             \(body)
@@ -37,7 +52,11 @@ struct ConsoleRender {
     }
 
     func link(_ text: String, _ href: String) -> HTML { "<a href=\"\(href)\">\(text)</a>" }
-    func time(_ date: Date?) -> HTML { "\(RFC3339Text.format(date))" }
+    /// A time as the viewer reads it: absolute in their zone and how long ago or ahead (`datetime` in UTC).
+    func time(_ date: Date?) -> HTML {
+        guard let date else { return "—" }
+        return "<time datetime=\"\(RFC3339Text.format(date))\">\(times.absolute(date))</time> <span class=\"rel\">(\(times.relative(date)))</span>"
+    }
     func text(_ value: String?) -> HTML { "\(value)" }
     func number(_ value: Int) -> HTML { "\(value)" }
     func streamLink(_ id: String) -> HTML { link(id, "/streams/" + ConsoleAction.segment(id)) }
@@ -97,15 +116,46 @@ struct ConsoleRender {
             let row = ledger[device.deviceID]
             let decision = row.map { "\($0.status)" + ($0.reason.map { ": \($0)" } ?? "") }
                 ?? (device.startEligibility == "eligible" ? "eligible, not decided yet" : "not eligible: \(device.startEligibility)")
-            return [deviceLink(device.deviceID), userLink(device.userID), text(device.platform), text(decision), time(row?.sentAt ?? row?.updatedAt)]
+            let reach: HTML = page.unreachable[device.deviceID].map {
+                "<br><span class=\"warn\">cannot be reached now: token cleared \(time($0))</span>"
+            } ?? ""
+            return [deviceLink(device.deviceID), userLink(device.userID), text(device.platform), "\(decision)\(reach)", time(row?.sentAt ?? row?.updatedAt)]
         })
-        let timeline = table("Timeline", ["when", "event", "device", "detail"], page.timeline.map {
-            [time($0.at), text($0.event), deviceLink($0.deviceID), text($0.detail)]
-        })
+        let timeline = self.timeline(page.timeline, now: report.databaseNow)
         return self.page("Stream \(report.id)", "\(summary)\(cancel)\(history)\(participants)\(devices)\(timeline)")
     }
 
+    /// The device page, its times in the device's own zone when it has a known one.
+    /// The timeline as one table, oldest first, with a "now" row between what happened and what is planned.
+    func timeline(_ entries: [ConsolePages.TimelineEntry], now: Date) -> HTML {
+        func row(_ entry: ConsolePages.TimelineEntry) -> HTML {
+            var who: [HTML] = []
+            if let device = entry.deviceID { who.append("device \(deviceLink(device))") }
+            if let user = entry.userID { who.append("user \(userLink(user))") }
+            if let actor = entry.actor { who.append(text(actor)) }
+            let state: HTML = entry.state.map { "<span class=\"state \($0)\">\($0)</span>" } ?? ""
+            return "<tr><td>\(time(entry.at))</td><td>\(entry.event)</td><td>\(HTML.join(who, separator: ", "))</td><td>\(state)</td><td>\(entry.detail)</td></tr>"
+        }
+        let past = entries.filter { ($0.at ?? .distantFuture) <= now }
+        let future = entries.filter { ($0.at ?? .distantFuture) > now && $0.at != nil }
+        let undated = entries.filter { $0.at == nil }
+        let nowRow: HTML = "<tr class=\"now\"><td colspan=\"5\">now · \(times.absolute(now, seconds: true))</td></tr>"
+        let head = HTML.join(["when", "event", "who", "state", "detail"].map { "<th scope=\"col\">\($0)</th>" })
+        let undatedRows: HTML = undated.isEmpty ? "" : "<tr class=\"now\"><td colspan=\"5\">not dated</td></tr>\(HTML.join(undated.map(row)))"
+        return """
+            <table class="timeline"><caption>Timeline: what happened, now, what is planned</caption><thead><tr>\(head)</tr></thead>
+            <tbody>\(HTML.join(past.map(row)))\(nowRow)\(HTML.join(future.map(row)))\(undatedRows)</tbody></table>
+            """
+    }
+
     func device(_ page: ConsolePages.Device) -> HTTPResponse {
+        guard let zone = page.device.timezone.flatMap(ConsoleTimes.zone(named:)) else { return devicePage(page, note: "") }
+        var render = self
+        render.times = times.inZone(zone)
+        return render.devicePage(page, note: "<p class=\"note\">Times on this page are in the device's time zone, \(zone.identifier).</p>")
+    }
+
+    private func devicePage(_ page: ConsolePages.Device, note: HTML) -> HTTPResponse {
         let device = page.device
         let summary: HTML = """
             <dl><dt>User</dt><dd>\(userLink(device.userID))</dd><dt>Platform</dt><dd>\(device.platform)</dd>
@@ -121,7 +171,7 @@ struct ConsoleRender {
         let cleared = table("Token invalidations", ["when", "token", "value", "reason", "stream", "restored"], page.invalidations.map {
             [time($0.invalidatedAt), text($0.token), "<code>\($0.value)</code>", text($0.reason), $0.streamID.map(streamLink) ?? "—", time($0.restoredAt)]
         })
-        return self.page("Device \(device.deviceID)", "\(summary)\(decisions)\(sessions)\(cleared)")
+        return self.page("Device \(device.deviceID)", "\(note)\(summary)\(decisions)\(sessions)\(cleared)")
     }
 
     func user(_ page: ConsolePages.User) -> HTTPResponse {
@@ -171,18 +221,52 @@ struct ConsoleRender {
         return self.page("Token invalidations", "\(filter)\(restore)\(table("Cleared tokens since \(page.since)", ["when", "device", "token", "value", "reason", "stream", "restored"], rows))")
     }
 
+    /// The page an audit row's target is on.
+    func auditTarget(_ entry: AuditStore.Entry) -> HTML {
+        let action = entry.action
+        if action.hasPrefix("stream.") { return streamLink(entry.target) }
+        if action.hasPrefix("dead.") { return link(entry.target, "/dead") }
+        if action.hasPrefix("quarantine.") { return link(entry.target, "/quarantine") }
+        if action == "tokens.restore", entry.target.hasPrefix("since ") {
+            return link(entry.target, "/tokens?since=" + ConsoleAction.segment(String(entry.target.dropFirst("since ".count))))
+        }
+        if action == "pause" || action == "resume" { return link(entry.target, "/") }
+        if action == "audit.limit" { return link(entry.target, "/audit") }
+        return text(entry.target)
+    }
+
     func audit(_ page: ConsolePages.Audit) -> HTTPResponse {
         let rows = page.entries.map { entry -> [HTML] in
-            [time(entry.at), text(entry.actor), text(entry.role), text(entry.action), text(entry.target), text(entry.reason), text(entry.outcome)]
+            [time(entry.at), text(entry.actor), text(entry.role), text(entry.action), auditTarget(entry), text(entry.reason), text(entry.outcome)]
         }
         let more: HTML = page.nextBefore.map { "<p>\(link("Older entries", "/audit?before=\($0)"))</p>" } ?? ""
         return self.page("Audit", "\(table("Actions, newest first", ["when", "actor", "role", "action", "target", "reason", "outcome"], rows))\(more)")
     }
 
     func search(_ page: ConsolePages.Search) -> HTTPResponse {
-        let items = HTML.join(page.matches.sorted { $0.key < $1.key }.map { "<li>\(link("\($0.key) \(page.query)", $0.value))</li>" })
-        let body: HTML = page.matches.isEmpty ? "<p>No stream, device or user has the id <code>\(page.query)</code>.</p>" : "<ul>\(items)</ul>"
-        return self.page("Search", status: page.matches.isEmpty ? 404 : 200, body)
+        let rows = page.results.map { [text($0.kind), link($0.id, $0.path), text($0.label), text($0.how)] }
+        let body: HTML = page.results.isEmpty
+            ? "<p>Nothing found for <code>\(page.query)</code>: no stream, device or user id is or begins with it, no stream title or user name has it.</p>"
+            : table("Found for “\(page.query)”", ["kind", "id", "title, name or platform", "matched by"], rows)
+        return self.page("Search", status: page.results.isEmpty ? 404 : 200, body)
+    }
+
+    func streams(_ page: ConsolePages.Streams) -> HTTPResponse {
+        let statuses = HTML.join(StreamStatus.allCases.map { status in
+            "<option value=\"\(status.rawValue)\"\(status.rawValue == page.status ? HTML(stringLiteral: " selected") : "")>\(status.rawValue)</option>"
+        })
+        let filter: HTML = """
+            <form class="choose" method="get" action="/streams"><label for="status">Status</label><select id="status" name="status">\(statuses)</select>
+            <label for="starting">Planned within (a duration ahead: 90m, 24h, 7d; empty: any time)</label>
+            <input type="text" id="starting" name="starting" value="\(page.starting ?? "")"> <button type="submit">Show</button></form>
+            """
+        let rows = page.streams.map { [streamLink($0.id), text($0.title), text($0.status), time($0.plannedStartAt), number($0.participants)] }
+        let caption = "Streams \(page.status)" + (page.starting.map { ", planned within \($0)" } ?? "") + ", by planned start"
+        var query = "status=\(ConsoleAction.segment(page.status))"
+        if let starting = page.starting { query += "&starting=\(ConsoleAction.segment(starting))" }
+        let next: HTML = page.nextAfter.map { "<p>\(link("Next \(ConsoleService.streamsPageLimit) streams", "/streams?\(query)&after=\(ConsoleAction.segment($0))"))</p>" } ?? ""
+        let first: HTML = page.streams.isEmpty ? "" : "<p>\(link("First page", "/streams?\(query)"))</p>"
+        return self.page("Streams", "\(filter)\(table(caption, ["stream", "title", "status", "planned start", "participants"], rows, empty: "none"))\(next)\(first)")
     }
 
     /// The confirmation of an action: the exact effect of what the form posts. What chooses the effect (a pause's

@@ -27,6 +27,48 @@ public final class ConsoleService: Sendable {
 
     /// Rows the list pages show at most.
     static let pageLimit = 200
+    /// Streams per page of `/streams`.
+    static let streamsPageLimit = 50
+
+    /// The viewer's way of showing times: the `tz` query parameter, else the zone cookie, else UTC.
+    static func times(of request: HTTPRequest, now: Date = Date()) throws -> ConsoleTimes {
+        if let name = request.queryValue("tz"), !name.isEmpty {
+            guard let zone = ConsoleTimes.zone(named: name) else {
+                throw ConsoleError(.badRequest, "tz must be UTC or a time zone name such as Europe/Istanbul")
+            }
+            return ConsoleTimes(now: now, zone: zone)
+        }
+        let zone = cookie(ConsoleTimes.cookie, of: request).flatMap { $0.removingPercentEncoding }.flatMap(ConsoleTimes.zone(named:))
+        return ConsoleTimes(now: now, zone: zone ?? ConsoleTimes.utc)
+    }
+
+    /// The request's path and query, less the parameter `name`.
+    static func pathAndQuery(_ request: HTTPRequest, without name: String) -> String {
+        let pairs = request.query.filter { $0.name != name }.map { "\(ConsoleAction.segment($0.name))=\(ConsoleAction.segment($0.value ?? ""))" }
+        return pairs.isEmpty ? request.path : request.path + "?" + pairs.joined(separator: "&")
+    }
+
+    /// The value of cookie `name`, if the request has it.
+    static func cookie(_ name: String, of request: HTTPRequest) -> String? {
+        for header in request.headers.values("Cookie") {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return nil
+    }
+
+    /// `/zone?tz=Europe/Istanbul&back=/streams/s1`: keeps the zone in a cookie and goes back (to a path of the console only).
+    static func chooseZone(_ request: HTTPRequest) throws -> HTTPResponse {
+        let name = request.queryValue("tz") ?? ""
+        guard ConsoleTimes.zone(named: name) != nil else { throw ConsoleError(.badRequest, "tz must be UTC or a time zone name such as Europe/Istanbul") }
+        let back = request.queryValue("back") ?? "/"
+        var response = HTTPResponse(status: 303)
+        response.headers["Location"] = back.hasPrefix("/") && !back.hasPrefix("//") && !back.contains("\\") ? back : "/"
+        response.headers["Set-Cookie"] = "\(ConsoleTimes.cookie)=\(ConsoleAction.segment(name)); Path=/; Max-Age=31536000; SameSite=Strict; HttpOnly"
+        return response
+    }
 
     /// The `Content-Security-Policy` of every answer: nothing but the console's own stylesheet and forms.
     public static let contentSecurityPolicy =
@@ -79,23 +121,36 @@ public final class ConsoleService: Sendable {
     private func get(_ request: HTTPRequest, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
         let path = request.path
         if let action = ConsoleAction.parse(path: path, field: request.queryValue) {
-            return try await confirmation(action, user: user, json: json)
+            return try await confirmation(action, user: user, json: json, times: try Self.times(of: request))
         }
-        let render = ConsoleRender(user: user)
+        let times = try Self.times(of: request)
+        var render = ConsoleRender(user: user, times: times, path: Self.pathAndQuery(request, without: "tz"))
         switch path {
         case "/":
             let page = try await backend.fleet()
             return json ? Self.json(page) : render.fleet(page)
+        case "/zone":
+            return try Self.chooseZone(request)
         case "/search":
             let query = (request.queryValue("q") ?? "").trimmingCharacters(in: .whitespaces)
-            guard !query.isEmpty, query.count <= 256 else { throw ConsoleError(.badRequest, "give a stream, device or user id (at most 256 characters)") }
+            render.query = query
+            guard !query.isEmpty, query.count <= 256 else {
+                throw ConsoleError(.badRequest, "give an id, an id's beginning, a stream title or a user's name (at most 256 characters)")
+            }
             let page = try await backend.search(query)
-            if !json, page.matches.count == 1, let target = page.matches.values.first {
+            // One thing with that very id, or one thing found at all, opens at once.
+            let only = page.matches.count == 1 ? page.matches.values.first : (page.results.count == 1 ? page.results.first?.path : nil)
+            if !json, let target = only {
                 var response = HTTPResponse(status: 303)
                 response.headers["Location"] = target
                 return response
             }
             return json ? Self.json(page) : render.search(page)
+        case "/streams":
+            let page = try await backend.streams(status: request.queryValue("status") ?? StreamStatus.scheduled.rawValue,
+                                                 starting: request.queryValue("starting").flatMap { $0.isEmpty ? nil : $0 },
+                                                 after: request.queryValue("after").flatMap { $0.isEmpty ? nil : $0 }, limit: Self.streamsPageLimit)
+            return json ? Self.json(page) : render.streams(page)
         case "/dead":
             let page = try await backend.dead(limit: Self.pageLimit)
             return json ? Self.json(page) : render.dead(page)
@@ -140,7 +195,7 @@ public final class ConsoleService: Sendable {
         public var csrfToken: String
     }
 
-    private func confirmation(_ action: ConsoleAction, user: ConsoleUser, json: Bool) async throws -> HTTPResponse {
+    private func confirmation(_ action: ConsoleAction, user: ConsoleUser, json: Bool, times: ConsoleTimes) async throws -> HTTPResponse {
         try Self.validate(action)
         let count = try await backend.count(action)
         if action.needsItsTarget, count == 0 { throw ConsoleError(.notFound, ConsoleRender.effect(of: action, count: count)) }
@@ -149,7 +204,7 @@ public final class ConsoleService: Sendable {
         let page = Confirmation(action: action.name, title: action.title, cancelCounts: cancelCounts, target: action.target, path: action.path,
                                 effect: ConsoleRender.effect(of: action, count: count, cancel: cancelCounts),
                                 count: count, bulkLimit: ConsoleAction.bulkLimit, csrfToken: user.mayAct ? csrf.issue(for: user.name) : "")
-        return json ? Self.json(page) : ConsoleRender(user: user).confirmation(page, action: action)
+        return json ? Self.json(page) : ConsoleRender(user: user, times: times).confirmation(page, action: action)
     }
 
     /// The result of an action.
@@ -306,7 +361,7 @@ public final class ConsoleService: Sendable {
     /// A bounded label for metrics: the page's first path segment.
     static func pageLabel(_ path: String) -> String {
         let first = path.split(separator: "/").first.map(String.init) ?? ""
-        return ["", "search", "streams", "devices", "users", "dead", "quarantine", "tokens", "audit", "pause", "resume", "console.css"]
+        return ["", "search", "streams", "devices", "users", "dead", "quarantine", "tokens", "audit", "pause", "resume", "zone", "console.css"]
             .contains(first) ? (first.isEmpty ? "fleet" : first) : "other"
     }
 

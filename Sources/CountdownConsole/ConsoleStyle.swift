@@ -18,6 +18,12 @@ enum ConsoleStyle {
         form.choose { margin: 0.5rem 0 1rem; }
         dl.counts { display: grid; grid-template-columns: max-content auto; gap: 0.25rem 1rem; }
         dl.counts dt { font-weight: 600; } dl.counts dd { margin: 0; }
+        form.zone { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.5rem; }
+        form.zone label { display: inline; } form.zone input[type=text] { width: 14rem; } form.zone button { margin-top: 0; }
+        .rel { color: #666; font-size: 0.9em; } .note { font-style: italic; }
+        table.timeline tr.now td { font-weight: 700; border-top: 3px solid #1a73e8; border-bottom: 3px solid #1a73e8; }
+        .state { font-weight: 600; } .state.refused, .state.unreachable, .state.failed { color: #b3261e; }
+        .state.accepted, .state.done { color: #1e7e34; } .state.pending { color: #8a6d00; }
         .problem { border-left: 4px solid #b3261e; padding: 0.5rem 1rem; background: #b3261e14; }
         """
 }

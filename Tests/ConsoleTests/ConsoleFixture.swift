@@ -57,9 +57,12 @@ struct ConsoleFixture {
         var peer: String { self == .untrusted ? "192.168.7.7:40000" : "10.1.1.1:40000" }
     }
 
-    func get(_ path: String, as who: Who = .operator, json: Bool = false, query: [(String, String)] = []) async -> Reply {
-        await send(HTTPRequest(method: "GET", path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers(who, json: json),
-                               remoteAddress: who.peer))
+    func get(_ path: String, as who: Who = .operator, json: Bool = false, query: [(String, String)] = [],
+             extraHeaders: [(String, String)] = []) async -> Reply {
+        var headers = headers(who, json: json)
+        for (name, value) in extraHeaders { headers.add(name, value) }
+        return await send(HTTPRequest(method: "GET", path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers,
+                                      remoteAddress: who.peer))
     }
 
     func post(_ path: String, as who: Who = .operator, json: Bool = false, form: [(String, String)]) async -> Reply {

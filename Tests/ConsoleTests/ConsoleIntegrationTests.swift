@@ -15,11 +15,56 @@ struct ConsoleIntegrationTests {
             #expect(page.body.contains("&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;"))
             #expect(!page.body.contains("<script>"))
             #expect(page.headers["Content-Security-Policy"]?.contains("default-src 'none'") == true)
-            #expect(page.body.contains("rescheduled"))
+            #expect(page.body.contains("planned start moved"))
             #expect(page.body.contains("not eligible: not_ios"))
             let json = await console.get("/streams/s1", json: true)
             #expect((json.json["plannedStartHistory"] as? [Any])?.count == 1)
             #expect(((json.json["report"] as? [String: Any])?["title"] as? String) == "<script>alert('xss')</script>")
+        }
+    }
+
+    /// After a reschedule, deliveries and a cancel, the stream page is one timeline: every event with who and its
+    /// state, a "now" row between the past and the planned, a device whose token was cleared marked unreachable.
+    @Test func theStreamPageIsOneTimelineOfEverything() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.sql("UPDATE streams SET planned_start_at = planned_start_at + interval '30 minutes' WHERE id = 's1'")
+            try await console.sql("""
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, attempts, sent_at)
+                VALUES ('s1', 'u1', 'd1', 'sent', 1, now() - interval '5 minutes'), ('s1', 'u1', 'd2', 'sent', 1, now() - interval '5 minutes')
+                """)
+            try await console.sql("""
+                INSERT INTO countdown_session_deliveries (stream_id, device_id, channel, token, shown_start_at, accepted_at, seq)
+                SELECT 's1', 'd2', 'android_countdown', 'fcm', planned_start_at - interval '30 minutes', now() - interval '4 minutes', 2
+                FROM streams WHERE id = 's1'
+                """)
+            try await console.sql("""
+                INSERT INTO countdown_reminder_deliveries (stream_id, device_id, user_id, status, sent_at)
+                VALUES ('s1', 'd2', 'u1', 'sent', now() - interval '3 minutes')
+                """)
+            try await console.client.transaction {
+                try DeviceTokenStore.clear([.init(device: "d1", token: .pushToStart, value: "pts-token-bbbbbbbbbbbb-PTSLAST8",
+                                                  reason: "BadDeviceToken", stream: "s1")], on: $0)
+            }
+            let before = await console.get("/streams/s1")
+            #expect(before.body.contains("Android countdown update accepted") && before.body.contains("Android countdown update pending"))
+            #expect(before.body.contains("reminder sent") && before.body.contains("cannot be reached now"))
+            #expect(before.body.contains("<tr class=\"now\">") && before.body.contains("planned start</td>"))
+            let nowIndex = try #require(before.body.range(of: "<tr class=\"now\">")).lowerBound
+            let plannedIndex = try #require(before.body.range(of: "<td>planned start</td>")).lowerBound
+            #expect(nowIndex < plannedIndex, "the planned start comes after now")
+
+            let token = await console.csrfToken(for: "/streams/s1/cancel")
+            #expect(await console.post("/streams/s1/cancel", form: [("csrf_token", token), ("reason", "creator asked")]).status == 200)
+            let after = await console.get("/streams/s1")
+            #expect(after.body.contains("operator: stream.cancel") && after.body.contains("ada (operator)") && after.body.contains("why: creator asked"))
+            #expect(after.body.contains("href=\"/devices/d1\"") && after.body.contains("href=\"/users/u1\""))
+            let json = await console.get("/streams/s1", json: true)
+            let events = (json.json["timeline"] as? [[String: Any]])?.compactMap { $0["event"] as? String } ?? []
+            #expect(events.contains("operator: stream.cancel") && events.contains("start sent") && events.contains("token cleared"), "\(events)")
+            #expect((json.json["unreachable"] as? [String: Any])?["d1"] != nil)
+            // The audit page links its targets.
+            #expect(await console.get("/audit").body.contains("<a href=\"/streams/s1\">s1</a>"))
         }
     }
 
@@ -42,7 +87,75 @@ struct ConsoleIntegrationTests {
             try await console.seed()
             let found = await console.get("/search", query: [("q", "s1")])
             #expect(found.status == 303 && found.headers["Location"] == "/streams/s1")
-            #expect(await console.get("/search", query: [("q", "missing")]).status == 404)
+            let missing = await console.get("/search", query: [("q", "missing")])
+            #expect(missing.status == 404 && missing.body.contains("value=\"missing\""), "the query stays in the box")
+        }
+    }
+
+    @Test func searchFindsNamesTitlesAndIdPrefixes() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed(title: "Akşam yayını")
+            try await console.seed(stream: "s2", title: "Sabah 100% canlı", users: false)
+            // A name: one user found opens it.
+            let name = await console.get("/search", query: [("q", "seli")])
+            #expect(name.status == 303 && name.headers["Location"] == "/users/u1")
+            // A title, any case.
+            let title = await console.get("/search", query: [("q", "AKŞAM")])
+            #expect(title.status == 303 && title.headers["Location"] == "/streams/s1", "\(title.body)")
+            // An id prefix finds several: listed, the query kept in the box.
+            let prefix = await console.get("/search", query: [("q", "d")])
+            #expect(prefix.status == 200 && prefix.body.contains("href=\"/devices/d1\"") && prefix.body.contains("href=\"/devices/d2\""))
+            #expect(prefix.body.contains("value=\"d\"") && prefix.body.contains("id prefix"))
+            let json = await console.get("/search", json: true, query: [("q", "s")])
+            let results = (json.json["results"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+            #expect(results == ["/streams/s1", "/streams/s2", "/users/u1"], "id prefixes first, then names (Selin): \(json.body)")
+            // LIKE's wildcards are text: "%" finds only the title that has one.
+            let percent = await console.get("/search", query: [("q", "100%")])
+            #expect(percent.status == 303 && percent.headers["Location"] == "/streams/s2")
+        }
+    }
+
+    @Test func streamsStartingSoonAreListedAPageAtATime() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.sql("""
+                INSERT INTO streams (id, title, planned_start_at) SELECT 'soon' || n, 'Soon ' || n, now() + make_interval(mins => n)
+                FROM generate_series(1, 60) AS n
+                """)
+            try await console.sql("INSERT INTO streams (id, title, planned_start_at) VALUES ('later', 'Later', now() + interval '3 days')")
+            let first = await console.get("/streams", json: true, query: [("status", "scheduled"), ("starting", "24h")])
+            let ids = (first.json["streams"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(ids.count == 50 && ids.first == "soon1" && ids.last == "soon50")
+            #expect(first.json["nextAfter"] as? String == "soon50")
+            let second = await console.get("/streams", json: true, query: [("status", "scheduled"), ("starting", "24h"), ("after", "soon50")])
+            let rest = (second.json["streams"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(rest == (51...60).map { "soon\($0)" } + ["s1"], "s1 starts in 2 hours; later is outside the window")
+            #expect(second.json["nextAfter"] == nil)
+            let html = await console.get("/streams", query: [("status", "scheduled"), ("starting", "24h")])
+            #expect(html.status == 200 && html.body.contains("href=\"/streams?status=scheduled&amp;starting=24h&amp;after=soon50\""))
+            #expect(html.body.contains("(in 5 min)") && html.body.contains("href=\"/streams/soon1\""))
+            #expect(await console.get("/streams", query: [("status", "bogus")]).status == 400)
+            #expect(await console.get("/streams", query: [("starting", "tomorrow")]).status == 400)
+        }
+    }
+
+    @Test func timesShowInTheViewersZoneOrTheDevicesZone() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.sql("UPDATE streams SET planned_start_at = '2026-12-05T20:30:00Z' WHERE id = 's1'")
+            try await console.sql("UPDATE devices SET timezone = 'Asia/Tokyo', updated_at = '2026-12-05T20:30:00Z' WHERE device_id = 'd1'")
+            #expect(await console.get("/streams/s1").body.contains(">2026-12-05 20:30 UTC</time>"))
+            let istanbul = await console.get("/streams/s1", query: [("tz", "Europe/Istanbul")])
+            #expect(istanbul.body.contains("<time datetime=\"2026-12-05T20:30:00Z\">2026-12-05 23:30 +03:00</time>"))
+            #expect(await console.get("/streams/s1", query: [("tz", "Mars/Olympus")]).status == 400)
+            let chosen = await console.get("/zone", query: [("tz", "America/New_York"), ("back", "/streams/s1")])
+            #expect(chosen.status == 303 && chosen.headers["Location"] == "/streams/s1")
+            #expect(chosen.headers["Set-Cookie"]?.hasPrefix("countdown_console_tz=America%2FNew_York;") == true, "\(chosen.headers)")
+            #expect(await console.get("/zone", query: [("tz", "UTC"), ("back", "//evil.example")]).headers["Location"] == "/")
+            let withCookie = await console.get("/streams/s1", extraHeaders: [("Cookie", "a=b; countdown_console_tz=America%2FNew_York")])
+            #expect(withCookie.body.contains(">2026-12-05 15:30 -05:00</time>"))
+            let device = await console.get("/devices/d1")
+            #expect(device.body.contains("in the device's time zone, Asia/Tokyo") && device.body.contains(">2026-12-06 05:30 +09:00</time>"))
         }
     }
 
@@ -268,7 +381,7 @@ struct ConsoleIntegrationTests {
     @Test func everyListPageAnswersInHTMLAndJSON() async throws {
         try await ConsoleFixture.with { console in
             try await console.seed()
-            for path in ["/", "/dead", "/quarantine", "/tokens", "/audit", "/streams/s1", "/devices/d1", "/users/u1"] {
+            for path in ["/", "/dead", "/quarantine", "/tokens", "/audit", "/streams", "/streams/s1", "/devices/d1", "/users/u1"] {
                 let html = await console.get(path, as: .viewer)
                 #expect(html.status == 200, "\(path)")
                 #expect(html.headers["Content-Type"]?.hasPrefix("text/html") == true)

@@ -148,6 +148,33 @@ struct ConsoleAuthenticationTests {
     }
 }
 
+@Suite("Console: times")
+struct ConsoleTimesTests {
+    let now = Date(timeIntervalSince1970: 1_796_546_116)  // 2026-12-06T08:35:16Z
+
+    @Test func absoluteInTheZoneAndRelativeToNow() throws {
+        let utc = ConsoleTimes(now: now)
+        #expect(utc.absolute(now) == "2026-12-06 08:35 UTC" && utc.absolute(now, seconds: true) == "2026-12-06 08:35:16 UTC")
+        let istanbul = utc.inZone(try #require(ConsoleTimes.zone(named: "Europe/Istanbul")))
+        #expect(istanbul.absolute(now) == "2026-12-06 11:35 +03:00")
+        let kolkata = utc.inZone(try #require(ConsoleTimes.zone(named: "Asia/Kolkata")))
+        #expect(kolkata.absolute(now.addingTimeInterval(16 * 3600)) == "2026-12-07 06:05 +05:30", "the date turns with the zone")
+        #expect(utc.inZone(try #require(ConsoleTimes.zone(named: "America/New_York"))).absolute(now) == "2026-12-06 03:35 -05:00")
+        #expect(utc.relative(now.addingTimeInterval(49 * 60)) == "in 49 min")
+        #expect(utc.relative(now.addingTimeInterval(-10)) == "now")
+        #expect(utc.relative(now.addingTimeInterval(-45)) == "45 s ago")
+        #expect(utc.relative(now.addingTimeInterval(-(3 * 3600 + 5 * 60))) == "3 h 5 min ago")
+        #expect(utc.relative(now.addingTimeInterval(2 * 86_400 + 4 * 3600)) == "in 2 d 4 h")
+    }
+
+    @Test func onlyRealZoneNamesAreTaken() {
+        #expect(ConsoleTimes.zone(named: "UTC") != nil && ConsoleTimes.zone(named: "Europe/Istanbul") != nil)
+        for name in ["", "Mars/Olympus", "../etc/passwd", "Europe/Istanbul\u{0}", String(repeating: "A", count: 65)] {
+            #expect(ConsoleTimes.zone(named: name) == nil, "\(name)")
+        }
+    }
+}
+
 @Suite("Console: the audit limit")
 struct AuditLimiterTests {
     final class Clock: Sendable {

@@ -102,7 +102,7 @@ def main():
 
         search = driver.find_element(By.ID, "q")
         label = driver.find_element(By.CSS_SELECTOR, "label[for=q]").text
-        check(label == "Stream, device or user id", "the search box has a label")
+        check(label == "Id (or its beginning), stream title or user name", "the search box has a label")
         navigate(driver, lambda: search.send_keys("xss1", Keys.ENTER))
         check(driver.current_url.endswith("/streams/xss1") and h1(driver) == "Stream xss1", "search by id opens the stream")
         title = driver.find_element(By.XPATH, "//dt[text()='Title']/following-sibling::dd[1]").text
