@@ -175,7 +175,7 @@ let package = Package(
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
         // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes

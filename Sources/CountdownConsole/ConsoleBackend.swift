@@ -41,7 +41,27 @@ public final class ConsoleBackend: Sendable {
             workers = try await probe.workers()
             tokenGuard = try await probe.tokenGuard()
         }
-        return ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard)
+        var page = ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard,
+                                      charts: try await charts())
+        page.verdict = FleetVerdict.of(page)
+        return page
+    }
+
+    /// The fleet page's charts of the last hour.
+    func charts() async throws -> ConsolePages.FleetCharts {
+        let ahead = max(settings.startLeadSeconds, settings.reminderLeadSeconds) + Int(FlowSettings.earlyTolerance.rounded(.up))
+        let lead = settings.startLeadSeconds
+        let (pushes, lateness) = try await database.withConnection { connection in
+            (try FleetChartStore.pushes(aheadSeconds: ahead, on: connection),
+             try FleetChartStore.startLateness(aheadSeconds: ahead, leadSeconds: lead, on: connection))
+        }
+        let hourAgo = Date().addingTimeInterval(-3600)
+        var dead: [Date: Int] = [:]
+        for letter in try await queue.deadLetters(limit: 1000) where letter.deadAt > hourAgo {
+            dead[Date(timeIntervalSince1970: (letter.deadAt.timeIntervalSince1970 / 60).rounded(.down) * 60), default: 0] += 1
+        }
+        return ConsolePages.FleetCharts(pushes: pushes, startLateness: lateness,
+                                        deadLetters: dead.sorted { $0.key < $1.key }.map { ConsolePages.DeadPerMinute(minute: $0.key, count: $0.value) })
     }
 
     public func stream(_ id: String) async throws -> ConsolePages.Stream? {

@@ -13,6 +13,27 @@ public enum ConsolePages {
         /// nil when the console has no view of the workers (no Redis probe).
         public var workers: [WorkerHeartbeat]?
         public var tokenGuard: TokenGuardState?
+        /// When the figures were read.
+        public var asOf: Date = Date()
+        /// Healthy, degraded or paused, and why (`FleetVerdict.of` fills it).
+        public var verdict: FleetVerdict?
+        /// The last hour per minute.
+        public var charts: FleetCharts?
+    }
+
+    /// The fleet page's charts: the last hour per minute.
+    public struct FleetCharts: Sendable, Codable {
+        /// Pushes by kind, platform and result (PostgreSQL).
+        public var pushes: [FleetChartStore.Count]
+        /// The longest wait of a start push (PostgreSQL).
+        public var startLateness: [FleetChartStore.Lateness]
+        /// Jobs that became dead letters (the queue's dead letters, newest 1,000).
+        public var deadLetters: [DeadPerMinute]
+    }
+
+    public struct DeadPerMinute: Sendable, Codable, Equatable {
+        public var minute: Date
+        public var count: Int
     }
 
     /// One line of a stream's, device's or user's story.

@@ -14,6 +14,8 @@ struct ConsoleRender {
     var times = ConsoleTimes(now: Date())
     /// The page's own path, for the zone form's way back.
     var path = "/"
+    /// Seconds after which the browser loads the page again (a meta refresh), when set.
+    var refreshSeconds: Int?
 
     func page(_ title: String, status: Int = 200, _ body: HTML) -> HTTPResponse {
         let zones = HTML.join(["UTC", "Europe/Istanbul", "Europe/London", "Europe/Berlin", "America/New_York", "America/Los_Angeles", "Asia/Tokyo"]
@@ -26,10 +28,11 @@ struct ConsoleRender {
             <datalist id="zones">\(zones)</datalist><input type="hidden" name="back" value="\(path)"> <button type="submit">Use</button></form>
             """
         } ?? ""
+        let refresh: HTML = refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? ""
         let document: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title) · Countdown console</title><link rel="stylesheet" href="/console.css"></head>
+            <title>\(title) · Countdown console</title><link rel="stylesheet" href="/console.css">\(refresh)</head>
             <body><a class="skip" href="#main">Skip to content</a>
             <header><nav aria-label="Console"><ul>
             <li><a href="/">Fleet</a></li><li><a href="/streams?status=scheduled&amp;starting=24h">Starting soon</a></li><li><a href="/dead">Dead letters</a></li><li><a href="/quarantine">Quarantine</a></li>
@@ -94,7 +97,50 @@ struct ConsoleRender {
             number(stats.remindersSentLastHour),
         ]])
         let streams = table("Streams by status", ["status", "streams"], stats.streamsByStatus.sorted { $0.key < $1.key }.map { [text($0.key), number($0.value)] })
-        return self.page("Fleet", "\(queue)\(kinds)\(paused)\(pauseLinks)\(workers)\(guardLine)\(results)\(other)\(streams)")
+        let android = table("Android in the last hour", ["what", "count"],
+                            stats.recentAndroidStartResults.sorted { $0.key < $1.key }.map { [text("start \($0.key)"), number($0.value)] }
+                                + stats.androidEndsLastHour.sorted { $0.key < $1.key }.map { [text("end: \($0.key)"), number($0.value)] },
+                            empty: "no Android starts or ends in the last hour")
+        var render = self
+        render.refreshSeconds = Self.fleetRefreshSeconds
+        return render.page("Fleet", "\(verdict(page))\(charts(page))\(queue)\(paused)\(pauseLinks)\(workers)\(guardLine)\(results)\(android)\(other)\(streams)\(kinds)")
+    }
+
+    /// How often the fleet page reloads itself.
+    static let fleetRefreshSeconds = 30
+
+    /// The banner at the top: the verdict and why, as of when, and how to see it fresh.
+    func verdict(_ page: ConsolePages.Fleet) -> HTML {
+        let verdict = page.verdict ?? FleetVerdict.of(page)
+        let reasons = HTML.join(verdict.reasons.map { "<li>\($0)</li>" })
+        return """
+            <section class="verdict \(verdict.state)" aria-label="Verdict"><p class="state">\(verdict.state.capitalized)</p><ul>\(reasons)</ul>
+            <p class="asof">As of \(times.absolute(page.asOf, seconds: true)) · reloads every \(Self.fleetRefreshSeconds) s · \(link("Refresh now", "/"))</p></section>
+            """
+    }
+
+    /// The last hour per minute: pushes accepted and refused by kind and platform, start lateness, dead letters.
+    func charts(_ page: ConsolePages.Fleet) -> HTML {
+        guard let charts = page.charts else { return "" }
+        let now = page.asOf
+        func series(_ result: String) -> [ConsoleChart.Series] {
+            let points = charts.pushes.filter { $0.result == result }
+            let names = Set(points.map { "\($0.kind) \($0.platform)" }).sorted()
+            return names.map { name in
+                ConsoleChart.Series(name: name, values: ConsoleChart.buckets(points.filter { "\($0.kind) \($0.platform)" == name }
+                    .map { ($0.minute, Double($0.count)) }, now: now))
+            }
+        }
+        let lateness = ConsoleChart.Series(name: "start lateness", values: ConsoleChart.buckets(charts.startLateness.map { ($0.minute, $0.seconds) },
+                                                                                                now: now, combine: max))
+        let dead = ConsoleChart.Series(name: "dead letters", values: ConsoleChart.buckets(charts.deadLetters.map { ($0.minute, Double($0.count)) }, now: now))
+        let figures = [
+            ConsoleChart(title: "Pushes accepted per minute, by kind and platform", unit: "pushes", series: series("accepted")),
+            ConsoleChart(title: "Pushes refused per minute, by kind and platform", unit: "pushes", series: series("refused")),
+            ConsoleChart(title: "Longest start wait per minute (seconds from due to sent)", unit: "seconds", series: [lateness]),
+            ConsoleChart(title: "Jobs that became dead letters per minute", unit: "dead letters", series: [dead]),
+        ]
+        return "<section class=\"charts\" aria-label=\"The last hour\">\(HTML.join(figures.map(\.svg)))</section>"
     }
 
     func stream(_ page: ConsolePages.Stream) -> HTTPResponse {

@@ -24,6 +24,13 @@ enum ConsoleStyle {
         table.timeline tr.now td { font-weight: 700; border-top: 3px solid #1a73e8; border-bottom: 3px solid #1a73e8; }
         .state { font-weight: 600; } .state.refused, .state.unreachable, .state.failed { color: #b3261e; }
         .state.accepted, .state.done { color: #1e7e34; } .state.pending { color: #8a6d00; }
+        .verdict { border: 2px solid; border-radius: 6px; padding: 0.5rem 1rem; margin: 1rem 0; }
+        .verdict .state { font-size: 1.5rem; font-weight: 700; margin: 0; } .verdict ul { margin: 0.25rem 0; }
+        .verdict.healthy { border-color: #1e7e34; } .verdict.healthy .state { color: #1e7e34; }
+        .verdict.degraded { border-color: #b3261e; } .verdict.degraded .state { color: #b3261e; }
+        .verdict.paused { border-color: #8a6d00; } .verdict.paused .state { color: #8a6d00; }
+        .charts { display: flex; flex-wrap: wrap; gap: 1rem; } figure.chart { margin: 0; } figure.chart svg { max-width: 100%; height: auto; }
+        figure.chart figcaption { font-weight: 600; } ul.legend { list-style: none; padding: 0; margin: 0.25rem 0; font-size: 0.9em; }
         .problem { border-left: 4px solid #b3261e; padding: 0.5rem 1rem; background: #b3261e14; }
         """
 }

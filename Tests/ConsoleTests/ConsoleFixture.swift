@@ -105,6 +105,14 @@ struct ConsoleFixture {
         try await client.withConnection { try AuditStore.list(limit: 100, on: $0) }
     }
 
+    /// Ledger rows of the seed's stream: both of u1's starts sent `minutesAgo` minutes ago.
+    func startsSent(minutesAgo: Int) async throws {
+        try await sql("""
+            INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, attempts, sent_at)
+            SELECT 's1', 'u1', d, 'sent', 1, now() - make_interval(mins => $1::int) FROM unnest(ARRAY['d1', 'd2']) AS d
+            """, [minutesAgo])
+    }
+
     /// A creator with an iOS device and an Android device, a guest without devices, and a scheduled stream.
     /// `users: false` adds only the stream (the people are there already).
     func seed(stream: String = "s1", title: String = "Launch", users: Bool = true) async throws {

@@ -29,10 +29,7 @@ struct ConsoleIntegrationTests {
         try await ConsoleFixture.with { console in
             try await console.seed()
             try await console.sql("UPDATE streams SET planned_start_at = planned_start_at + interval '30 minutes' WHERE id = 's1'")
-            try await console.sql("""
-                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, attempts, sent_at)
-                VALUES ('s1', 'u1', 'd1', 'sent', 1, now() - interval '5 minutes'), ('s1', 'u1', 'd2', 'sent', 1, now() - interval '5 minutes')
-                """)
+            try await console.startsSent(minutesAgo: 5)
             try await console.sql("""
                 INSERT INTO countdown_session_deliveries (stream_id, device_id, channel, token, shown_start_at, accepted_at, seq)
                 SELECT 's1', 'd2', 'android_countdown', 'fcm', planned_start_at - interval '30 minutes', now() - interval '4 minutes', 2
@@ -65,6 +62,33 @@ struct ConsoleIntegrationTests {
             #expect((json.json["unreachable"] as? [String: Any])?["d1"] != nil)
             // The audit page links its targets.
             #expect(await console.get("/audit").body.contains("<a href=\"/streams/s1\">s1</a>"))
+        }
+    }
+
+    /// The fleet page opens with its verdict, as of when, reloads itself, and charts the last hour from PostgreSQL.
+    @Test func theFleetPageGivesAVerdictAndChartsTheLastHour() async throws {
+        try await ConsoleFixture.with { console in
+            try await console.seed()
+            try await console.sql("UPDATE streams SET planned_start_at = now() + interval '5 minutes' WHERE id = 's1'")
+            try await console.startsSent(minutesAgo: 2)
+            let healthy = await console.get("/")
+            #expect(healthy.body.contains("<section class=\"verdict healthy\"") && healthy.body.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
+            #expect(healthy.body.contains("As of ") && healthy.body.contains(">Refresh now</a>"))
+            #expect(healthy.body.contains("<polyline") && healthy.body.contains("start ios: 1 pushes") && healthy.body.contains("start android: 1 pushes"),
+                    "\(healthy.body)")
+            #expect(healthy.body.contains("Android in the last hour") && healthy.body.contains("start sent"))
+            let verdictIndex = try #require(healthy.body.range(of: "class=\"verdict")).lowerBound
+            let queueIndex = try #require(healthy.body.range(of: "<caption>Queue</caption>")).lowerBound
+            #expect(verdictIndex < queueIndex, "the verdict comes first")
+            let json = await console.get("/", json: true)
+            #expect((json.json["verdict"] as? [String: Any])?["state"] as? String == "healthy")
+            #expect(((json.json["charts"] as? [String: Any])?["pushes"] as? [Any])?.count == 2)
+
+            try await console.client.withConnection {
+                _ = try PauseStore.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM incident", on: $0)
+            }
+            let paused = await console.get("/")
+            #expect(paused.body.contains("<section class=\"verdict paused\"") && paused.body.contains("reminder paused by countdown-admin (alice): FCM incident"))
         }
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import JWT
+import CountdownMaintenance
 import Synchronization
 import Testing
 
@@ -172,6 +173,36 @@ struct ConsoleTimesTests {
         for name in ["", "Mars/Olympus", "../etc/passwd", "Europe/Istanbul\u{0}", String(repeating: "A", count: 65)] {
             #expect(ConsoleTimes.zone(named: name) == nil, "\(name)")
         }
+    }
+}
+
+@Suite("Console: the fleet's verdict and charts")
+struct FleetVerdictTests {
+    static func page(dead: Int = 0, late: Double = 0, workers: [WorkerHeartbeat]? = nil, paused: [ConsolePause] = []) -> ConsolePages.Fleet {
+        let json = """
+            {"delayed": 0, "dueNow": 0, "leased": 0, "dead": \(dead), "oldestLatenessSeconds": \(late), "jobsByKind": {}, "outboxBacklog": 0,
+             "outboxOldestAgeSeconds": 0, "recentStartResults": {}, "recentAndroidStartResults": {}, "androidEndsLastHour": {},
+             "remindersSentLastHour": 0, "streamsByStatus": {}, "paused": [], "pausedJobs": 0, "pausedInRedisOnly": []}
+            """
+        let stats = try! JSONDecoder().decode(SystemStats.self, from: Data(json.utf8))
+        return ConsolePages.Fleet(stats: stats, quarantined: 0, paused: paused, workers: workers, tokenGuard: nil)
+    }
+
+    @Test func healthyDegradedOrPausedAndWhy() {
+        #expect(FleetVerdict.of(Self.page()).state == "healthy")
+        let degraded = FleetVerdict.of(Self.page(dead: 2, late: 90, workers: [WorkerHeartbeat(id: "w", heartbeatAgeSeconds: 40, alive: false)]))
+        #expect(degraded.state == "degraded")
+        #expect(degraded.reasons == ["no worker is alive: nothing is claiming jobs", "the oldest due job is 90 s late", "2 dead letter(s) wait for an operator"])
+        let paused = FleetVerdict.of(Self.page(dead: 1, paused: [ConsolePause(kind: "start", actor: "ada", reason: "APNs down", since: Date())]))
+        #expect(paused.state == "paused" && paused.reasons == ["start paused by ada: APNs down", "1 dead letter(s) wait for an operator"])
+    }
+
+    @Test func chartsBucketTheLastHourPerMinute() {
+        let now = Date(timeIntervalSince1970: 1_800_000_030)
+        let values = ConsoleChart.buckets([(now, 2), (now.addingTimeInterval(-60), 3), (now, 1), (now.addingTimeInterval(-7200), 9)], now: now)
+        #expect(values.count == 60 && values[59] == 3 && values[58] == 3 && values.reduce(0, +) == 6, "older than an hour is left out")
+        let svg = ConsoleChart(title: "T <x>", unit: "pushes", series: [.init(name: "start ios", values: values)]).svg.text
+        #expect(svg.contains("<polyline") && svg.contains("start ios: 6 pushes") && svg.contains("T &lt;x&gt;") && !svg.contains("style="))
     }
 }
 
