@@ -75,7 +75,7 @@ let package = Package(
         // reconciler, and the operator's reports and actions (stats, a stream's report, ending a stream, quarantine,
         // token invalidations).
         .target(name: "CountdownMaintenance", dependencies: [
-            "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
+            "CivilTime", "Configuration", "CountdownCommands", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPTypes", "Lifecycle", "Postgres", "Redis", "Telemetry",
         ]),
 
         // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.
@@ -97,8 +97,8 @@ let package = Package(
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
         .target(name: "CountdownConsole", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "JWT",
-            "Postgres", "Push", "Redis", "Telemetry",
+            "CivilTime", "Configuration", "CountdownAPI", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
+            "HTTPServer", "JWT", "Postgres", "Push", "Redis", "Telemetry",
         ]),
 
         // Each executable's code as a library with one entry (`<Name>Main.run(arguments:)`), so that the executables
@@ -175,7 +175,7 @@ let package = Package(
             "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
             "Telemetry", "TestSupport",
         ]),
         // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes

@@ -39,7 +39,7 @@ extension AdminCommands {
             AdminOutput(json: parsed.has("json")).emit(report) {
                 "restored \(report.restoredTotal) token(s)"
                     + (report.restored.isEmpty ? "" : " (" + report.restored.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
-                    + "; \(report.skippedChanged) left alone (the device has another token now, or is gone)"
+                    + "; \(report.skippedChanged) left alone (the device has another token or owner now, or is gone)"
             }
         default:
             throw UsageError("unknown action \"\(action)\": use list or restore")

@@ -28,6 +28,37 @@ public enum ConsoleAction: Sendable, Equatable {
         }
     }
 
+    /// What the action does, in words (the confirmation's heading and button).
+    public var title: String {
+        switch self {
+        case .cancelStream(let id): "Cancel stream \(id)"
+        case .pause(let kind): kind.map { "Pause \($0) jobs" } ?? "Pause every kind of job"
+        case .resume(let kind): kind.map { "Resume \($0) jobs" } ?? "Resume every paused kind"
+        case .retryDead(let id): "Retry dead letter \(id)"
+        case .dropDead(let id): "Drop dead letter \(id)"
+        case .retryQuarantine(let key): "Retry quarantined \(key)"
+        case .dropQuarantine(let key): "Drop quarantined \(key)"
+        case .restoreTokens(let since): "Restore the tokens cleared since \(since)"
+        }
+    }
+
+    /// Whether the action is on one thing that must exist (a stream, a dead letter, a quarantined row).
+    public var needsItsTarget: Bool {
+        switch self {
+        case .cancelStream, .retryDead, .dropDead, .retryQuarantine, .dropQuarantine: true
+        case .pause, .resume, .restoreTokens: false
+        }
+    }
+
+    /// The confirmation page's URL: `path` with the fields that choose what is confirmed.
+    public var confirmationURL: String {
+        switch self {
+        case .pause(let kind?), .resume(let kind?): "\(path)?kind=\(Self.segment(kind))"
+        case .restoreTokens(let since): "\(path)?since=\(Self.segment(since))"
+        default: path
+        }
+    }
+
     /// The audit row's `target`.
     public var target: String {
         switch self {

@@ -33,12 +33,19 @@ public struct ConsoleAuthenticator: Sendable {
             guard let peer = Self.host(of: request.remoteAddress), trusted.isTrusted(peer) else {
                 throw ConsoleError(.unauthorized, "requests must come through the authenticating proxy")
             }
+            // A header sent twice could be one line from the proxy and one from the client: neither is believed.
+            for header in [userHeader, groupsHeader] where request.headers.values(header).count > 1 {
+                throw ConsoleError(.unauthorized, "the request has more than one \(header) header")
+            }
             guard let name = request.headers[userHeader]?.trimmingCharacters(in: .whitespaces), !name.isEmpty,
-                  name.count <= Self.maxNameLength else {
-                throw ConsoleError(.unauthorized, "the proxy sent no user (\(userHeader))")
+                  name.count <= Self.maxNameLength, !Self.hasControlCharacter(name) else {
+                throw ConsoleError(.unauthorized, "the proxy sent no usable user (\(userHeader))")
             }
             let groups = (request.headers[groupsHeader] ?? "").split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !groups.contains(where: Self.hasControlCharacter) else {
+                throw ConsoleError(.unauthorized, "the proxy sent a group with a control character (\(groupsHeader))")
+            }
             return ConsoleUser(name: name, groups: groups, operatorGroups: operatorGroups)
         case .jwt(let keys):
             guard let header = request.headers["Authorization"] else {
@@ -53,10 +60,11 @@ public struct ConsoleAuthenticator: Sendable {
             guard token.utf8.count <= verifier.maxTokenBytes, let jwt = try? verifier.verify(token) else {
                 throw ConsoleError(.unauthorized, "the bearer token is not valid here")
             }
-            guard let subject = jwt.claims.sub, !subject.isEmpty, subject.count <= Self.maxNameLength else {
+            guard let subject = jwt.claims.sub, !subject.isEmpty, subject.count <= Self.maxNameLength,
+                  !Self.hasControlCharacter(subject) else {
                 throw ConsoleError(.unauthorized, "the token has no usable sub")
             }
-            let groups = (try? jwt.decodeClaims(as: GroupsClaim.self))?.groups ?? []
+            let groups = ((try? jwt.decodeClaims(as: GroupsClaim.self))?.groups ?? []).filter { !Self.hasControlCharacter($0) }
             return ConsoleUser(name: subject, groups: groups, operatorGroups: operatorGroups)
         }
     }
@@ -69,6 +77,12 @@ public struct ConsoleAuthenticator: Sendable {
         init(from decoder: any Decoder) throws {
             groups = (try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent([String].self, forKey: .groups)) ?? []
         }
+    }
+
+    /// A control character (NUL above all, which PostgreSQL text cannot hold) is in no user or group name of ours,
+    /// as the API refuses it in a `sub`.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 
     /// The address of `ip:port` or `[ip]:port`.

@@ -1,3 +1,4 @@
+import CountdownCommands
 import CountdownDomain
 import CountdownMaintenance
 import CountdownStore
@@ -40,19 +41,52 @@ public final class ConsoleBackend: Sendable {
             workers = try await probe.workers()
             tokenGuard = try await probe.tokenGuard()
         }
-        return ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard)
+        var page = ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard,
+                                      charts: try await charts())
+        page.verdict = FleetVerdict.of(page)
+        return page
+    }
+
+    /// The fleet page's charts of the last hour.
+    func charts() async throws -> ConsolePages.FleetCharts {
+        let ahead = max(settings.startLeadSeconds, settings.reminderLeadSeconds) + Int(FlowSettings.earlyTolerance.rounded(.up))
+        let lead = settings.startLeadSeconds
+        let (pushes, lateness) = try await database.withConnection { connection in
+            (try FleetChartStore.pushes(aheadSeconds: ahead, on: connection),
+             try FleetChartStore.startLateness(aheadSeconds: ahead, leadSeconds: lead, on: connection))
+        }
+        let hourAgo = Date().addingTimeInterval(-3600)
+        var dead: [Date: Int] = [:]
+        for letter in try await queue.deadLetters(limit: 1000) where letter.deadAt > hourAgo {
+            dead[Date(timeIntervalSince1970: (letter.deadAt.timeIntervalSince1970 / 60).rounded(.down) * 60), default: 0] += 1
+        }
+        return ConsolePages.FleetCharts(pushes: pushes, startLateness: lateness,
+                                        deadLetters: dead.sorted { $0.key < $1.key }.map { ConsolePages.DeadPerMinute(minute: $0.key, count: $0.value) })
     }
 
     public func stream(_ id: String) async throws -> ConsolePages.Stream? {
         guard let report = try await StreamReport.load(id, database: store, queue: queue, settings: settings, transport: transport) else {
             return nil
         }
-        let (history, invalidations) = try await database.withConnection { connection in
-            (try ConsoleReadStore.plannedStartHistory(id, on: connection),
-             try ConsoleReadStore.invalidations(stream: id, on: connection).map { $0.masked() })
+        // Pauses count while the stream's pushes could go out: from before its start window to after its start.
+        let from = report.startWindowOpensAt.addingTimeInterval(-3600)
+        let to = max(report.plannedStartAt.addingTimeInterval(6 * 3600), report.databaseNow)
+        let devices = Set(report.devices.map(\.deviceID))
+        let story = try await database.withConnection { connection in
+            ConsoleTimeline.Story(
+                report: report, history: try ConsoleReadStore.plannedStartHistory(id, on: connection),
+                // The stream's own clearings, and its devices' device tokens cleared for any stream (they decide reach).
+                invalidations: try (ConsoleReadStore.invalidations(stream: id, on: connection)
+                    + devices.sorted().prefix(200).flatMap { try ConsoleReadStore.invalidations(device: $0, limit: 20, on: connection) })
+                    .reduce(into: [Int: ConsoleReadStore.Invalidation]()) { $0[$1.id] = $1.masked() }.values.sorted { $0.id < $1.id },
+                accepted: try ConsoleReadStore.acceptedStates(stream: id, on: connection),
+                reminders: try ConsoleReadStore.reminderDeliveries(stream: id, on: connection),
+                actions: try ConsoleReadStore.operatorActions(stream: id, from: from, to: to, on: connection))
         }
-        return ConsolePages.Stream(report: report, plannedStartHistory: history, invalidations: invalidations,
-                                   timeline: ConsoleTimeline.stream(report, history: history, invalidations: invalidations))
+        let ownInvalidations = story.invalidations.filter { $0.streamID == id }
+        return ConsolePages.Stream(report: report, plannedStartHistory: story.history, invalidations: ownInvalidations,
+                                   unreachable: ConsoleTimeline.unreachable(report, invalidations: story.invalidations).mapValues(\.invalidatedAt),
+                                   timeline: ConsoleTimeline.stream(story))
     }
 
     public func device(_ id: String) async throws -> ConsolePages.Device? {
@@ -97,11 +131,34 @@ public final class ConsoleBackend: Sendable {
         return ConsolePages.Audit(entries: entries, nextBefore: entries.count == limit ? entries.last?.id : nil)
     }
 
-    public func search(_ id: String) async throws -> ConsolePages.Search {
-        let kinds = try await database.withConnection { try ConsoleReadStore.search(id, on: $0) }
+    /// Things whose id is or starts with `query`, streams whose title and users whose name contain it.
+    public func search(_ query: String, limit: Int = 20) async throws -> ConsolePages.Search {
+        let found = try await database.withConnection { try ConsoleReadStore.search(query, limit: limit, on: $0) }
+        let results = found.map {
+            ConsolePages.SearchResult(kind: $0.kind, id: $0.id, label: $0.label, how: $0.how, path: "/\($0.kind)s/\(ConsoleAction.segment($0.id))")
+        }
         var matches: [String: String] = [:]
-        for kind in kinds { matches[kind] = "/\(kind)s/\(ConsoleAction.segment(id))" }
-        return ConsolePages.Search(query: id, matches: matches)
+        for result in results where result.how == "id" { matches[result.kind] = result.path }
+        return ConsolePages.Search(query: query, matches: matches, results: results)
+    }
+
+    /// Streams of `status` by planned start, within `starting` ahead when given, after the stream `after`.
+    public func streams(status: String, starting: String?, after: String?, limit: Int) async throws -> ConsolePages.Streams {
+        guard StreamStatus(rawValue: status) != nil else {
+            throw ConsoleError(.badRequest, "status must be one of \(StreamStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var window: Int?
+        if let starting {
+            guard case .ago(let seconds)? = try? SinceArgument.parse(starting) else {
+                throw ConsoleError(.badRequest, "starting must be a duration ahead (90m, 24h, 7d)")
+            }
+            window = seconds
+        }
+        let within = window
+        let streams = try await database.withConnection {
+            try ConsoleReadStore.streams(status: status, startingWithinSeconds: within, after: after, limit: limit, on: $0)
+        }
+        return ConsolePages.Streams(status: status, starting: starting, streams: streams, nextAfter: streams.count == limit ? streams.last?.id : nil)
     }
 
     // MARK: actions
@@ -120,9 +177,21 @@ public final class ConsoleBackend: Sendable {
         case .retryQuarantine(let key), .dropQuarantine(let key):
             return try await store.quarantineEntries().filter { $0.key == key }.count
         case .restoreTokens(let since):
-            return try await TokenInvalidationLog(database: store).list(since: try Self.since(since), limit: ConsoleAction.bulkLimit + 1)
-                .filter { $0.restoredAt == nil }.count
+            return try await TokenInvalidationLog(database: store).restorable(since: try Self.since(since))
         }
+    }
+
+    /// What cancelling stream `id` would touch now; nil when there is no such stream.
+    public func cancelCounts(_ id: String) async throws -> ConsolePages.CancelCounts? {
+        guard let report = try await StreamReport.load(id, database: store, queue: queue, settings: settings, transport: transport) else {
+            return nil
+        }
+        let preStart = Set(StreamCommands.preStartJobIDs(id))
+        return ConsolePages.CancelCounts(
+            status: report.status, ended: StreamStatus(rawValue: report.status)?.isTerminal ?? false,
+            pendingJobs: report.jobs.filter { preStart.contains($0.id) && $0.state != "dead" }.count,
+            activeReminders: report.reminders.filter { $0.status == "active" }.count, sessions: report.sessions.count,
+            devices: report.devices.count)
     }
 
     /// Does the action; returns what happened, in a sentence.
@@ -150,14 +219,23 @@ public final class ConsoleBackend: Sendable {
         case .dropQuarantine(let key):
             return "dropped \(try await store.dropQuarantined(keys: [key])) quarantine entr(ies)"
         case .restoreTokens(let since):
-            let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since))
-            return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token now, or is gone)"
+            let report = try await TokenInvalidationLog(database: store).restore(since: try Self.since(since), limit: ConsoleAction.bulkLimit)
+            if let over = report.overLimit {
+                throw ConsoleError(.tooMany, "\(over) items, more than \(ConsoleAction.bulkLimit): refused, nothing done")
+            }
+            return "restored \(report.restoredTotal) token(s); \(report.skippedChanged) left alone (the device has another token or owner now, or is gone)"
         }
     }
 
-    /// Writes an audit row.
-    public func audit(_ entry: AuditStore.Entry) async throws {
-        try await database.withConnection { _ = try AuditStore.record(entry, on: $0) }
+    /// Writes an audit row; returns its id.
+    @discardableResult
+    public func audit(_ entry: AuditStore.Entry) async throws -> Int {
+        try await database.withConnection { try AuditStore.record(entry, on: $0) }
+    }
+
+    /// Sets the outcome of audit row `id`.
+    public func setAuditOutcome(_ outcome: String, ofRow id: Int) async throws {
+        try await database.withConnection { try AuditStore.setOutcome(outcome, ofRow: id, on: $0) }
     }
 
     static func since(_ text: String) throws -> SinceArgument {

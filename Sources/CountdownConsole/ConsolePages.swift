@@ -13,14 +13,55 @@ public enum ConsolePages {
         /// nil when the console has no view of the workers (no Redis probe).
         public var workers: [WorkerHeartbeat]?
         public var tokenGuard: TokenGuardState?
+        /// When the figures were read.
+        public var asOf: Date = Date()
+        /// Healthy, degraded or paused, and why (`FleetVerdict.of` fills it).
+        public var verdict: FleetVerdict?
+        /// The last hour per minute.
+        public var charts: FleetCharts?
+    }
+
+    /// The fleet page's charts: the last hour per minute.
+    public struct FleetCharts: Sendable, Codable {
+        /// Pushes by kind, platform and result (PostgreSQL).
+        public var pushes: [FleetChartStore.Count]
+        /// The longest wait of a start push (PostgreSQL).
+        public var startLateness: [FleetChartStore.Lateness]
+        /// Jobs that became dead letters (the queue's dead letters, newest 1,000).
+        public var deadLetters: [DeadPerMinute]
+    }
+
+    public struct DeadPerMinute: Sendable, Codable, Equatable {
+        public var minute: Date
+        public var count: Int
     }
 
     /// One line of a stream's, device's or user's story.
     public struct TimelineEntry: Sendable, Codable, Equatable {
         public var at: Date?
         public var event: String
-        public var deviceID: String?
+        public var deviceID: String? = nil
+        public var userID: String? = nil
+        /// Who did it, for an operator action.
+        public var actor: String? = nil
+        /// `accepted`, `refused`, `pending`, `skipped`, `unreachable`, or an action's outcome (`done`, `refused`, …).
+        public var state: String? = nil
         public var detail: String
+    }
+
+    /// What cancelling a stream would touch now (its confirmation page).
+    public struct CancelCounts: Sendable, Codable, Equatable {
+        public var status: String
+        /// Already cancelled or ended: a cancel changes nothing.
+        public var ended: Bool
+        /// Start, reminder, expire and update jobs queued: removed.
+        public var pendingJobs: Int
+        /// Active reminders: cancelled.
+        public var activeReminders: Int
+        /// Live Activity sessions: each gets an end push.
+        public var sessions: Int
+        /// Devices of the creator and guests.
+        public var devices: Int
     }
 
     /// `/streams/{id}`.
@@ -29,6 +70,8 @@ public enum ConsolePages {
         public var report: StreamReport
         public var plannedStartHistory: [ConsoleReadStore.PlannedStartChange]
         public var invalidations: [ConsoleReadStore.Invalidation]
+        /// Devices whose start went out and whose token was cleared since: device id → when it was cleared.
+        public var unreachable: [String: Date]
         public var timeline: [TimelineEntry]
     }
 
@@ -66,7 +109,32 @@ public enum ConsolePages {
     /// `/audit`.
     public struct Audit: Sendable, Codable { public var entries: [AuditStore.Entry]; public var nextBefore: Int? }
     /// `/search?q=`: what the id names.
-    public struct Search: Sendable, Codable { public var query: String; public var matches: [String: String] }
+    public struct Search: Sendable, Codable {
+        public var query: String
+        /// The things whose whole id is the query: kind → page.
+        public var matches: [String: String]
+        /// Everything found (whole ids, id prefixes, titles, names), with its page.
+        public var results: [SearchResult]
+    }
+
+    /// One thing a search found, with its page.
+    public struct SearchResult: Sendable, Codable, Equatable {
+        public var kind: String
+        public var id: String
+        public var label: String
+        public var how: String
+        public var path: String
+    }
+
+    /// `/streams?status=scheduled&starting=24h`: streams by planned start, a page at a time.
+    public struct Streams: Sendable, Codable {
+        public var status: String
+        /// The window ahead (`24h`), when given.
+        public var starting: String?
+        public var streams: [ConsoleReadStore.StreamListing]
+        /// The `after` of the next page, when this one is full.
+        public var nextAfter: String?
+    }
 }
 
 extension ConsolePages.Device {

@@ -1,55 +1,122 @@
+import CountdownDomain
 import CountdownMaintenance
 import CountdownStore
 import Foundation
 
-/// A stream's story as one timeline, pure: reschedules, every device's start decision (sent when, or skipped and
-/// why), sessions, end deliveries, cleared tokens and queued jobs, oldest first; undated lines (a device that was
-/// never eligible) last.
+/// A stream's story as one timeline, pure: everything that happened and is planned, oldest first, undated lines (a
+/// device that was never eligible, an update not accepted yet) last. Planned-start moves, every device's start
+/// decision (and whether the device can still be reached), updates and ends each countdown accepted or that were
+/// refused, reminders, cleared tokens, operator actions with who and why, pauses, queued jobs, the planned start.
 public enum ConsoleTimeline {
-    public static func stream(_ report: StreamReport, history: [ConsoleReadStore.PlannedStartChange],
-                              invalidations: [ConsoleReadStore.Invalidation]) -> [ConsolePages.TimelineEntry] {
-        typealias Entry = ConsolePages.TimelineEntry
-        var entries: [Entry] = []
-        for change in history {
-            entries.append(Entry(at: change.changedAt, event: "rescheduled", deviceID: nil,
-                                 detail: "planned start \(RFC3339Text.format(change.from)) → \(RFC3339Text.format(change.to))"))
+    /// What the timeline is made of.
+    public struct Story: Sendable {
+        public var report: StreamReport
+        public var history: [ConsoleReadStore.PlannedStartChange]
+        public var invalidations: [ConsoleReadStore.Invalidation]
+        public var accepted: [ConsoleReadStore.AcceptedState]
+        public var reminders: [ConsoleReadStore.ReminderDelivery]
+        public var actions: [AuditStore.Entry]
+
+        public init(report: StreamReport, history: [ConsoleReadStore.PlannedStartChange], invalidations: [ConsoleReadStore.Invalidation],
+                    accepted: [ConsoleReadStore.AcceptedState] = [], reminders: [ConsoleReadStore.ReminderDelivery] = [],
+                    actions: [AuditStore.Entry] = []) {
+            self.report = report
+            self.history = history
+            self.invalidations = invalidations
+            self.accepted = accepted
+            self.reminders = reminders
+            self.actions = actions
         }
+    }
+
+    /// Devices whose start went out but whose token was cleared after it (and not restored): they cannot be
+    /// reached now. Device id → the clearing.
+    public static func unreachable(_ report: StreamReport, invalidations: [ConsoleReadStore.Invalidation]) -> [String: ConsoleReadStore.Invalidation] {
+        var result: [String: ConsoleReadStore.Invalidation] = [:]
+        for row in report.ledger where row.status == "sent" {
+            let sent = row.sentAt ?? row.updatedAt ?? .distantPast
+            if let cleared = invalidations.last(where: {
+                $0.deviceID == row.deviceID && $0.token != "runtime" && $0.restoredAt == nil && $0.invalidatedAt >= sent
+            }) { result[row.deviceID] = cleared }
+        }
+        return result
+    }
+
+    public static func stream(_ story: Story) -> [ConsolePages.TimelineEntry] {
+        typealias Entry = ConsolePages.TimelineEntry
+        let report = story.report
+        var entries: [Entry] = []
+        for change in story.history {
+            entries.append(Entry(at: change.changedAt, event: "planned start moved",
+                                 detail: "\(RFC3339Text.format(change.from)) → \(RFC3339Text.format(change.to))"))
+        }
+        let unreachable = unreachable(report, invalidations: story.invalidations)
         let decided = Set(report.ledger.map(\.deviceID))
         for row in report.ledger {
             switch row.status {
             case "sent":
-                entries.append(Entry(at: row.sentAt ?? row.updatedAt, event: "start sent", deviceID: row.deviceID,
-                                     detail: "user \(row.userID), \(row.attempts) attempt(s)"))
+                let reach = unreachable[row.deviceID].map { "; cannot be reached now: its \($0.token) token was cleared (\($0.reason))" } ?? ""
+                entries.append(Entry(at: row.sentAt ?? row.updatedAt, event: "start sent", deviceID: row.deviceID, userID: row.userID,
+                                     state: unreachable[row.deviceID] == nil ? "accepted" : "unreachable",
+                                     detail: "\(row.attempts) attempt(s)" + reach))
             case "skipped", "failed":
-                entries.append(Entry(at: row.updatedAt, event: "start \(row.status)", deviceID: row.deviceID,
-                                     detail: "user \(row.userID): \(row.reason ?? "no reason recorded")"))
+                entries.append(Entry(at: row.updatedAt, event: "start \(row.status)", deviceID: row.deviceID, userID: row.userID,
+                                     state: row.status == "failed" ? "refused" : "skipped", detail: row.reason ?? "no reason recorded"))
             default:
-                entries.append(Entry(at: row.updatedAt, event: "start \(row.status)", deviceID: row.deviceID,
-                                     detail: "user \(row.userID), \(row.attempts) attempt(s) so far"))
+                entries.append(Entry(at: row.updatedAt, event: "start \(row.status)", deviceID: row.deviceID, userID: row.userID,
+                                     state: "pending", detail: "\(row.attempts) attempt(s) so far"))
+            }
+            if let android = row.android, let ended = android.endedAt {
+                entries.append(Entry(at: ended, event: "Android end sent", deviceID: row.deviceID, userID: row.userID,
+                                     state: (android.endedReason ?? "").hasPrefix("dead_token") || android.endedReason == "undeliverable" ? "refused" : "accepted",
+                                     detail: android.endedReason ?? ""))
             }
         }
         for device in report.devices where !decided.contains(device.deviceID) {
-            let detail = device.startEligibility == "eligible"
-                ? "user \(device.userID): eligible, no start decided yet"
-                : "user \(device.userID): not eligible: \(device.startEligibility)"
-            entries.append(Entry(at: nil, event: "no start", deviceID: device.deviceID, detail: detail))
+            let detail = device.startEligibility == "eligible" ? "eligible, no start decided yet" : "not eligible: \(device.startEligibility)"
+            entries.append(Entry(at: nil, event: "no start", deviceID: device.deviceID, userID: device.userID, detail: detail))
         }
         for session in report.sessions {
-            entries.append(Entry(at: session.updatedAt, event: "session", deviceID: session.deviceID,
+            entries.append(Entry(at: session.updatedAt, event: "Live Activity registered", deviceID: session.deviceID, userID: session.userID,
                                  detail: "runtime token \(session.token) (last change)"))
         }
+        let open = StreamStatus(rawValue: report.status).map { !$0.isTerminal } ?? false
+        for state in story.accepted {
+            let what = state.channel == "android_countdown" ? "Android countdown" : "Live Activity"
+            let first = state.seq <= 1
+            entries.append(Entry(at: state.acceptedAt, event: first ? "\(what) start accepted" : "\(what) update accepted", deviceID: state.deviceID,
+                                 state: "accepted", detail: "shows planned start \(RFC3339Text.format(state.shownStartAt)) (message \(state.seq))"))
+            if open, state.shownStartAt != report.plannedStartAt {
+                entries.append(Entry(at: nil, event: "\(what) update pending", deviceID: state.deviceID, state: "pending",
+                                     detail: "shows \(RFC3339Text.format(state.shownStartAt)), the stream is planned for \(RFC3339Text.format(report.plannedStartAt))"))
+            }
+        }
         for end in report.endDelivery {
-            entries.append(Entry(at: end.recordedAt ?? end.firstFailedAt, event: "end \(end.state)", deviceID: end.deviceID,
+            entries.append(Entry(at: end.recordedAt ?? end.firstFailedAt, event: end.state == "retrying" ? "end refused, retrying" : "end given up",
+                                 deviceID: end.deviceID, state: end.state == "retrying" ? "pending" : "refused",
                                  detail: "\(end.reason), \(end.attempts) attempt(s)"))
         }
-        for cleared in invalidations {
-            entries.append(Entry(at: cleared.invalidatedAt, event: "token cleared", deviceID: cleared.deviceID,
+        for reminder in story.reminders {
+            entries.append(Entry(at: reminder.sentAt, event: reminder.status == "sent" ? "reminder sent" : "reminder sending",
+                                 deviceID: reminder.deviceID, userID: reminder.userID, state: reminder.status == "sent" ? "accepted" : "pending", detail: ""))
+        }
+        for cleared in story.invalidations {
+            entries.append(Entry(at: cleared.invalidatedAt, event: "token cleared", deviceID: cleared.deviceID, state: cleared.restoredAt == nil ? "refused" : nil,
                                  detail: "\(cleared.token) \(cleared.value): \(cleared.reason)"
                                     + (cleared.restoredAt.map { ", restored \(RFC3339Text.format($0))" } ?? "")))
         }
+        for action in story.actions {
+            let event = action.action == "pause" || action.action == "resume" ? "\(action.action) \(action.target)" : "operator: \(action.action)"
+            entries.append(Entry(at: action.at, event: event, actor: "\(action.actor) (\(action.role))",
+                                 state: String(action.outcome.prefix { $0 != ":" }), detail: "why: \(action.reason) — \(action.outcome)"))
+        }
         for job in report.jobs {
-            entries.append(Entry(at: job.at, event: "job \(job.state)", deviceID: nil,
+            entries.append(Entry(at: job.at, event: "job \(job.state)", state: job.state == "dead" ? "refused" : "pending",
                                  detail: job.id + (job.lastError.isEmpty ? "" : ": \(job.lastError)")))
+        }
+        if open {
+            entries.append(Entry(at: report.startWindowOpensAt, event: "start window opens", detail: "start pushes may go out from here"))
+            entries.append(Entry(at: report.plannedStartAt, event: "planned start", detail: report.title))
         }
         return entries.enumerated().sorted { left, right in
             switch (left.element.at, right.element.at) {

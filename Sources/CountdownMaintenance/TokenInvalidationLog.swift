@@ -3,7 +3,7 @@ import Foundation
 import Telemetry
 
 /// `countdown-admin tokens list|restore`: the tokens the worker cleared (`countdown_token_invalidations`) and
-/// putting them back where the device has not registered another token since (`TokenInvalidationStore`).
+/// putting them back where the device has not registered another token or changed owner since (`TokenInvalidationStore`).
 public struct TokenInvalidationLog: Sendable {
     /// A cleared token; `list` redacts its value to the last 8 characters.
     public typealias Entry = TokenInvalidation
@@ -22,9 +22,15 @@ public struct TokenInvalidationLog: Sendable {
         }
     }
 
-    /// Puts back the tokens cleared since `since` (for `reason`, when given) where nothing replaced them, in one
-    /// transaction (`TokenInvalidationStore.restore`).
-    public func restore(since: SinceArgument, reason: String? = nil) async throws -> RestoreReport {
-        try await database.restoreTokens(since: since, reason: reason)
+    /// How many cleared tokens `restore` would put back now.
+    public func restorable(since: SinceArgument, reason: String? = nil) async throws -> Int {
+        try await database.restorableTokens(since: since, reason: reason)
+    }
+
+    /// Puts back the tokens cleared since `since` (for `reason`, when given) where nothing replaced them and the
+    /// device has the same owner, in one transaction (`TokenInvalidationStore.restore`); nothing when more than
+    /// `limit` would go back (the report's `overLimit` says how many).
+    public func restore(since: SinceArgument, reason: String? = nil, limit: Int? = nil) async throws -> RestoreReport {
+        try await database.restoreTokens(since: since, reason: reason, limit: limit)
     }
 }

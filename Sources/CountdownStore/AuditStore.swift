@@ -3,7 +3,8 @@ import Postgres
 
 /// `countdown_audit`: every operator action, allowed or refused, from `countdown-console` and `countdown-admin`.
 public enum AuditStore {
-    /// One audit row. `outcome` is `done`, or `refused: <why>` / `failed: <why>`.
+    /// One audit row. `outcome` is `done: <what>`, `refused: <why>`, `failed: <why>`, or `started: <what>` for an
+    /// action whose end was never recorded (the row is written before the action and completed after it).
     public struct Entry: Sendable, Equatable, Codable {
         public var id: Int
         public var at: Date
@@ -33,6 +34,11 @@ public enum AuditStore {
             INSERT INTO countdown_audit (actor, role, action, target, reason, outcome)
             VALUES (left($1, 2000), left($2, 2000), left($3, 2000), left($4, 2000), left($5, 2000), left($6, 2000)) RETURNING id
             """, [entry.actor, entry.role, entry.action, entry.target, entry.reason, entry.outcome]).first?.decode("id", as: Int.self) ?? 0
+    }
+
+    /// Sets the outcome of row `id` (an action audited before it was done, or a summary row counting on).
+    public static func setOutcome(_ outcome: String, ofRow id: Int, on connection: PostgresConnection) throws {
+        try connection.execute("UPDATE countdown_audit SET outcome = left($2, 2000) WHERE id = $1", [id, outcome])
     }
 
     /// Newest first, at most `limit`; `before` (an id) pages back through older rows.

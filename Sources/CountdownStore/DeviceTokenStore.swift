@@ -2,8 +2,8 @@ import CountdownDomain
 import Postgres
 
 /// Clears tokens a push service refused, only where the device (or session) still holds that same token, and
-/// records every cleared value in `countdown_token_invalidations` in the same statement, so
-/// `countdown-admin tokens restore` can put it back.
+/// records every cleared value in `countdown_token_invalidations` in the same statement, with the device's owner
+/// then, so `countdown-admin tokens restore` can put it back while the device still has that owner.
 public enum DeviceTokenStore {
     /// One refused token.
     public struct Invalidation: Sendable {
@@ -55,9 +55,9 @@ public enum DeviceTokenStore {
                 WITH cleared AS (
                     UPDATE devices d SET \(column) = NULL FROM \(refused)
                     WHERE d.device_id = t.device_id AND d.\(column) = t.token
-                    RETURNING d.device_id, t.token, t.reason, nullif(t.stream_id, '') AS stream_id)
-                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, stream_id)
-                SELECT DISTINCT ON (device_id) device_id, $5, token, reason, stream_id FROM cleared
+                    RETURNING d.device_id, d.user_id, t.token, t.reason, nullif(t.stream_id, '') AS stream_id)
+                INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, stream_id, user_id)
+                SELECT DISTINCT ON (device_id) device_id, $5, token, reason, stream_id, user_id FROM cleared
                 """
         }
     }

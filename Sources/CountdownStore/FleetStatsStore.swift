@@ -77,7 +77,7 @@ public enum FleetStatsStore {
     }
 
     /// `near`: streams planned from `$1` seconds ago to `$2` seconds ahead, and those rescheduled in the last hour.
-    private static let nearStreams = """
+    static let nearStreams = """
         WITH near AS (
             SELECT id FROM streams
             WHERE planned_start_at > now() - make_interval(secs => $1::int) AND planned_start_at <= now() + make_interval(secs => $2::int)

@@ -13,8 +13,10 @@ public protocol OperatorStore: Sendable {
     func requeueQuarantined(stream: String) async throws -> Bool
 
     func tokenInvalidations(since: TimeCutoff, reason: String?, limit: Int) async throws -> [TokenInvalidation]
-    /// In one transaction (`TokenInvalidationStore.restore`).
-    func restoreTokens(since: TimeCutoff, reason: String?) async throws -> TokenInvalidationStore.RestoreReport
+    /// How many cleared tokens a restore would put back now (`TokenInvalidationStore.restorable`).
+    func restorableTokens(since: TimeCutoff, reason: String?) async throws -> Int
+    /// In one transaction (`TokenInvalidationStore.restore`); nothing when more than `limit` would go back.
+    func restoreTokens(since: TimeCutoff, reason: String?, limit: Int?) async throws -> TokenInvalidationStore.RestoreReport
 
     /// On one connection: the fleet's figures of the streams near their start, and the kinds paused.
     func fleetCounts(aheadSeconds: Int) async throws -> (counts: FleetStatsStore.Counts, paused: [PauseStore.Entry])

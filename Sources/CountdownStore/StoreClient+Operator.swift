@@ -26,8 +26,12 @@ extension StoreClient: OperatorStore {
         try await withConnection { try TokenInvalidationStore.list(since: since, reason: reason, limit: limit, on: $0) }
     }
 
-    public func restoreTokens(since: TimeCutoff, reason: String?) async throws -> TokenInvalidationStore.RestoreReport {
-        try await transaction { try TokenInvalidationStore.restore(since: since, reason: reason, on: $0) }
+    public func restorableTokens(since: TimeCutoff, reason: String?) async throws -> Int {
+        try await withConnection { try TokenInvalidationStore.restorable(since: since, reason: reason, on: $0).count }
+    }
+
+    public func restoreTokens(since: TimeCutoff, reason: String?, limit: Int?) async throws -> TokenInvalidationStore.RestoreReport {
+        try await transaction { try TokenInvalidationStore.restore(since: since, reason: reason, limit: limit, on: $0) }
     }
 
     public func fleetCounts(aheadSeconds: Int) async throws -> (counts: FleetStatsStore.Counts, paused: [PauseStore.Entry]) {

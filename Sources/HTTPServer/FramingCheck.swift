@@ -13,6 +13,8 @@ struct FramingCheck {
     private(set) var contentLengths: [String] = []
     /// Whether any `Transfer-Encoding` field was sent.
     private(set) var hasTransferEncoding = false
+    /// The first field name that is not a token (`Transfer-Encoding : chunked` has a space before its colon).
+    private(set) var malformedName: String?
 
     init(connection: OpaquePointer) {
         withUnsafeMutablePointer(to: &self) { pointer in
@@ -30,6 +32,7 @@ struct FramingCheck {
     }
 
     private mutating func add(name: String, value: String) {
+        if malformedName == nil, name.isEmpty || !name.utf8.allSatisfy(Self.isTokenByte) { malformedName = name }
         switch name.lowercased() {
         case "content-length": contentLengths.append(value)
         case "transfer-encoding": hasTransferEncoding = true
@@ -39,6 +42,10 @@ struct FramingCheck {
 
     /// Why the request is refused (answered `400`, connection closed), or nil when its framing is unambiguous.
     var problem: String? {
+        // A name with a space before its colon is one a proxy may read as another name (RFC 9112 5.1: refuse it).
+        if let malformedName {
+            return "the header field name \"\(malformedName.prefix(64))\" is not a token (no space or separator may precede the colon)"
+        }
         if hasTransferEncoding && !contentLengths.isEmpty {
             return "the request has both Content-Length and Transfer-Encoding; send one"
         }
@@ -50,5 +57,13 @@ struct FramingCheck {
             }
         }
         return nil
+    }
+
+    /// `tchar` of RFC 9110 5.6.2: letters, digits and ``!#$%&'*+-.^_`|~``.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 }

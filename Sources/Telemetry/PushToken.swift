@@ -1,6 +1,4 @@
-/// Push tokens appear in logs only as their last 8 characters.
+/// Push tokens appear in logs only as their last 8 characters, and only when longer than 16 (`Redact.token`).
 public enum PushToken {
-    public static func redacted(_ token: String) -> String {
-        token.count <= 8 ? "…" + token : "…" + token.suffix(8)
-    }
+    public static func redacted(_ token: String) -> String { Redact.token(token) }
 }

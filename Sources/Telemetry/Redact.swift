@@ -6,10 +6,10 @@ public enum Redact {
     /// What a redacted secret is logged as.
     public static let placeholder = "[REDACTED]"
 
-    /// A push or access token as "…" and its last 8 characters, e.g. "…9f3a01bc". A token shorter than 16
-    /// characters would reveal half of itself that way, so it becomes "…" alone.
+    /// A push or access token as "…" and its last 8 characters, e.g. "…9f3a01bc", when it is longer than 16
+    /// characters; a shorter one would reveal half of itself or more that way, so it becomes "…" alone.
     public static func token(_ token: String) -> String {
-        token.count < 16 ? "…" : "…" + token.suffix(8)
+        token.count <= 16 ? "…" : "…" + token.suffix(8)
     }
 
     /// Keys never logged in clear: those containing password, passwd, secret, private key, authorization,

@@ -38,4 +38,15 @@ import CountdownStore
         #expect(throws: UsageError.self) { try TimeArgument.parse("2026-12-01 20:00") }
         #expect(throws: UsageError.self) { try TimeArgument.parse("2026-12-01T20:00:00") }
     }
+
+    @Test func timesOutsideTheCalendarAreRefusedNotRolledOver() throws {
+        for (text, field) in [("2027-02-30T20:00:00Z", "day"), ("2027-02-29T20:00:00+03:00", "day"), ("2026-04-31T00:00:00Z", "day"),
+                              ("2026-13-01T00:00:00Z", "month"), ("2026-00-10T00:00:00Z", "month"), ("2026-12-00T00:00:00Z", "day"),
+                              ("2026-12-01T24:00:00Z", "hour"), ("2026-12-01T20:60:00Z", "minute"), ("2026-12-01T20:00:60Z", "second"),
+                              ("2026-12-01T20:00:00+24:00", "zone offset"), ("2026-12-01T20:00:00.5-03:60", "zone offset")] {
+            #expect(throws: UsageError("\"\(text)\" is not a real time: its \(field) is out of range"), "\(text)") { try TimeArgument.parse(text) }
+        }
+        #expect(try TimeArgument.parse("2028-02-29T12:00:00Z") == Date(timeIntervalSince1970: 1_835_438_400), "a leap day")
+        #expect(try TimeArgument.parse("2026-12-31T23:59:59.5-12:00").timeIntervalSince1970 == 1_798_804_799.5)
+    }
 }

@@ -5,6 +5,8 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import JWT
+import CountdownMaintenance
+import Synchronization
 import Testing
 
 @Suite("Console: CSRF tokens")
@@ -59,6 +61,8 @@ struct ConsoleRulesTests {
     @Test func tokensAreMaskedToTheirLastEightCharacters() {
         #expect(TokenMask.mask("abcdefghijklmnopqrstuvwxyz") == "…stuvwxyz")
         #expect(TokenMask.mask("short") == "…")
+        #expect(TokenMask.mask("0123456789abcdef") == "…", "16 characters or fewer: masked whole")
+        #expect(TokenMask.mask("0123456789abcdefg") == "…9abcdefg")
         let device = ConsoleReadStore.Device(
             deviceID: "d", userID: "u", platform: "ios", fcmToken: "fcm-0123456789-ABCDEFGH", pushToStartToken: "pts-0123456789-12345678",
             timezone: nil, locale: nil, createdAt: Date(), updatedAt: Date())
@@ -122,5 +126,104 @@ struct ConsoleAuthenticationTests {
         #expect(user.name == "ada" && user.role == .operator)
         #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(token)x")])) }
         #expect(throws: ConsoleError.self) { try jwt.user(of: request(from: "127.0.0.1:1", [])) }
+        // A control character in sub (NUL above all) is refused, as the API refuses it.
+        for sub in ["ada\u{0}", "a\u{7}da", "ada\n", "ada\u{7F}"] {
+            let bad = try JWTSigner.hs256(secret: secret).sign(Claims(sub: sub, groups: ["oncall"], exp: Date().timeIntervalSince1970 + 600))
+            #expect(throws: ConsoleError.self, "\(sub.debugDescription)") {
+                try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(bad)")]))
+            }
+        }
+    }
+
+    @Test func repeatedOrControlCharacterProxyHeadersAre401() {
+        let peer = "10.1.2.3:5555"
+        for headers in [
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-User", "mallory")],
+            [("X-Forwarded-User", "mallory"), ("x-forwarded-user", "ada")],
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "staff"), ("X-Forwarded-Groups", "oncall")],
+            [("X-Forwarded-User", "ada\u{1}")],
+            [("X-Forwarded-User", "ada"), ("X-Forwarded-Groups", "on\u{0}call")],
+        ] {
+            #expect(throws: ConsoleError.self, "\(headers)") { try proxy.user(of: request(from: peer, headers)) }
+        }
+    }
+}
+
+@Suite("Console: times")
+struct ConsoleTimesTests {
+    let now = Date(timeIntervalSince1970: 1_796_546_116)  // 2026-12-06T08:35:16Z
+
+    @Test func absoluteInTheZoneAndRelativeToNow() throws {
+        let utc = ConsoleTimes(now: now)
+        #expect(utc.absolute(now) == "2026-12-06 08:35 UTC" && utc.absolute(now, seconds: true) == "2026-12-06 08:35:16 UTC")
+        let istanbul = utc.inZone(try #require(ConsoleTimes.zone(named: "Europe/Istanbul")))
+        #expect(istanbul.absolute(now) == "2026-12-06 11:35 +03:00")
+        let kolkata = utc.inZone(try #require(ConsoleTimes.zone(named: "Asia/Kolkata")))
+        #expect(kolkata.absolute(now.addingTimeInterval(16 * 3600)) == "2026-12-07 06:05 +05:30", "the date turns with the zone")
+        #expect(utc.inZone(try #require(ConsoleTimes.zone(named: "America/New_York"))).absolute(now) == "2026-12-06 03:35 -05:00")
+        #expect(utc.relative(now.addingTimeInterval(49 * 60)) == "in 49 min")
+        #expect(utc.relative(now.addingTimeInterval(-10)) == "now")
+        #expect(utc.relative(now.addingTimeInterval(-45)) == "45 s ago")
+        #expect(utc.relative(now.addingTimeInterval(-(3 * 3600 + 5 * 60))) == "3 h 5 min ago")
+        #expect(utc.relative(now.addingTimeInterval(2 * 86_400 + 4 * 3600)) == "in 2 d 4 h")
+    }
+
+    @Test func onlyRealZoneNamesAreTaken() {
+        #expect(ConsoleTimes.zone(named: "UTC") != nil && ConsoleTimes.zone(named: "Europe/Istanbul") != nil)
+        for name in ["", "Mars/Olympus", "../etc/passwd", "Europe/Istanbul\u{0}", String(repeating: "A", count: 65)] {
+            #expect(ConsoleTimes.zone(named: name) == nil, "\(name)")
+        }
+    }
+}
+
+@Suite("Console: the fleet's verdict and charts")
+struct FleetVerdictTests {
+    static func page(dead: Int = 0, late: Double = 0, workers: [WorkerHeartbeat]? = nil, paused: [ConsolePause] = []) -> ConsolePages.Fleet {
+        let json = """
+            {"delayed": 0, "dueNow": 0, "leased": 0, "dead": \(dead), "oldestLatenessSeconds": \(late), "jobsByKind": {}, "outboxBacklog": 0,
+             "outboxOldestAgeSeconds": 0, "recentStartResults": {}, "recentAndroidStartResults": {}, "androidEndsLastHour": {},
+             "remindersSentLastHour": 0, "streamsByStatus": {}, "paused": [], "pausedJobs": 0, "pausedInRedisOnly": []}
+            """
+        let stats = try! JSONDecoder().decode(SystemStats.self, from: Data(json.utf8))
+        return ConsolePages.Fleet(stats: stats, quarantined: 0, paused: paused, workers: workers, tokenGuard: nil)
+    }
+
+    @Test func healthyDegradedOrPausedAndWhy() {
+        #expect(FleetVerdict.of(Self.page()).state == "healthy")
+        let degraded = FleetVerdict.of(Self.page(dead: 2, late: 90, workers: [WorkerHeartbeat(id: "w", heartbeatAgeSeconds: 40, alive: false)]))
+        #expect(degraded.state == "degraded")
+        #expect(degraded.reasons == ["no worker is alive: nothing is claiming jobs", "the oldest due job is 90 s late", "2 dead letter(s) wait for an operator"])
+        let paused = FleetVerdict.of(Self.page(dead: 1, paused: [ConsolePause(kind: "start", actor: "ada", reason: "APNs down", since: Date())]))
+        #expect(paused.state == "paused" && paused.reasons == ["start paused by ada: APNs down", "1 dead letter(s) wait for an operator"])
+    }
+
+    @Test func chartsBucketTheLastHourPerMinute() {
+        let now = Date(timeIntervalSince1970: 1_800_000_030)
+        let values = ConsoleChart.buckets([(now, 2), (now.addingTimeInterval(-60), 3), (now, 1), (now.addingTimeInterval(-7200), 9)], now: now)
+        #expect(values.count == 60 && values[59] == 3 && values[58] == 3 && values.reduce(0, +) == 6, "older than an hour is left out")
+        let svg = ConsoleChart(title: "T <x>", unit: "pushes", series: [.init(name: "start ios", values: values)]).svg.text
+        #expect(svg.contains("<polyline") && svg.contains("start ios: 6 pushes") && svg.contains("T &lt;x&gt;") && !svg.contains("style="))
+    }
+}
+
+@Suite("Console: the audit limit")
+struct AuditLimiterTests {
+    final class Clock: Sendable {
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test func eachUserGetsTheLimitPerMinuteAndRefusalsAreCounted() {
+        let clock = Clock()
+        let limiter = AuditLimiter(perMinute: 3, now: { clock.now.withLock { $0 } })
+        for _ in 0..<3 { #expect(limiter.decide(for: "vic") == .admit) }
+        #expect(limiter.decide(for: "vic") == .refuse(count: 1, insertSummary: true, summaryRow: nil))
+        limiter.summaryWritten(for: "vic", row: 42)
+        #expect(limiter.decide(for: "vic") == .refuse(count: 2, insertSummary: false, summaryRow: 42))
+        #expect(limiter.refusals(of: "vic") == 2)
+        #expect(limiter.decide(for: "ada") == .admit, "another user has a limit of their own")
+        #expect(limiter.minuteLabel() == "08:00")
+        clock.now.withLock { $0 = $0.addingTimeInterval(60) }
+        #expect(limiter.decide(for: "vic") == .admit, "a new minute starts over")
+        #expect(limiter.refusals(of: "vic") == 0)
     }
 }

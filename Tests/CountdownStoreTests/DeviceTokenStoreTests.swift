@@ -48,8 +48,8 @@ import Testing
                     "a replaced token and an empty value clear nothing")
             #expect(try await client.lines("SELECT device_id || ' ' || live_activity_token FROM live_activity_sessions") == ["d2 run-2-new"])
             #expect(try await Self.invalidations(client) == [
-                "d1 fcm fcm-1 UNREGISTERED s - -",
-                "d1 push_to_start pts-1 BadDeviceToken - - -",
+                "d1 fcm fcm-1 UNREGISTERED s u -",
+                "d1 push_to_start pts-1 BadDeviceToken - u -",
                 "d1 runtime run-1 Unregistered s u act-1",
             ])
         }
@@ -62,7 +62,7 @@ import Testing
             #expect(try await Self.devices(client).last == "d3 same -")
             try await Self.clear([.init(device: "d3", token: .fcm, value: "same", reason: "UNREGISTERED", stream: nil)], on: client)
             #expect(try await Self.devices(client).last == "d3 - -")
-            #expect(try await Self.invalidations(client) == ["d3 fcm same UNREGISTERED - - -", "d3 push_to_start same BadDeviceToken - - -"])
+            #expect(try await Self.invalidations(client) == ["d3 fcm same UNREGISTERED - u -", "d3 push_to_start same BadDeviceToken - u -"])
         }
     }
 
@@ -78,6 +78,44 @@ import Testing
             try await Self.clear(refusals, on: client)
             try await Self.clear(refusals, on: client)  // a repeated job: the tokens are gone already
             #expect(try await client.lines("SELECT token_kind FROM countdown_token_invalidations ORDER BY 1") == ["fcm", "runtime"])
+        }
+    }
+
+    /// A device another user took over keeps its new owner's (empty) columns: the previous owner's cleared tokens,
+    /// device and session alike, do not go back on it; the owner's own do.
+    @Test func aRestoreLeavesADeviceThatChangedOwnerAlone() async throws {
+        try await StoreDatabase.with(prefix: "store_token_owner") { client in
+            try await client.seed(Self.rows + "INSERT INTO users (id, display_name) VALUES ('v', 'V');")
+            try await Self.clear([
+                .init(device: "d1", token: .fcm, value: "fcm-1", reason: "UNREGISTERED", stream: "s"),
+                .init(device: "d1", token: .pushToStart, value: "pts-1", reason: "BadDeviceToken", stream: nil),
+                .init(device: "d1", token: .runtime, value: "run-1", reason: "Unregistered", stream: "s"),
+                .init(device: "d2", token: .fcm, value: "fcm-2-new", reason: "UNREGISTERED", stream: "s"),
+            ], on: client)
+            try await client.execute("UPDATE devices SET user_id = 'v' WHERE device_id = 'd1'")
+            let since = TimeCutoff.ago(seconds: 3600)
+            #expect(try await client.withConnection { try TokenInvalidationStore.restorable(since: since, reason: nil, on: $0) }.count == 1)
+            let report = try await client.transaction { try TokenInvalidationStore.restore(since: since, reason: nil, on: $0) }
+            #expect(report.restored == ["fcm": 1] && report.skippedChanged == 3, "\(report)")
+            #expect(try await Self.devices(client) == ["d1 - -", "d2 fcm-2-new pts-2", "d3 same same"])
+            #expect(try await client.lines("SELECT device_id FROM live_activity_sessions") == ["d2"], "no session back for the previous owner")
+        }
+    }
+
+    /// The limit counts what would be restored, not the entries read: over it, nothing changes.
+    @Test func aRestoreOverItsLimitDoesNothingAndSaysHowMany() async throws {
+        try await StoreDatabase.with(prefix: "store_token_limit") { client in
+            try await client.seed(Self.rows)
+            try await Self.clear([
+                .init(device: "d1", token: .fcm, value: "fcm-1", reason: "UNREGISTERED", stream: "s"),
+                .init(device: "d1", token: .pushToStart, value: "pts-1", reason: "BadDeviceToken", stream: nil),
+            ], on: client)
+            let since = TimeCutoff.ago(seconds: 3600)
+            let refused = try await client.transaction { try TokenInvalidationStore.restore(since: since, reason: nil, limit: 1, on: $0) }
+            #expect(refused.overLimit == 2 && refused.restored.isEmpty)
+            #expect(try await Self.devices(client).first == "d1 - -")
+            let done = try await client.transaction { try TokenInvalidationStore.restore(since: since, reason: nil, limit: 2, on: $0) }
+            #expect(done.restored == ["fcm": 1, "push_to_start": 1] && done.overLimit == nil)
         }
     }
 }

@@ -64,6 +64,16 @@ import TestSupport
         }
     }
 
+    @Test func aHeaderNameWithASpaceBeforeItsColonIsRefused() async throws {
+        for field in ["Transfer-Encoding : chunked", "Content-Length\t: 5", "X-Forwarded-User : mallory"] {
+            let answer = try await Self.exchange("POST / HTTP/1.1\r\nHost: x\r\n\(field)\r\n\r\n0\r\n\r\n" + Self.smuggled)
+            #expect(answer.statuses.first == 400, "\(field): \(answer.statuses)")
+            #expect(answer.handled == 0, "\(field)")
+        }
+        #expect(FramingCheck(fields: [("Transfer-Encoding ", "chunked")]).problem != nil)
+        #expect(FramingCheck(fields: [("X-Custom_Header.v2", "1")]).problem == nil)
+    }
+
     @Test func http11WithoutHostIsRefused() async throws {
         let answer = try await Self.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
         #expect(answer.statuses.first == 400)

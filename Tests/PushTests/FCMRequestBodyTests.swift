@@ -85,7 +85,7 @@ import Testing
 
         _ = await transport.send(.notification(id: "r1", fcmToken: "short", title: "T", body: "B", data: ["k": "v"]))
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines.value[1].utf8)) as? [String: Any])
-        #expect(second["fcm_token"] as? String == "…short")
+        #expect(second["fcm_token"] as? String == "…", "a token of 16 characters or fewer is masked whole")
         #expect(second["data"] as? [String: String] == ["k": "v"])
     }
 }

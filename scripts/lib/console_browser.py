@@ -88,6 +88,18 @@ def h1(driver):
     return driver.find_element(By.TAG_NAME, "h1").text
 
 
+def screenshot(driver, name, scroll_to="h1"):
+    """Saves the page from `scroll_to` down as CONSOLE_SCREENSHOTS/console-<name>.png when that directory is set
+    (small: 1000 px wide)."""
+    directory = os.environ.get("CONSOLE_SCREENSHOTS")
+    if not directory:
+        return
+    driver.set_window_size(1000, 760)
+    driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(By.CSS_SELECTOR, scroll_to))
+    driver.save_screenshot(os.path.join(directory, f"console-{name}.png"))
+    driver.set_window_size(1280, 900)
+
+
 def main():
     started = time.monotonic()
     driver = browser()
@@ -102,7 +114,7 @@ def main():
 
         search = driver.find_element(By.ID, "q")
         label = driver.find_element(By.CSS_SELECTOR, "label[for=q]").text
-        check(label == "Stream, device or user id", "the search box has a label")
+        check(label == "Id (or its beginning), stream title or user name", "the search box has a label")
         navigate(driver, lambda: search.send_keys("xss1", Keys.ENTER))
         check(driver.current_url.endswith("/streams/xss1") and h1(driver) == "Stream xss1", "search by id opens the stream")
         title = driver.find_element(By.XPATH, "//dt[text()='Title']/following-sibling::dd[1]").text
@@ -112,24 +124,63 @@ def main():
         check("not_ios" in driver.page_source, "the Android device's decision says not_ios")
 
         navigate(driver, driver.find_element(By.LINK_TEXT, "Cancel this stream…").click)
-        check(h1(driver) == "Confirm stream.cancel", "the cancel link opens the confirmation page")
+        check(h1(driver) == "Cancel stream xss1?", "the cancel link opens the confirmation page, titled in words")
+        counts = driver.find_element(By.CSS_SELECTOR, "dl.counts").text
+        check("Devices of the creator and guests" in counts, "the cancel confirmation shows its counts")
+        screenshot(driver, "confirm")
         check("Cancels stream xss1" in driver.page_source, "the confirmation states the effect")
         driver.find_element(By.ID, "reason").send_keys("browser test: creator asked")
         navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
-        check(h1(driver) == "Done: stream.cancel", "the confirmed cancel is done")
+        check(h1(driver) == "Done: Cancel stream xss1", "the confirmed cancel is done")
         check(stream_status("xss1") == "cancelled", "the stream is cancelled")
 
         navigate(driver, driver.find_element(By.LINK_TEXT, "Audit").click)
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")]
         check(any("stream.cancel" in row and "xss1" in row and "browser test: creator asked" in row and "ada" in row for row in rows),
               "the audit page lists the cancel with actor, target and reason")
+        navigate(driver, driver.find_element(By.CSS_SELECTOR, "main table tbody a[href='/streams/xss1']").click)
+        check(h1(driver) == "Stream xss1", "the audit row's target links to the stream")
+        timeline = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")]
+        cancel_rows = [row for row in timeline if "operator: stream.cancel" in row]
+        check(cancel_rows and "ada (operator)" in cancel_rows[0] and "why: browser test: creator asked" in cancel_rows[0],
+              "the timeline after the cancel shows the operator's action with who and why")
+        check(driver.find_elements(By.CSS_SELECTOR, "table.timeline tr.now") and any("not eligible: not_ios" in row for row in timeline),
+              "the timeline has its now row and every device's decision")
+        screenshot(driver, "stream", scroll_to="table.timeline")
+
+        # Search by a user's name and a stream's title.
+        search = driver.find_element(By.ID, "q")
+        navigate(driver, lambda: search.send_keys("selin", Keys.ENTER))
+        check(h1(driver) == "User u1", "search by a user's name opens the user")
+        search = driver.find_element(By.ID, "q")
+        navigate(driver, lambda: search.send_keys("launch", Keys.ENTER))
+        found = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")]
+        check(h1(driver) == "Search" and any("s2" in row and "title" in row for row in found)
+              and driver.find_element(By.ID, "q").get_attribute("value") == "launch",
+              "search by a title lists the streams, the query kept in the box")
+        screenshot(driver, "search")
+
+        # A pause: the fleet page's banner says so, and a chart is drawn.
+        driver.get(TRUSTED + "/pause?kind=reminder")
+        check(h1(driver) == "Pause reminder jobs?", "the pause confirmation is for the chosen kind")
+        driver.find_element(By.ID, "reason").send_keys("browser test: FCM incident")
+        navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
+        driver.get(TRUSTED + "/")
+        banner = driver.find_element(By.CSS_SELECTOR, "section.verdict")
+        check("paused" in banner.get_attribute("class") and "reminder paused by countdown-console (ada): browser test: FCM incident" in banner.text,
+              "in a pause, the fleet page's banner says paused, by whom and why")
+        check(driver.find_elements(By.CSS_SELECTOR, "figure.chart svg polyline")
+              and "start ios: 1 pushes" in driver.find_element(By.CSS_SELECTOR, "section.charts").text,
+              "a chart of the last hour is drawn from PostgreSQL's counts")
+        screenshot(driver, "fleet", scroll_to="section.verdict")
 
         # A forged CSRF token: the form's hidden field changed in the page, then submitted.
         driver.get(TRUSTED + "/streams/s2/cancel")
         driver.execute_script("document.querySelector('input[name=csrf_token]').value = '1700000000.' + '0'.repeat(64)")
         driver.find_element(By.ID, "reason").send_keys("forged")
         navigate(driver, driver.find_element(By.CSS_SELECTOR, "form.action button[type=submit]").click)
-        check(h1(driver) == "Cannot do that" and "csrf_token" in driver.page_source, "a forged CSRF token is refused")
+        check(h1(driver) == "Not allowed" and "csrf_token" in driver.page_source, "a forged CSRF token is refused")
+        check(driver.find_elements(By.LINK_TEXT, "Back to the confirmation"), "the error page leads back to the confirmation")
         check(stream_status("s2") == "scheduled", "the forged request changed nothing")
 
         # A viewer sees no action and cannot act.
