@@ -2,8 +2,8 @@ import CountdownDomain
 import Foundation
 
 /// The reminder fan-out's seam to the database: the stream, its pages of active reminders and their recipients,
-/// the per-device delivery claims, and the stream's progress. Each call is one statement or one transaction, as
-/// the fan-out ran it.
+/// the claims of chunks of users and the records of the devices reached, and the stream's progress. Each call is
+/// one statement or one transaction, as the fan-out ran it.
 public protocol ReminderFanoutStore: Sendable {
     /// The stream and where its pages of `pageSize` users end (nil when the stream is gone).
     func reminderPages(_ stream: String, pageSize: Int) async throws -> (stream: StreamSnapshotRow, ends: [String])?
@@ -13,19 +13,20 @@ public protocol ReminderFanoutStore: Sendable {
     func reminderChunk(_ stream: String, after cursor: String, through: String?, limit: Int) async throws
         -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderStore.Recipient])
 
-    /// The workers other than `except` holding reminder deliveries of `stream`.
+    /// The workers other than `except` holding live claims on reminder chunks of `stream`.
     func reminderClaimOwners(_ stream: String, except: String?) async throws -> [String]
 
-    /// In one transaction: claims `devices` for `owner` (`ReminderDeliveryStore.claim`).
-    func claimReminders(_ stream: String, devices: [(device: String, user: String)], seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> ReminderDeliveryStore.Claim
+    /// In one transaction: claims the range of users of `devices` for `owner`, sending for `planned`
+    /// (`ReminderDeliveryStore.claim`).
+    func claimReminders(_ stream: String, planned: Date, devices: [(device: String, user: String)], seconds: Int, owner: String?,
+                        deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim
 
-    /// Records the devices that took the reminder (`sent`) and lets go of `released`.
-    func remindersDelivered(_ stream: String, sent: [String], released: [String], owner: String?) async throws
+    /// Records the devices of the claim `claim` that took the reminder (one row for the batch).
+    func remindersDelivered(_ stream: String, claim: Int64, sent: [String]) async throws
 
-    /// In one transaction (deadlocks retried): clears `refused`, settles the devices and marks `users` sent.
-    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], sent: [String], released: [String],
-                         owner: String?) async throws
+    /// In one transaction (deadlocks retried): clears `refused`, records `sent` (devices whose record could not be
+    /// written as their answer arrived), marks `users` sent and releases the claim.
+    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], claim: Int64?, sent: [String]) async throws
 
     /// Records the stream's reminder as done for `planned`.
     func markRemindersDone(_ stream: String, planned: Date) async throws

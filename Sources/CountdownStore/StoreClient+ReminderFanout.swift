@@ -24,22 +24,26 @@ extension StoreClient: ReminderFanoutStore {
         try await withConnection { try ReminderDeliveryStore.claimOwners(stream, except: except, on: $0) }
     }
 
-    public func claimReminders(_ stream: String, devices: [(device: String, user: String)], seconds: Int, owner: String?,
+    public func claimReminders(_ stream: String, planned: Date, devices: [(device: String, user: String)], seconds: Int, owner: String?,
                                deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim {
         try await transaction { connection in
-            try ReminderDeliveryStore.claim(stream, devices: devices, seconds: seconds, owner: owner, deadOwners: deadOwners, on: connection)
+            try ReminderDeliveryStore.claim(stream, planned: planned, devices: devices, seconds: seconds, owner: owner, deadOwners: deadOwners,
+                                            on: connection)
         }
     }
 
-    public func remindersDelivered(_ stream: String, sent: [String], released: [String], owner: String?) async throws {
-        try await withConnection { try ReminderDeliveryStore.settle(stream, sent: sent, released: released, owner: owner, on: $0) }
+    public func remindersDelivered(_ stream: String, claim: Int64, sent: [String]) async throws {
+        try await withConnection { try ReminderDeliveryStore.record(stream, claim: claim, sent: sent, on: $0) }
     }
 
-    public func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], sent: [String], released: [String],
-                                owner: String?) async throws {
+    public func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], claim: Int64?,
+                                sent: [String]) async throws {
         try await transaction(serializationRetries: 2) { connection in
             try DeviceTokenStore.clear(refused, on: connection)
-            try ReminderDeliveryStore.settle(stream, sent: sent, released: released, owner: owner, on: connection)
+            if let claim {
+                try ReminderDeliveryStore.record(stream, claim: claim, sent: sent, on: connection)
+                try ReminderDeliveryStore.release(claim, on: connection)
+            }
             try ReminderStore.markSent(stream, users: users, on: connection)
         }
     }

@@ -92,13 +92,12 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func reminderChunk(_ stream: String, after cursor: String, through: String?, limit: Int) async throws
         -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderStore.Recipient]) { throw Unexpected(call: "reminderChunk") }
     func reminderClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "reminderClaimOwners") }
-    func claimReminders(_ stream: String, devices: [(device: String, user: String)], seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> ReminderDeliveryStore.Claim { throw Unexpected(call: "claimReminders") }
-    func remindersDelivered(_ stream: String, sent: [String], released: [String], owner: String?) async throws {
-        throw Unexpected(call: "remindersDelivered")
+    func claimReminders(_ stream: String, planned: Date, devices: [(device: String, user: String)], seconds: Int, owner: String?,
+                        deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim { throw Unexpected(call: "claimReminders") }
+    func remindersDelivered(_ stream: String, claim: Int64, sent: [String]) async throws { throw Unexpected(call: "remindersDelivered") }
+    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], claim: Int64?, sent: [String]) async throws {
+        throw Unexpected(call: "settleReminders")
     }
-    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], sent: [String], released: [String],
-                         owner: String?) async throws { throw Unexpected(call: "settleReminders") }
     func markRemindersDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markRemindersDone") }
 
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws

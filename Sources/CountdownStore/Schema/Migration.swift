@@ -16,5 +16,5 @@ extension Migration {
     public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex, pushSafety, quarantine,
                                           claimOwners, retiredSessions, reminderOutboxWhen, ledgerStreamTrigger, ledgerHotSettle,
                                           ledgerRoomToSettle, pauseState, sessionDeliveries, updateClaims, reminderDeliveries, ledgerGeneration,
-                                          consoleAudit, plannedStartHistory, ownerlessDevices, androidCountdown]
+                                          consoleAudit, plannedStartHistory, ownerlessDevices, androidCountdown, reminderClaims]
 }
