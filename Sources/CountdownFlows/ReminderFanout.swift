@@ -17,12 +17,18 @@ struct ReminderFanout: Sendable {
     /// active, should a page be lost); a single page is sent here.
     func run(stream streamID: String) async throws -> HandlerOutcome {
         let pageSize = Self.chunkSize
-        guard let (stream, ends) = try await context.reminders.reminderPages(streamID, pageSize: pageSize) else { return .skipped(reason: "stream_missing") }
+        guard let (stream, activeEnds) = try await context.reminders.reminderPages(streamID, pageSize: pageSize, includingSent: false) else {
+            return .skipped(reason: "stream_missing")
+        }
         if let decision = stream.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
             return decision
         }
         let planned = stream.snapshot.plannedStartAt
         guard context.settings.remindersEnabled else { return try await Self.recordDone(streamID, planned: planned, context: context) }
+        var ends = activeEnds
+        if try await Self.followsMove(streamID, planned: planned, context: context) {
+            ends = try await context.reminders.reminderPages(streamID, pageSize: pageSize, includingSent: true)?.ends ?? []
+        }
         guard ends.isEmpty else {
             let pages = zip([""] + ends, ends.map(Optional.some) + [nil]).map { CountdownJob.reminderPage(stream: streamID, after: $0, through: $1) }
             try await Self.markDone(streamID, planned: planned, context: context)
@@ -171,8 +177,9 @@ struct ReminderFanout: Sendable {
         let owner = context.liveness.workerID
         let seconds = context.claimSeconds
         let wanted = candidates.map { (device: $0.device, user: $0.recipient.user) }
-        let claim = try await context.reminders.claimReminders(streamID, planned: stream.snapshot.plannedStartAt, devices: wanted, seconds: seconds,
-                                                               owner: owner, deadOwners: deadOwners)
+        let claim = try await context.reminders.claimReminders(streamID, planned: stream.snapshot.plannedStartAt,
+                                                               leadSeconds: context.settings.reminderLeadSeconds, devices: wanted,
+                                                               seconds: seconds, owner: owner, deadOwners: deadOwners)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
         var addressed: [(recipient: Recipient, device: String, push: OutgoingPush)] = []

@@ -31,38 +31,44 @@ public enum ReminderDeliveryStore {
 
     /// Claims the range of users of `devices` (device, user) for `seconds` for `owner`, sending for the planned start
     /// `planned`, unless a live claim of a worker not in `deadOwners` overlaps it. Claims it overlaps that expired or
-    /// belong to a dead worker are taken over: the devices their sends recorded are reported `sent`. Run it in a
-    /// transaction (claims of a stream are taken one at a time).
-    public static func claim(_ stream: String, planned: Date, devices: [(device: String, user: String)], seconds: Int, owner: String?,
-                             deadOwners: [String], on connection: PostgresConnection) throws -> Claim {
+    /// belong to a dead worker are taken over. The devices reached under an overlapping claim for a planned start at
+    /// most `leadSeconds` before `planned` (or after it) are reported `sent`: deliveries count per planned start, and
+    /// a move later by more than the lead sends the reminder again (SPEC 12.2). Run it in a transaction (claims of a
+    /// stream are taken one at a time).
+    public static func claim(_ stream: String, planned: Date, leadSeconds: Int = 0, devices: [(device: String, user: String)], seconds: Int,
+                             owner: String?, deadOwners: [String], on connection: PostgresConnection) throws -> Claim {
         guard !devices.isEmpty else { return Claim(id: nil, claimed: [], sent: []) }
         let users = PostgresTextArray(Array(Set(devices.map(\.user))).sorted())
         _ = try connection.query("SELECT pg_advisory_xact_lock(hashtextextended('countdown.reminders:' || $1, 0))", [stream])
         // The range is taken in SQL, so by the column's collation.
         var overlapping: [Int64] = []
+        var counted: [Int64] = []
         var held = false
         for row in try connection.query("""
-            SELECT c.id, c.claimed_by, c.claimed_until >= now() AS live
+            SELECT c.id, c.claimed_by, c.claimed_until >= now() AS live, c.planned_start >= $3::timestamptz - make_interval(secs => $4) AS counts
             FROM countdown_reminder_claims c, (SELECT min(u) AS first_user, max(u) AS last_user FROM unnest($2::text[]) AS u) AS b
             WHERE c.stream_id = $1 AND c.first_user <= b.last_user AND c.last_user >= b.first_user
-            """, [stream, users]) {
-            overlapping.append(try row.decode("id"))
+            """, [stream, users, planned, leadSeconds]) {
+            let id: Int64 = try row.decode("id")
+            overlapping.append(id)
+            if try row.decode("counts", as: Bool.self) { counted.append(id) }
             let by: String? = try row.decode("claimed_by")
             if try row.decode("live", as: Bool.self), !(by.map(deadOwners.contains) ?? false) { held = true }
         }
         if held { return Claim(id: nil, claimed: [], sent: []) }
         var sent = Set<String>()
-        if !overlapping.isEmpty {
-            let ids = PostgresTextArray(overlapping.map(String.init))
+        if !counted.isEmpty {
             for row in try connection.query("""
                 SELECT DISTINCT d.device_id FROM countdown_reminder_sends s CROSS JOIN LATERAL unnest(s.devices) AS d(device_id)
                 WHERE s.claim_id = ANY($1::bigint[]) AND d.device_id = ANY($2::text[])
-                """, [ids, PostgresTextArray(devices.map(\.device))]) {
+                """, [PostgresTextArray(counted.map(String.init)), PostgresTextArray(devices.map(\.device))]) {
                 sent.insert(try row.decode("device_id"))
             }
+        }
+        if !overlapping.isEmpty {
             try connection.execute("""
                 UPDATE countdown_reminder_claims SET claimed_until = now() WHERE id = ANY($1::bigint[]) AND claimed_until > now()
-                """, [ids])
+                """, [PostgresTextArray(overlapping.map(String.init))])
         }
         guard let id = try connection.query("""
             INSERT INTO countdown_reminder_claims (stream_id, planned_start, first_user, last_user, claimed_by, claimed_until)
