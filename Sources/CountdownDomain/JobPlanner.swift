@@ -16,6 +16,13 @@ public struct JobPlanner: Sendable {
         max(now, planned.addingTimeInterval(-Double(settings.reminderLeadSeconds)))
     }
 
+    /// Whether a stream's reminder, sent for the planned start `doneFor`, is sent again for `planned`: the stream
+    /// moved more than `REMINDER_LEAD_SECONDS` later since (SPEC 12.2).
+    public func reminderFollows(_ doneFor: Date?, to planned: Date) -> Bool {
+        guard let doneFor else { return false }
+        return planned.timeIntervalSince(doneFor) > Double(settings.reminderLeadSeconds)
+    }
+
     public func expireDue(_ planned: Date) -> Date {
         planned.addingTimeInterval(Double(settings.expireAfterSeconds))
     }
@@ -43,7 +50,8 @@ public struct JobPlanner: Sendable {
         if now < planned && stream.startDoneFor != planned {
             operations.append(.enqueue(.start(stream: id), dueAt: startDue(planned, now: now)))
         }
-        if settings.remindersEnabled && now < planned && stream.reminderDoneFor != planned && stream.hasActiveReminders {
+        if settings.remindersEnabled && now < planned
+            && ((stream.reminderDoneFor != planned && stream.hasActiveReminders) || reminderFollows(stream.reminderDoneFor, to: planned)) {
             operations.append(.enqueue(.reminder(stream: id), dueAt: reminderDue(planned, now: now)))
         }
         operations.append(.enqueue(.expire(stream: id), dueAt: max(now, expireDue(planned))))

@@ -17,12 +17,18 @@ struct ReminderFanout: Sendable {
     /// active, should a page be lost); a single page is sent here.
     func run(stream streamID: String) async throws -> HandlerOutcome {
         let pageSize = Self.chunkSize
-        guard let (stream, ends) = try await context.reminders.reminderPages(streamID, pageSize: pageSize) else { return .skipped(reason: "stream_missing") }
+        guard let (stream, activeEnds) = try await context.reminders.reminderPages(streamID, pageSize: pageSize, includingSent: false) else {
+            return .skipped(reason: "stream_missing")
+        }
         if let decision = stream.windowDecision(leadSeconds: context.settings.reminderLeadSeconds, notYet: "reminder time is later") {
             return decision
         }
         let planned = stream.snapshot.plannedStartAt
         guard context.settings.remindersEnabled else { return try await Self.recordDone(streamID, planned: planned, context: context) }
+        var ends = activeEnds
+        if try await Self.followsMove(streamID, planned: planned, context: context) {
+            ends = try await context.reminders.reminderPages(streamID, pageSize: pageSize, includingSent: true)?.ends ?? []
+        }
         guard ends.isEmpty else {
             let pages = zip([""] + ends, ends.map(Optional.some) + [nil]).map { CountdownJob.reminderPage(stream: streamID, after: $0, through: $1) }
             try await Self.markDone(streamID, planned: planned, context: context)
@@ -104,24 +110,24 @@ struct ReminderFanout: Sendable {
 
     /// What one chunk's pushes came to: the users whose every device took the reminder, the tokens FCM refused,
     /// the device records still to write (accepted devices whose record could not be written as their answer
-    /// arrived; claims to let go), and whether (and after when) to retry the rest.
+    /// arrived), the claim to let go, and whether (and after when) to retry the rest.
     private struct ChunkOutcome: Sendable {
         var sent: [String]
         var refused: [DeviceTokenStore.Invalidation]
         var devicesSent: [String] = []
-        var devicesReleased: [String] = []
+        /// The chunk's claim, released when its outcome is written.
+        var claim: Int64?
         var needsRetry: Bool
         var retryAfter: Duration?
     }
 
-    /// Marks a chunk's users `sent`, writes its remaining device records and clears its refused tokens, in one
-    /// transaction.
+    /// Marks a chunk's users `sent`, writes its remaining device records, clears its refused tokens and releases its
+    /// claim, in one transaction.
     private func write(_ outcome: ChunkOutcome?, stream streamID: String) async throws {
-        guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty && outcome.devicesSent.isEmpty && outcome.devicesReleased.isEmpty)
+        guard let outcome, !(outcome.sent.isEmpty && outcome.refused.isEmpty && outcome.devicesSent.isEmpty && outcome.claim == nil)
         else { return }
-        let owner = context.liveness.workerID
-        try await context.reminders.settleReminders(streamID, users: outcome.sent, refused: outcome.refused, sent: outcome.devicesSent,
-                                                    released: outcome.devicesReleased, owner: owner)
+        try await context.reminders.settleReminders(streamID, users: outcome.sent, refused: outcome.refused, claim: outcome.claim,
+                                                    sent: outcome.devicesSent)
     }
 
     /// The reminder for one language, or the error that it could not be built (logged once here; its users stay
@@ -142,9 +148,9 @@ struct ReminderFanout: Sendable {
         max(2, 2 * (gateway.pushesInFlightLimit ?? 256) / pushBatchSize)
     }
 
-    /// Sends one chunk: claims its devices (skipping those the reminder reached before, and those another live
-    /// sender holds), sends to the claimed ones, and records each accepted device as its answer arrives, so a crash
-    /// repeats at most the pushes in flight (SPEC 10.1).
+    /// Sends one chunk: claims its range of users (nothing when another live sender holds part of it), skips the
+    /// devices the reminder reached before, sends to the others, and records each answered batch's accepted devices
+    /// as its answers arrive (one row), so a crash repeats at most the pushes in flight (SPEC 10.1).
     private func send(_ recipients: [Recipient], stream: StreamSnapshotRow, deadOwners: [String]) async throws -> ChunkOutcome {
         var candidates: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
         // One notification per language for the chunk: it depends only on the stream, the language and `now`.
@@ -171,7 +177,9 @@ struct ReminderFanout: Sendable {
         let owner = context.liveness.workerID
         let seconds = context.claimSeconds
         let wanted = candidates.map { (device: $0.device, user: $0.recipient.user) }
-        let claim = try await context.reminders.claimReminders(streamID, devices: wanted, seconds: seconds, owner: owner, deadOwners: deadOwners)
+        let claim = try await context.reminders.claimReminders(streamID, planned: stream.snapshot.plannedStartAt,
+                                                               leadSeconds: context.settings.reminderLeadSeconds, devices: wanted,
+                                                               seconds: seconds, owner: owner, deadOwners: deadOwners)
         var pendingUsers = Set<String>()
         var delivered = Set<String>()
         var addressed: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
@@ -186,7 +194,7 @@ struct ReminderFanout: Sendable {
                 pendingUsers.insert(candidate.recipient.user)
             }
         }
-        var outcome = ChunkOutcome(sent: [], refused: [], needsRetry: !pendingUsers.isEmpty, retryAfter: nil)
+        var outcome = ChunkOutcome(sent: [], refused: [], claim: claim.id, needsRetry: !pendingUsers.isEmpty, retryAfter: nil)
         await context.push.sendEach(addressed.map(\.push), kind: .reminder, window: Self.batchesOut(context.push)) { start, deliveries in
             var accepted: [String] = []
             for (candidate, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
@@ -198,26 +206,23 @@ struct ReminderFanout: Sendable {
                     // A notification names only the FCM token.
                     outcome.refused.append(DeviceTokenStore.Invalidation(device: candidate.device, token: .fcm, value: candidate.recipient.fcmToken ?? "",
                                                                          reason: reason, stream: streamID))
-                    outcome.devicesReleased.append(candidate.device)
                 case .rejected:
-                    outcome.devicesReleased.append(candidate.device)
+                    break
                 case .retry(let after, _):
                     pendingUsers.insert(candidate.recipient.user)
-                    outcome.devicesReleased.append(candidate.device)
                     outcome.needsRetry = true
                     if let after { outcome.retryAfter = max(outcome.retryAfter ?? .zero, after) }
                 case .configurationError:
                     pendingUsers.insert(candidate.recipient.user)
-                    outcome.devicesReleased.append(candidate.device)
                     outcome.needsRetry = true
                     outcome.retryAfter = .seconds(60)
                 }
             }
             // Recorded as the answers arrive: what a crash can repeat is what is out, not the whole chunk.
-            guard !accepted.isEmpty else { return }
+            guard !accepted.isEmpty, let claimID = claim.id else { return }
             let batch = accepted
             do {
-                try await context.reminders.remindersDelivered(streamID, sent: batch, released: [], owner: owner)
+                try await context.reminders.remindersDelivered(streamID, claim: claimID, sent: batch)
             } catch {
                 // Written with the chunk's outcome instead; until then a crash would repeat these too.
                 context.logger.warn("reminder deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])

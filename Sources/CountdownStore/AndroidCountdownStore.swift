@@ -173,6 +173,9 @@ public enum AndroidCountdownStore {
           AND (a.status = 'sent' OR (a.status = 'sending' AND a.claimed_until > now()))
         """
 
-    /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight.
-    public static let liveCondition = "EXISTS (SELECT 1 \(liveRows))"
+    /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight: `true`, or NULL when it
+    /// has none. It walks the stream's own ledger rows in key order and stops at the first Android one; as an
+    /// `EXISTS`, PostgreSQL may plan it as a hashed subquery over every live row of the ledger, each joined with its
+    /// device.
+    public static let liveCondition = "(SELECT true \(liveRows) ORDER BY a.user_id, a.device_id LIMIT 1)"
 }

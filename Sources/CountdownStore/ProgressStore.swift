@@ -28,6 +28,23 @@ public enum ProgressStore {
             """, [stream, planned])
     }
 
+    /// For which planned start the stream's reminder fan-out last completed, and for which one a fan-out that
+    /// follows a move runs (`markReminderFollow`).
+    public static func reminderProgress(_ stream: String, on connection: PostgresConnection) throws -> (doneFor: Date?, followFor: Date?) {
+        let row = try connection.query("""
+            SELECT reminder_done_for, reminder_follow_for FROM countdown_stream_progress WHERE stream_id = $1
+            """, [stream]).first
+        return (try row?.decode("reminder_done_for", as: Date?.self) ?? nil, try row?.decode("reminder_follow_for", as: Date?.self) ?? nil)
+    }
+
+    /// Records that the stream's reminder fan-out for `planned` follows a move: it sends to the sent reminders too.
+    public static func markReminderFollow(_ stream: String, planned: Date, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            INSERT INTO countdown_stream_progress (stream_id, reminder_follow_for) VALUES ($1, $2)
+            ON CONFLICT (stream_id) DO UPDATE SET reminder_follow_for = EXCLUDED.reminder_follow_for, updated_at = now()
+            """, [stream, planned])
+    }
+
     /// Records that the update push for `planned` went out (unless the start moved again meanwhile).
     public static func markUpdateDone(_ stream: String, planned: Date, on connection: PostgresConnection) throws {
         try connection.execute("""

@@ -12,23 +12,30 @@ public enum ReminderStore {
         public var enabled: Bool
     }
 
-    /// Where pages of `pageSize` users with an active reminder end, in user id order: every `pageSize`-th user.
-    /// Empty when all of them fit in one page.
-    public static func pageEnds(_ stream: String, pageSize: Int, on connection: PostgresConnection) throws -> [String] {
+    /// Where pages of `pageSize` users with an active reminder (`includingSent`: or a sent one) end, in user id
+    /// order: every `pageSize`-th user. Empty when all of them fit in one page.
+    public static func pageEnds(_ stream: String, pageSize: Int, includingSent: Bool = false, on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             SELECT user_id FROM (
                 SELECT user_id, row_number() OVER (ORDER BY user_id) AS n FROM stream_reminders
-                WHERE stream_id = $1 AND status = 'active') AS r
+                WHERE stream_id = $1 AND \(statuses(includingSent))) AS r
             WHERE n % $2 = 0 ORDER BY user_id
             """, [stream, pageSize]).map { try $0.decode("user_id", as: String.self) }
     }
 
-    /// The next `limit` users after `cursor` (in id order) with an active reminder for the stream.
-    public static func activeUsers(_ stream: String, after cursor: String, through: String? = nil, limit: Int,
+    /// The reminders a fan-out sends to: active ones (through their partial index), or, for a fan-out that follows
+    /// a move (SPEC 12.2), the sent ones too.
+    static func statuses(_ includingSent: Bool) -> String {
+        includingSent ? "status IN ('active', 'sent')" : "status = 'active'"
+    }
+
+    /// The next `limit` users after `cursor` (in id order) with an active reminder for the stream (`includingSent`:
+    /// or a sent one).
+    public static func activeUsers(_ stream: String, after cursor: String, through: String? = nil, limit: Int, includingSent: Bool = false,
                                    on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             SELECT user_id FROM stream_reminders
-            WHERE stream_id = $1 AND status = 'active' AND user_id > $2 AND ($4::text IS NULL OR user_id <= $4)
+            WHERE stream_id = $1 AND \(statuses(includingSent)) AND user_id > $2 AND ($4::text IS NULL OR user_id <= $4)
             ORDER BY user_id LIMIT $3
             """, [stream, cursor, limit, through]).map { try $0.decode("user_id", as: String.self) }
     }

@@ -14,6 +14,12 @@ enum SystemBenchReport {
     static let targetPostgresMicrosPerPush = 50
     static let targetRSSMB = 150.0
     static let growthTolerance = 0.10
+    /// The outbox relay: the reminder phase's rows (one per reminder) at this rate or more, and a later burst's relay
+    /// within this multiple of the first burst's time.
+    static let targetRelayRowsPerSecond = 25_000
+    static let targetRelayRepeatRatio = 1.5
+    /// PostgreSQL's CPU per reminder push, the per-device delivery records included.
+    static let targetReminderPostgresMicrosPerPush = 20
 
     typealias Results = SystemBenchResults
 
@@ -97,11 +103,18 @@ enum SystemBenchReport {
                 }
             }
         }
+        checks += relayVerdicts(results, options)
         if let fanout = results.reminderFanout {
             let seconds = fanout.dueToLastSeconds ?? .infinity
             let limit = fanout.reminders >= 1_000_000 ? targetMillionReminderSeconds : targetReminderSeconds
             checks.append(Verdict(name: "\(fanout.reminders) reminders within \(py(limit, integral: true))s", passed: seconds <= limit && fanout.complete,
                                   detail: "\(py(seconds))s"))
+            if let cost = microsPerPush(fanout.usage, fanout.accepted) {
+                let fake = fakeMicrosPerPush(fanout.usage, fanout.accepted).map(String.init) ?? "None"
+                checks.append(Verdict(name: "reminder fan-out PostgreSQL CPU <= \(targetReminderPostgresMicrosPerPush) µs per push",
+                                      passed: cost.postgres <= targetReminderPostgresMicrosPerPush,
+                                      detail: "\(cost.postgres) µs (the fake FCM's, the machine-speed reference: \(fake) µs)"))
+            }
             let cpu = fanout.usage.workerCpuSeconds
             // Every worker took part: none did less than a fifth of an equal share of the work.
             let shared = cpu.count > 1 && cpu.min()! >= cpu.reduce(0, +) / Double(cpu.count) / 5
@@ -130,6 +143,37 @@ enum SystemBenchReport {
         checks.append(Verdict(name: "workers exit 0 on SIGTERM", passed: exits.allSatisfy { $0 == 0 },
                               detail: "exit codes [" + exits.map { $0.map(String.init) ?? "None" }.joined(separator: ", ") + "]"))
         return checks
+    }
+
+    /// The outbox relay's targets: the reminder rows' rate, and each later burst's relay time against the first's
+    /// (with the repeat worker count).
+    static func relayVerdicts(_ results: Results, _ options: SystemBenchOptions) -> [Verdict] {
+        var checks: [Verdict] = []
+        if let seed = results.reminderFanout?.seeding {
+            checks.append(Verdict(name: "\(seed.outboxRows) reminder rows relayed at >= \(targetRelayRowsPerSecond) rows/s",
+                                  passed: seed.relayRowsPerSecond >= targetRelayRowsPerSecond,
+                                  detail: "\(seed.relayRowsPerSecond) rows/s (\(py(seed.relaySeconds))s)"))
+        }
+        let target = results.bursts.filter { $0.workers == options.repeatWorkers }
+        if let first = target.first, target.count >= 2 {
+            let later = target.dropFirst().map(\.seeding.relaySeconds)
+            let worst = later.max()!
+            checks.append(Verdict(
+                name: "later bursts' relay within \(py(targetRelayRepeatRatio))x of the first's",
+                passed: worst <= first.seeding.relaySeconds * targetRelayRepeatRatio,
+                detail: ([first.seeding.relaySeconds] + later).map { py($0) }.joined(separator: " -> ") + " s for "
+                    + "\(first.seeding.outboxRows) rows each"))
+        }
+        return checks
+    }
+
+    /// Relay rows per second of every phase, in the order they ran.
+    static func relayLine(_ results: Results) -> String {
+        var phases = results.bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding) }
+        if let fanout = results.reminderFanout { phases.append(("reminders", fanout.seeding)) }
+        if let giant = results.giantStream { phases.append(("giant stream", giant.seeding)) }
+        return phases.map { "\($0.0) \($0.1.relayRowsPerSecond) rows/s (\($0.1.outboxRows) rows in \(py($0.1.relaySeconds))s)" }
+            .joined(separator: ", ")
     }
 
     /// Lost or never finished work: the run fails (a missed target is a finding, printed as MISS).
@@ -197,6 +241,7 @@ enum SystemBenchReport {
         if !warned.isEmpty {
             out += "\nworker warnings and errors by phase: " + warned.map { "\($0.0): \(warningsLine($0.1))" }.joined(separator: "; ") + "\n"
         }
+        out += "\nrelay rows/s by phase: \(relayLine(results))\n"
         let ratios = scaling(results)
         if !ratios.isEmpty {
             out += "\nscaling (pushes/s relative to 1 worker): " + ratios.map { "\($0.workers) workers ×\(py($0.ratio))" }.joined(separator: ", ") + "\n"

@@ -42,6 +42,18 @@ import Testing
         #expect(due(afterReschedule, .update(stream: "s1")) == now)
     }
 
+    @Test func aReminderFollowsAMoveLaterThanItsLead() {
+        let planned = now.addingTimeInterval(1200)
+        func reminder(doneFor: Date?) -> Date? {
+            due(planner.planStream(StreamState(id: "s1", status: .scheduled, plannedStartAt: planned, reminderDoneFor: doneFor), now: now),
+                .reminder(stream: "s1"))
+        }
+        #expect(reminder(doneFor: planned.addingTimeInterval(-601)) == planned.addingTimeInterval(-600), "sent again before the new start")
+        #expect(reminder(doneFor: planned.addingTimeInterval(-600)) == nil, "a move of the lead or less: not again")
+        #expect(reminder(doneFor: planned.addingTimeInterval(900)) == nil, "moved earlier: not again")
+        #expect(reminder(doneFor: nil) == nil, "never sent, no active reminders: nothing")
+    }
+
     @Test func pastPlannedStartGetsNoStartOrReminderButStillExpires() {
         let planned = now.addingTimeInterval(-10)
         let operations = planner.planStream(StreamState(id: "s1", status: .scheduled, plannedStartAt: planned, hasActiveReminders: true), now: now)

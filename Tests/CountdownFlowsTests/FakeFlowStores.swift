@@ -90,17 +90,20 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
         throw Unexpected(call: "settleUpdates")
     }
 
-    func reminderPages(_ stream: String, pageSize: Int) async throws -> (stream: StreamSnapshotRow, ends: [String])? { throw Unexpected(call: "reminderPages") }
+    func reminderPages(_ stream: String, pageSize: Int, includingSent: Bool) async throws -> (stream: StreamSnapshotRow, ends: [String])? {
+        throw Unexpected(call: "reminderPages")
+    }
+    func reminderProgress(_ stream: String) async throws -> (doneFor: Date?, followFor: Date?) { throw Unexpected(call: "reminderProgress") }
+    func markReminderFollow(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markReminderFollow") }
     func reminderChunk(_ stream: String, after cursor: String, through: String?, limit: Int) async throws
         -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderStore.Recipient]) { throw Unexpected(call: "reminderChunk") }
     func reminderClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "reminderClaimOwners") }
-    func claimReminders(_ stream: String, devices: [(device: String, user: String)], seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> ReminderDeliveryStore.Claim { throw Unexpected(call: "claimReminders") }
-    func remindersDelivered(_ stream: String, sent: [String], released: [String], owner: String?) async throws {
-        throw Unexpected(call: "remindersDelivered")
+    func claimReminders(_ stream: String, planned: Date, leadSeconds: Int, devices: [(device: String, user: String)], seconds: Int,
+                        owner: String?, deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim { throw Unexpected(call: "claimReminders") }
+    func remindersDelivered(_ stream: String, claim: Int64, sent: [String]) async throws { throw Unexpected(call: "remindersDelivered") }
+    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], claim: Int64?, sent: [String]) async throws {
+        throw Unexpected(call: "settleReminders")
     }
-    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], sent: [String], released: [String],
-                         owner: String?) async throws { throw Unexpected(call: "settleReminders") }
     func markRemindersDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markRemindersDone") }
 
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws

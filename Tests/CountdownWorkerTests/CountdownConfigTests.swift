@@ -19,7 +19,7 @@ import Testing
         #expect(config.startBatchSize == 32)
         #expect(config.statementTimeoutMilliseconds == 30_000)
         #expect(config.lockTimeoutMilliseconds == 5_000)
-        #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "30000", "lock_timeout": "5000"])
+        #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "30000", "lock_timeout": "5000", "jit": "off"])
     }
 
     @Test func reminderAndroidChannelIsOptionalAndChecked() throws {
@@ -38,7 +38,7 @@ import Testing
         env["DATABASE_STATEMENT_TIMEOUT_MS"] = "1200"
         env["DATABASE_LOCK_TIMEOUT_MS"] = "0"
         let config = try CountdownConfig.load(from: Environment(env))
-        #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "1200", "lock_timeout": "0"])
+        #expect(try config.postgresConfiguration().sessionSettings == ["statement_timeout": "1200", "lock_timeout": "0", "jit": "off"])
         env["DATABASE_LOCK_TIMEOUT_MS"] = "-5"
         #expect(throws: ConfigProblems.self) { try CountdownConfig.load(from: Environment(env)) }
     }

@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// SPEC 10.1: a worker SIGKILLed in the middle of a reminder fan-out repeats at most the reminders it had in flight.
-/// Exactly: the devices whose record the killed worker left `sending` and whose push the service had accepted.
+/// Exactly: the devices of the chunks the killed worker still held, not recorded as reached, whose push the service
+/// had accepted.
 @Suite struct ReminderCrashTests {
     @Test func aKilledWorkerRepeatsOnlyTheRemindersInFlight() async throws {
         // COUNTDOWN_REMINDER_CRASH_USERS scales it (docs/reliability.md records a 20,000-device run).
@@ -27,8 +28,14 @@ import TestSupport
         // What the service took before the kill, and what the killed worker left claimed.
         try await Task.sleep(for: .milliseconds(500))
         let accepted = Set(try await system.pushes().events("notification").map(\.fcmToken))
-        let claimed = try await system.query("SELECT device_id FROM countdown_reminder_deliveries WHERE status = 'sending'")
-            .map { "fcm-" + (try $0.decode("device_id", as: String.self)) }
+        // The devices of the users in the chunks the killed worker still held whose answer it had not recorded.
+        let claimed = try await system.query("""
+            SELECT d.device_id FROM countdown_reminder_claims c
+            JOIN stream_reminders r ON r.stream_id = c.stream_id AND r.user_id BETWEEN c.first_user AND c.last_user AND r.status = 'active'
+            JOIN devices d ON d.user_id = r.user_id
+            WHERE c.claimed_until >= now()
+              AND NOT EXISTS (SELECT 1 FROM countdown_reminder_sends s WHERE s.claim_id = c.id AND d.device_id = ANY(s.devices))
+            """).map { "fcm-" + (try $0.decode("device_id", as: String.self)) }
         let inFlight = claimed.filter(accepted.contains).count
 
         try system.startWorker()
