@@ -97,8 +97,9 @@ import TestSupport
             return
         }
         #expect(until.timeIntervalSince(try await subject.now()) > 25)
-        try await Task.sleep(for: .milliseconds(450))  // past the original lease: nothing may come back
-        #expect(try await queue.claim(max: 1, lease: .seconds(1)).items.isEmpty)
+        // Past the original lease (the marker is due after it) nothing comes back.
+        let claims = try await claimMarker(queue, dueAfter: .milliseconds(300))
+        #expect(claims.dropLast().allSatisfy { $0.items.isEmpty } && claims.last?.ids == ["marker"], "\(claims.map(\.ids))")
         #expect(try await queue.ack(claimed.lease))
         #expect(try await queue.extend(claimed.lease, by: .seconds(30)) == false)
     }
