@@ -11,8 +11,10 @@ import Telemetry
 /// scored by the earliest time it may run (now, or after a 429's `Retry-After`, by Redis `TIME`). Every half second,
 /// when this worker's gateway saw a push accepted by the service ends use since the last look, the waiting ids whose
 /// time has come are taken from the set and made due now (`DelayQueue.advance`: a job that is running, paused or
-/// gone is left alone); ids still held by a `Retry-After` then are looked at again when it ends. The end job's own
-/// backoff stays the fallback.
+/// gone is left alone); ids still held by a `Retry-After` then are looked at again when it ends. A job still running
+/// when its id is taken (it registers before it hands itself back with its backoff) goes back into the set and is
+/// looked at again on the next look, so a recovery seen in that moment is not lost. The end job's own backoff stays
+/// the fallback.
 public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
     public let name = "end-recovery-wake"
     static let register = RedisScript(name: "ends.awaitrecovery.v1", source: """
@@ -89,7 +91,26 @@ public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
         let wait = ids.isEmpty ? -1 : Int64(ids.removeFirst()) ?? -1
         if acceptedAgain && wait >= 0 { lookAgainAt.withLock { $0 = now + .milliseconds(wait) } }
         guard !ids.isEmpty else { return 0 }
-        let moved = try await queue.advance(ids)
+        var moved = try await queue.advance(ids)
+        // `advance` leaves running jobs alone: those go back to wait for the next look. One that handed itself back
+        // between the two calls is waiting with its backoff now, and is advanced here.
+        let states = try await queue.jobs(ids: ids)
+        var running: [String] = []
+        var waiting: [String] = []
+        for id in ids {
+            switch states[id]?.state {
+            case .leased?: running.append(id)
+            case .waiting?: waiting.append(id)
+            case .dead?, nil: break
+            }
+        }
+        if !waiting.isEmpty { moved += try await queue.advance(waiting) }
+        if !running.isEmpty {
+            for id in running {
+                try await redis.run(script: Self.register, keys: [key], args: [RedisArgument(id), "0"], retry: .onceOnBrokenConnection)
+            }
+            lookAgainAt.withLock { $0 = now }
+        }
         metrics.endRecoveryWakes.increment(by: UInt64(max(moved, 0)))
         logger.info("the push service accepted again: end jobs waiting for it are due now", ["jobs": .int(moved), "waiting": .int(ids.count)])
         return moved

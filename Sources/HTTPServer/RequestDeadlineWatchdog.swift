@@ -19,14 +19,17 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
 
     let deadline: Duration
     private let exceeded: (@Sendable () -> Void)?
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let condition = NSCondition()
     private var tracked: [OpaquePointer: Tracked] = [:]  // guarded by condition
     private var stopped = false
     private var closedCount = 0
 
-    init(deadline: Duration, exceeded: (@Sendable () -> Void)? = nil) {
+    /// - Parameter now: the clock deadlines are measured on (tests move one by hand).
+    init(deadline: Duration, exceeded: (@Sendable () -> Void)? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.deadline = deadline
         self.exceeded = exceeded
+        self.now = now
         let thread = Thread { [self] in run() }
         thread.name = "http-request-deadline"
         thread.start()
@@ -40,7 +43,8 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
     }
 
     func connectionStarted(_ connection: OpaquePointer, fd: Int32) {
-        update { $0[connection] = Tracked(fd: fd, since: .now) }
+        let since = now()
+        update { $0[connection] = Tracked(fd: fd, since: since) }
     }
 
     /// The request is complete: its answer is the handler's business now.
@@ -50,8 +54,9 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
 
     /// An answer went out: the next request on the connection gets a fresh deadline.
     func requestCompleted(_ connection: OpaquePointer) {
+        let since = now()
         update { tracked in
-            tracked[connection]?.since = .now
+            tracked[connection]?.since = since
             tracked[connection]?.receiving = true
         }
     }
@@ -75,9 +80,9 @@ final class RequestDeadlineWatchdog: @unchecked Sendable {
         condition.lock()
         while !stopped {
             _ = condition.wait(until: Date().addingTimeInterval(0.1))
-            let now = ContinuousClock.now
+            let instant = now()
             var closedNow = 0
-            for (connection, entry) in tracked where entry.receiving && entry.since.duration(to: now) > deadline {
+            for (connection, entry) in tracked where entry.receiving && entry.since.duration(to: instant) > deadline {
                 // Under the lock: a connection is removed (before the daemon closes its descriptor) only under it.
                 shutdown(entry.fd, Int32(SHUT_RDWR))
                 tracked[connection]?.receiving = false

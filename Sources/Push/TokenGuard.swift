@@ -8,10 +8,13 @@ public struct TokenGuard: Sendable, Equatable {
     public var ratio: Double
     /// The sliding window the counts cover.
     public var window: Duration
-    /// How long a refusal held back by the guard waits before it is sent again.
+    /// How long a refusal held back by the guard waits before it is sent again: shorter than the window, so the
+    /// retry comes while the refusals that tripped the guard still count (each retry refused again counts for the
+    /// next). At the window's length, the retries of a burst refused within a second would find it gone from the
+    /// window, and up to `minRefusals - 1` more tokens would be cleared every window while the misconfiguration lasts.
     public var retryAfter: Duration
 
-    public init(minRefusals: Int = 20, ratio: Double = 0.2, window: Duration = .seconds(60), retryAfter: Duration = .seconds(60)) {
+    public init(minRefusals: Int = 20, ratio: Double = 0.2, window: Duration = .seconds(60), retryAfter: Duration = .seconds(30)) {
         self.minRefusals = minRefusals
         self.ratio = ratio
         self.window = window

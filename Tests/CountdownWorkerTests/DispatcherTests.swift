@@ -13,10 +13,11 @@ import TestSupport
     struct Away: Error {}
     struct Broken: Error {}
 
-    /// Answers each job with `answer`, records every call (the jobs run together), and holds calls at `gate`
-    /// when one is given.
+    /// Answers each job with `answer`, records every call (the jobs run together) and the most calls running at
+    /// once, and holds calls at `gate` when one is given.
     final class ScriptedRunner: JobRunner {
         let calls = Locked([[CountdownJob]]())
+        let running = Locked((now: 0, most: 0))
         let answer: @Sendable (CountdownJob) -> Result<HandlerOutcome, any Error>
         let gate: AsyncGate?
 
@@ -26,8 +27,10 @@ import TestSupport
         }
 
         func run(_ jobs: [CountdownJob]) async -> [Result<HandlerOutcome, any Error>] {
+            running.withLock { $0 = (now: $0.now + 1, most: max($0.most, $0.now + 1)) }
             calls.withLock { $0.append(jobs) }
             await gate?.pass()
+            running.withLock { $0.now -= 1 }
             return jobs.map(answer)
         }
     }
@@ -42,8 +45,8 @@ import TestSupport
         let task: Task<Void, any Error>
 
         init(maxAttempts: Int = 3, lease: Duration = .seconds(30), drain: Duration = .seconds(5), batching: JobBatchPolicy = .none,
-             kindLimits: [String: Int] = [:], runner: ScriptedRunner) {
-            queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(2), jitter: 0))
+             kindLimits: [String: Int] = [:], clock: @escaping @Sendable () -> Date = { Date() }, runner: ScriptedRunner) {
+            queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(2), jitter: 0), clock: clock)
             self.runner = runner
             dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, lease: lease, drain: drain, batching: batching,
                                     kindLimits: kindLimits, transient: { $0 is Away }, metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
@@ -237,13 +240,23 @@ import TestSupport
     }
 
     @Test func aLongJobKeepsItsLeaseWhileItRuns() async throws {
+        // The queue's clock moves only when the test moves it: never by a whole lease, and each time only once the
+        // dispatcher has extended the lease to a whole one from the queue's now. A stall of this process (a loaded
+        // machine) cannot let the lease run out meanwhile; without extension it runs out in the second step.
+        let now = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         let gate = AsyncGate()
         let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
-        let harness = Harness(lease: .milliseconds(300), runner: runner)
+        let harness = Harness(lease: .milliseconds(300), clock: { now.value }, runner: runner)
         let job = CountdownJob.update(stream: "slow")
         try await harness.enqueue([job])
         try await waitUntil("running") { !runner.calls.value.isEmpty }
-        try await Task.sleep(for: .seconds(1))  // more than three leases: only extension keeps it
+        for step in 1...5 {  // a second of the queue's time, more than three leases: only extension keeps it
+            now.withLock { $0 = $0.addingTimeInterval(0.2) }
+            try await waitUntil("the lease extended in step \(step)") {
+                guard case .leased(let until)? = try await harness.info(job)?.state else { return false }
+                return until.timeIntervalSince(now.value) > 0.25
+            }
+        }
         let stolen = try await harness.queue.claim(max: 10, lease: .seconds(30))
         #expect(stolen.items.isEmpty, "another worker cannot claim a job whose runner is alive")
         gate.open()
@@ -302,15 +315,16 @@ import TestSupport
         let gate = AsyncGate()
         let queue = InMemoryDelayQueue()
         let runner = ScriptedRunner(gate: gate) { _ in .success(.done(detail: "ok")) }
+        let log = CapturingLogSink()
         let dispatcher = Dispatcher(queue: queue, runner: runner, concurrency: 8, drain: .milliseconds(100), cancelGrace: .milliseconds(100),
-                                    metrics: WorkerMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+                                    metrics: WorkerMetrics(), logger: Logger(level: .error, sink: log))
         let shutdown = ShutdownSignal()
         let task = Task { try await dispatcher.run(shutdown: shutdown) }
         let job = CountdownJob.reminder(stream: "stuck")
         try await queue.enqueue(NewJob(id: job.id, kind: job.kind.rawValue, payload: job.payload, due: .now))
         try await waitUntil("running") { !runner.calls.value.isEmpty }
         shutdown.trigger()
-        try await Task.sleep(for: .milliseconds(500))  // past the drain and the cancel grace
+        try await waitUntil("past the drain and the cancel grace") { log.lines.contains { $0.contains("did not stop after cancellation") } }
         let info = try await queue.jobs(ids: [job.id])[job.id]
         guard case .leased? = info?.state else {
             Issue.record("a job that may still send is not handed back: \(String(describing: info?.state))")
@@ -329,8 +343,10 @@ import TestSupport
         let pages = (1...6).map { CountdownJob.reminderPage(stream: "big", after: "u\($0)", through: nil) }
         try await harness.enqueue(pages + [.end(stream: "e1")])
         try await waitUntil("two pages and the end job running") { runner.calls.value.count == 3 }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(runner.calls.value.count == 3, "free slots do not take more pages")
+        // A job enqueued now runs in a free slot: the claim that takes it leaves the pages due.
+        try await harness.enqueue([.end(stream: "e2")])
+        try await waitUntil("the later end job running") { runner.calls.value.contains([.end(stream: "e2")]) }
+        #expect(runner.calls.value.count == 4, "free slots do not take more pages")
         #expect(try await harness.queue.stats().dueNow == 4, "the other pages wait in the queue for other workers")
         gate.open()
         try await waitUntil("every page ran") { try await harness.queue.jobs(ids: pages.map(\.id)).isEmpty }
@@ -344,11 +360,11 @@ import TestSupport
         let jobs = (1...20).map { CountdownJob.end(stream: "e\($0)") }
         try await harness.enqueue(jobs)
         try await waitUntil("slots full") { runner.calls.value.count == 8 }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(runner.calls.value.count == 8, "concurrency is 8")
         #expect(try await harness.queue.stats().leased == 8)
         gate.open()
         try await waitUntil("all done") { try await harness.queue.jobs(ids: jobs.map(\.id)).isEmpty }
         try await harness.stop()
+        #expect(runner.calls.value.count == 20)
+        #expect(runner.running.value.most == 8, "concurrency is 8, never more jobs running at once")
     }
 }

@@ -11,15 +11,20 @@ import Testing
         defer { fixture.close() }
         let queue = fixture.queue
         let payload: [UInt8] = [0, 1, 2, 0, 255] + Array("ğüş".utf8)
+        // Bracketed by the server's clock: how long this process takes between the calls (a loaded machine can stall
+        // it for seconds) plays no part.
+        let before = try await fixture.serverNow()
         try await queue.enqueue(NewJob(id: "start:s1", kind: "start", payload: payload, due: .now))
         let batch = try await queue.claim(max: 10, lease: .seconds(30))
+        let after = try await fixture.serverNow()
         let claimed = try #require(batch.jobs.first)
         #expect(batch.jobs.count == 1)
         #expect(claimed.id == "start:s1")
         #expect(claimed.kind == "start")
         #expect(claimed.payload == payload)
         #expect(claimed.attempt == 1)
-        #expect(abs(claimed.dueAt.timeIntervalSince(batch.claimedAt)) < 1)
+        let (due, at) = (claimed.dueAt.epochMilliseconds, batch.claimedAt.epochMilliseconds)
+        #expect(before <= due && due <= at && at <= after, "due at the enqueue, claimed after it, both on the server's clock")
         #expect(try await queue.stats() == QueueStats(delayed: 0, dueNow: 0, leased: 1, dead: 0, oldestDueLateness: .zero))
         #expect(try await queue.ack([claimed.lease]) == 1)
         #expect(try await queue.ack([claimed.lease]) == 0, "a second ack is a no-op")
@@ -121,8 +126,10 @@ import Testing
         #expect(try await queue.ack(leased.lease) == false, "ack of a cancelled job is a no-op")
         #expect(try await queue.retry(leased.lease, after: .zero, error: "x") == false, "and it is never retried")
         #expect(try await queue.fail(leased.lease, error: "x") == .stale)
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(try await queue.claim(max: 10, lease: .seconds(1)).items.isEmpty)
+        // Nothing comes back once the disarmed lease has run out: the claim that takes a marker due after it is
+        // the claim that would have taken end:b back.
+        let claims = try await claimMarker(queue, dueAfter: .milliseconds(300))
+        #expect(claims.dropLast().allSatisfy { $0.items.isEmpty } && claims.last?.ids == ["marker"], "\(claims.map(\.ids))")
         #expect(try await queue.stats() == QueueStats(delayed: 0, dueNow: 0, leased: 0, dead: 0, oldestDueLateness: .zero))
     }
 
@@ -166,8 +173,9 @@ import Testing
         try await queue.enqueue(job("long:1"))
         let claimed = try #require(try await queue.claim(max: 1, lease: .milliseconds(300)).jobs.first)
         #expect(try await queue.extend(claimed.lease, by: .seconds(30)))
-        try await Task.sleep(for: .milliseconds(450))
-        #expect(try await queue.claim(max: 1, lease: .seconds(1)).items.isEmpty)
+        // Past the original lease (the marker is due after it) the job is still not handed out again.
+        let claims = try await claimMarker(queue, dueAfter: .milliseconds(300))
+        #expect(claims.dropLast().allSatisfy { $0.items.isEmpty } && claims.last?.ids == ["marker"], "\(claims.map(\.ids))")
         #expect(try await queue.ack(claimed.lease))
         #expect(try await queue.extend(claimed.lease, by: .seconds(30)) == false)
     }

@@ -27,6 +27,15 @@ import TestSupport
         let planned = try await system.plannedStart("s1")
         #expect(updated.events("android_update").first?.data["scheduledStartAt"] == String(Int(planned.timeIntervalSince1970.rounded(.down))))
         #expect(updated.events("android_update").first?.data["seq"] == "2")
+        // The fake records the update when it receives it; the worker writes down its answer (and lets go of the
+        // countdown it claimed) a moment later. An end job that came in between would find the countdown claimed by
+        // a running job and look again only after the claim time (30 s), past this test's waits.
+        try await waitUntil(timeout: .seconds(10), "the update recorded") {
+            try await system.query("""
+                SELECT 1 FROM countdown_start_ledger l JOIN streams s ON s.id = l.stream_id
+                WHERE l.device_id = 'guest-pixel' AND l.android_claimed_by IS NULL AND l.android_accepted_start = s.planned_start_at
+                """).count == 1
+        }
 
         try await system.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's1'")
         let ended = try await system.waitForPushes("the Android end") { $0.events("android_end").count == 1 }

@@ -10,9 +10,11 @@ import TestSupport
     @Test func pausingStartsMidBurstLosesAndRepeatsNothing() async throws {
         let streams = 300
         let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "60", "START_BATCH_SIZE": "8"])
-        try await system.burst(streams, startsIn: 63)
-        // Slow answers keep the burst going for several seconds, so the pause (a process start away) lands inside it
-        // also on a loaded machine.
+        // The starts come due over 20 s of the database's clock, so the pause (a process start away) lands inside
+        // the burst however fast or loaded the machine is (with every start due at once, fast workers could finish
+        // the burst before the admin process had started, and nothing would be left to hold).
+        try await system.burst(streams, startsIn: 63, spread: 20)
+        // Slow answers keep jobs running when the pause lands.
         try await system.fault(["latencyMs": 150])
         try system.startWorker()
         try system.startWorker()

@@ -28,16 +28,6 @@ import TestSupport
         return system
     }
 
-    /// Until the fake push service has taken every request the killed worker had sent (no new message for 0.5 s).
-    static func waitForQuiet(_ system: CountdownSystem) async throws {
-        var last = -1
-        try await waitUntil(timeout: .seconds(20), every: .milliseconds(500), "the push service to take what was sent before the kill") {
-            let count = try await system.pushes().count
-            defer { last = count }
-            return count == last
-        }
-    }
-
     /// At most this many pushes of a fan-out are unrecorded at once: two batches with the gateway, one being recorded.
     static let unrecordedBound = 3 * 32
 
@@ -49,7 +39,7 @@ import TestSupport
         try await system.waitForPushes(timeout: .seconds(30), "the end fan-out under way") { $0.events("end").count >= 300 }
         doomed.kill9()
         // What the service took before the kill, and which of those sessions the killed worker had not deleted.
-        try await Self.waitForQuiet(system)
+        try await system.waitForEarlierSends()
         let accepted = Set(try await system.pushes().events("end").compactMap(\.activityToken))
         let left = try await system.query("SELECT live_activity_token FROM live_activity_sessions WHERE stream_id = 's1'")
             .map { try $0.decode("live_activity_token", as: String.self) }
@@ -79,7 +69,7 @@ import TestSupport
         let planned = try await system.plannedStart("s1")
         try await system.waitForPushes(timeout: .seconds(30), "the update fan-out under way") { $0.events("update").count >= 300 }
         doomed.kill9()
-        try await Self.waitForQuiet(system)
+        try await system.waitForEarlierSends()
         let accepted = Set(try await system.pushes().events("update").compactMap(\.activityToken))
         let recorded = Set(try await system.query("""
             SELECT token FROM countdown_session_deliveries WHERE stream_id = 's1' AND channel = 'live_activity' AND shown_start_at = $1
@@ -126,7 +116,7 @@ import TestSupport
         try await system.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's1'")
         try await system.waitForPushes(timeout: .seconds(30), "the end fan-out under way") { $0.events("android_end").count >= 200 }
         doomed.kill9()
-        try await Self.waitForQuiet(system)
+        try await system.waitForEarlierSends()
         let accepted = Set(try await system.pushes().events("android_end").map(\.fcmToken))
         let unrecorded = try await system.query("""
             SELECT 'fcm-' || device_id AS token FROM countdown_start_ledger WHERE stream_id = 's1' AND android_ended_at IS NULL

@@ -123,17 +123,18 @@ import TestSupport
     /// when it never comes, the worker exits 1 naming where it looked.
     @Test func unreachableRedisAtStartIsWaitedForThenNamed() async throws {
         let system = try await CountdownSystem()
-        let late = try await ThrowawayRedis.start()
-        await late.stopInBackground()
-        // Held until Redis starts again: a parallel test's server given the freed port would answer in its place.
-        let holder = try ClosingListener(port: late.port)
-        let waiting = try system.startWorker(["REDIS_URL": late.url, "REDIS_STARTUP_WAIT_SECONDS": "60"])
+        // The worker's Redis address is a port this test holds from start to end: nobody answers on it until the
+        // server is up, then it relays to the server. (A port freed and started on again could be taken meanwhile
+        // by anything else on the machine, and the worker would reach that instead, or the server fail to bind.)
+        let late = try ClosingListener()
+        defer { late.release() }
+        let waiting = try system.startWorker(["REDIS_URL": "redis://127.0.0.1:\(late.port)/0", "REDIS_STARTUP_WAIT_SECONDS": "60"])
         try await waitUntil(timeout: .seconds(30), "the worker to say it is waiting for Redis; its log: \(waiting.log)") {
             waiting.log.contains("Redis not reachable at start; trying again")
         }
         #expect(!waiting.log.contains("worker starting"), "nothing starts before Redis answers: \(waiting.log)")
-        holder.release()
-        try await late.startInBackground()
+        let redis = try await ThrowawayRedis.start()
+        late.forward(to: redis.port)
         let base = "http://" + (try await httpAddress(of: waiting))
         try await waitUntil(timeout: .seconds(15), "ready once Redis is there") { try await get(base + "/readyz").status == 200 }
         #expect(waiting.log.contains("Redis reached"))
@@ -153,7 +154,8 @@ import TestSupport
         }
         waiting.terminate()
         _ = await waiting.waitForExit(timeout: 10)
-        await late.stopInBackground()
+        late.release()
+        await redis.stopInBackground()
         await system.stop()
     }
 
@@ -161,7 +163,7 @@ import TestSupport
     /// running does (an orchestrator stopping a pod whose Redis is away sees a clean exit, not a kill).
     @Test func stopDuringTheRedisStartupWaitIsGraceful() async throws {
         let system = try await CountdownSystem()
-        let holder = try ClosingListener(port: freeLoopbackPort())
+        let holder = try ClosingListener()
         let worker = try system.startWorker(["REDIS_URL": "redis://127.0.0.1:\(holder.port)/0", "REDIS_STARTUP_WAIT_SECONDS": "120"])
         try await waitUntil(timeout: .seconds(30), "the worker to say it is waiting for Redis; its log: \(worker.log)") {
             worker.log.contains("Redis not reachable at start; trying again")

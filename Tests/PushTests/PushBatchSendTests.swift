@@ -120,7 +120,7 @@ import Telemetry
         #expect(!transport.isTripped)
         // A batch of refusals that trips the guard: none of them is passed on (not even the first 17).
         let storm = await transport.sendAll((0..<32).map { Self.notification("dead\($0)") })
-        #expect(storm.allSatisfy { $0 == .retryable(after: .seconds(60), reason: "token_guard") }, "\(storm)")
+        #expect(storm.allSatisfy { $0 == .retryable(after: .seconds(30), reason: "token_guard") }, "\(storm)")
         #expect(transport.isTripped)
         #expect(window.counts.value == TokenGuard.Counts(sends: 62, refusals: 34))
     }
@@ -131,7 +131,7 @@ import Telemetry
             rule: TokenGuard(minRefusals: 20, ratio: 0.2), window: TokenGuardedTransportTests.MemoryWindow(failing: true),
             logger: Telemetry.Logger(level: .info, sink: CapturingLogSink()))
         let results = await transport.sendAll(["ok1", "dead1", "ok2"].map(Self.notification))
-        #expect(results == [.accepted(messageName: "ok1"), .retryable(after: .seconds(60), reason: "token_guard_unavailable"),
+        #expect(results == [.accepted(messageName: "ok1"), .retryable(after: .seconds(30), reason: "token_guard_unavailable"),
                             .accepted(messageName: "ok2")])
     }
 

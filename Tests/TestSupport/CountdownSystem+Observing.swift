@@ -27,6 +27,14 @@ extension CountdownSystem {
         return latest
     }
 
+    /// Returns once the fake has answered (and recorded) the sends it had received before this call, also those of
+    /// a worker killed meanwhile: the fake answers sends on one thread in the order their injected latency ends,
+    /// so a send of our own made now (refused: it carries no token) is answered after them. Waiting for the record
+    /// to stop growing for a while instead fails when the fake's latency thread is late on a loaded machine.
+    public func waitForEarlierSends() async throws {
+        _ = try await fakeClient.send(["token": "after-the-earlier-sends"], bearer: nil, project: "marker")
+    }
+
     /// Adds a fault rule to the fake (`POST /fake/faults`).
     public func fault(_ rule: [String: Any]) async throws { try await fakeClient.fault(rule) }
 
