@@ -16,5 +16,6 @@ extension Migration {
     public static let all: [Migration] = [contractTables, internalTables, outboxTriggers, activeReminderIndex, pushSafety, quarantine,
                                           claimOwners, retiredSessions, reminderOutboxWhen, ledgerStreamTrigger, ledgerHotSettle,
                                           ledgerRoomToSettle, pauseState, sessionDeliveries, updateClaims, reminderDeliveries, ledgerGeneration,
-                                          consoleAudit, plannedStartHistory, ownerlessDevices, androidCountdown, ledgerAssumedSent]
+                                          consoleAudit, plannedStartHistory, ownerlessDevices, androidCountdown, ledgerAssumedSent, streamEnds,
+                                          restoreGuard]
 }
