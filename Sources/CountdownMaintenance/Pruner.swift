@@ -29,8 +29,10 @@ public struct Pruner: Sendable {
         self.settings = settings
     }
 
-    /// Deletes everything due now; `deleted` hears each statement's table and count as it goes (for metrics).
-    public func run(deleted: @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Report {
+    /// Deletes everything due now; `deleted` hears each statement's table and count as it goes (for metrics);
+    /// `between` runs after each statement with how long it took (the worker gives way to bursts there).
+    public func run(deleted: @Sendable (String, Int) -> Void = { _, _ in },
+                    between: @Sendable (Duration) async -> Void = { _ in }) async throws -> Report {
         var report = Report()
         func count(_ table: String, _ rows: Int) {
             guard rows > 0 else { return }
@@ -42,13 +44,13 @@ public struct Pruner: Sendable {
             streams = try await store.agedStreams(olderThan: settings.seconds, limit: Self.streamsPerPass)
             if streams.isEmpty { break }
             for table in RetentionStore.StreamTable.all {
-                try await inBatches { try await store.deleteRows(of: streams, from: table, limit: $0) } counted: { count(table.name, $0) }
+                try await inBatches(between) { try await store.deleteRows(of: streams, from: table, limit: $0) } counted: { count(table.name, $0) }
             }
             try await store.markPruned(streams)
             report.streams += streams.count
         } while streams.count == Self.streamsPerPass
         for (table, seconds) in [(RetentionStore.AgedTable.audit, settings.auditSeconds), (.tokenInvalidations, settings.seconds)] {
-            try await inBatches { try await store.deleteAged(table, olderThan: seconds, limit: $0) } counted: { count(table.name, $0) }
+            try await inBatches(between) { try await store.deleteAged(table, olderThan: seconds, limit: $0) } counted: { count(table.name, $0) }
         }
         return report
     }
@@ -63,11 +65,14 @@ public struct Pruner: Sendable {
         try await store.retentionOldestAges()
     }
 
-    /// Runs `delete` with the batch size until it deletes fewer rows than that.
-    private func inBatches(_ delete: (Int) async throws -> Int, counted: (Int) -> Void) async throws {
+    /// Runs `delete` with the batch size until it deletes fewer rows than that, `between` after each statement.
+    private func inBatches(_ between: @Sendable (Duration) async -> Void, _ delete: (Int) async throws -> Int,
+                           counted: (Int) -> Void) async throws {
         while true {
+            let started = ContinuousClock.now
             let rows = try await delete(settings.batchRows)
             counted(rows)
+            await between(ContinuousClock.now - started)
             if rows < settings.batchRows { return }
         }
     }

@@ -125,7 +125,7 @@ public struct WorkerProcess: Sendable {
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
                                             logger: logger, failovers: { redis.failoversSeen + serverWatch.changes })),
             gate.guarding(watermark),
-            gate.guarding(PrunerService(pruner: Pruner(store: store, settings: config.retention), redis: redis, namespace: config.namespace,
+            gate.guarding(PrunerService(pruner: Pruner(store: store, settings: config.retention), queue: queue, redis: redis, namespace: config.namespace,
                                         interval: .seconds(config.retention.intervalSeconds), metrics: metrics, logger: logger)),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
             // Stops right after the dispatcher drained: every outcome of its jobs is queued by then and written before

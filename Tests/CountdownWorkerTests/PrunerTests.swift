@@ -2,6 +2,7 @@ import BlockingIO
 import CountdownDomain
 @testable import CountdownMaintenance
 import CountdownStore
+import DelayQueue
 @testable import CountdownWorker
 import Foundation
 import Postgres
@@ -84,7 +85,7 @@ import TestSupport
             let namespace = TestEnvironment.uniqueName("retention")
             let pruner = Pruner(store: StoreClient(client), settings: RetentionSettings(days: 30, batchRows: 10))
             let services = (0..<2).map { _ in
-                PrunerService(pruner: pruner, redis: redis, namespace: namespace, interval: .seconds(3600), metrics: WorkerMetrics(),
+                PrunerService(pruner: pruner, queue: InMemoryDelayQueue(), redis: redis, namespace: namespace, interval: .seconds(3600), metrics: WorkerMetrics(),
                               logger: Logger(level: .error, sink: CapturingLogSink()))
             }
             _ = try await client.withConnection { try Self.seedStream("first", endedDaysAgo: 40, on: $0) }
