@@ -176,7 +176,7 @@ let package = Package(
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
-            "Telemetry", "TestSupport",
+            "Push", "Redis", "Telemetry", "TestSupport",
         ]),
         // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes
         // unless COUNTDOWN_CHAOS=full, and the device model of scenario 20 (pure, unit-tested). Last, as the slowest target.

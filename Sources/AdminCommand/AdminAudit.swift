@@ -30,6 +30,8 @@ enum AdminAudit {
         case "dead" where ["retry", "drop"].contains(sub): return "dead.\(sub)"
         case "quarantine" where ["retry", "drop"].contains(sub): return "quarantine.\(sub)"
         case "tokens" where sub == "restore": return "tokens.restore"
+        case "retention" where !arguments.contains("--dry-run"): return "retention"
+        case "restore-guard": return "restore-guard"
         default: return nil
         }
     }
@@ -78,7 +80,9 @@ enum AdminAudit {
             }
         }
         var target = positionals.first ?? ""
-        if action == "tokens.restore" { target = "since \(values["--since"]?.first ?? "")" }
+        if action == "tokens.restore" || action == "restore-guard" {
+            target = values["--since"].map { "since \($0.first ?? "")" } ?? (arguments.contains("--none") ? "none" : "")
+        }
         if action == "pause" || action == "resume" { target = values["--kind"]?.joined(separator: ",") ?? "all kinds" }
         if arguments.contains("--all") { target = "all" }
         let reason = values["--reason"]?.last ?? ""

@@ -29,6 +29,8 @@ enum AdminCommands {
         case "pause": try await pause(arguments)
         case "resume": try await resume(arguments)
         case "quarantine": try await quarantine(arguments)
+        case "retention": try await retention(arguments)
+        case "restore-guard": try await restoreGuard(arguments)
         default: throw UsageError("unknown command \"\(command)\"")
         }
     }

@@ -1,6 +1,6 @@
 enum AdminUsage {
     /// Every command that goes through `Confirmation` (asks on a terminal, needs `--yes` elsewhere).
-    static let confirmedCommands = ["cancel", "set-status", "reschedule", "pause", "dead drop", "tokens restore", "quarantine drop"]
+    static let confirmedCommands = ["cancel", "set-status", "reschedule", "pause", "dead drop", "tokens restore", "quarantine drop", "retention"]
 
     static let summary = """
         usage: countdown-admin <command> [arguments] [--json] [--help] [--actor NAME]
@@ -24,6 +24,10 @@ enum AdminUsage {
           quarantine list                 rows the worker could not read or plan, with the reason
           quarantine retry <key>…|--all   plan quarantined streams again (those that now read and plan leave the quarantine)
           quarantine drop <key>…|--all    forget quarantine entries (asks on a terminal, needs --yes elsewhere)
+          retention --dry-run             rows the pruner would delete now, per table (RETENTION_DAYS, AUDIT_RETENTION_DAYS)
+          retention [--yes]               run the pruner once now, as the workers do every RETENTION_INTERVAL_SECONDS
+          restore-guard --since T --yes   after a database restore: record the starts and reminders since the backup (T) as sent
+          restore-guard --none --yes      let the fleet claim again without recording anything (nothing was lost)
 
         environment: DATABASE_URL, REDIS_URL (not needed by migrate, which prefers MIGRATION_DATABASE_URL), COUNTDOWN_NAMESPACE, START_LEAD_SECONDS, ...
         commands that change what the fleet does (\(confirmedCommands.joined(separator: ", "))) ask on a terminal; elsewhere they need --yes
@@ -56,6 +60,8 @@ enum AdminUsage {
         "dead": "usage: countdown-admin dead list [--limit N] [--json] | dead retry <jobId>|--all | dead drop <jobId> [--yes]\nDropping asks first on a terminal; elsewhere --yes is required.",
         "reconcile": "usage: countdown-admin reconcile [--dry-run] [--json]\nCompares PostgreSQL with the queue and repairs the difference (with --dry-run: only reports).",
         "quarantine": "usage: countdown-admin quarantine list [--json] | quarantine retry <key>…|--all [--json] | quarantine drop <key>…|--all [--yes] [--json]\nRows the relay or the reconciler could not read or plan (key: the stream id). retry re-plans a stream through the outbox when it now reads and removes it from the quarantine; drop only forgets entries.",
+        "retention": "usage: countdown-admin retention --dry-run [--json] | retention [--yes] [--json]\nCountdown's own rows that have aged out (SPEC 12.3): a stream's rows in the countdown_* tables and its sessions RETENTION_DAYS after it first left scheduled (never while it is scheduled), token invalidations after RETENTION_DAYS, audit rows after AUDIT_RETENTION_DAYS. --dry-run prints how many rows of each table would go and changes nothing; without it, deletes them now in batches of RETENTION_BATCH_ROWS (asks on a terminal; elsewhere --yes is required). The backend's streams, users, devices, participants and reminders are never deleted.",
+        "restore-guard": "usage: countdown-admin restore-guard --since T --yes [--json] | restore-guard --none --yes [--json]\nRun after PostgreSQL was restored from a backup, before the workers start again (docs/runbooks.md, \"Restoring PostgreSQL from a backup\"). T is the backup's time: an RFC 3339 time (2026-12-01T20:00:00Z) or a duration ago (90s, 15m, 2h, 1d), not in the future. Every eligible (stream, user, device) whose start window overlaps [T, now] is recorded as sent (ledger status assumed_sent, reason restored) and every active reminder due in that span as sent: none goes out a second time, and a start that really was not sent is given up (counted in the output). Updates and ends still go. Then the fleet's ledger watermark is cleared and the workers claim starts, backfills and reminders again.\n--none clears the watermark only (the database did not lose any start). Without --since or --none, without --yes, or with a future time: refused, nothing changed (exit 2).",
         "seed-demo": "usage: countdown-admin seed-demo [--t60-in SECONDS] [--force] [--json]\nRefuses a database holding non-demo users, devices or streams unless --force. Inserts demo users, devices and streams relative to the database clock and START_LEAD_SECONDS; the first stream's start window opens after --t60-in seconds (default 8).",
     ]
 }

@@ -37,12 +37,14 @@ public final class ConsoleBackend: Sendable {
         let paused = try await pause.pausedKinds()
         var workers: [WorkerHeartbeat]?
         var tokenGuard: TokenGuardState?
+        var restoreGuard: String?
         if let probe {
             workers = try await probe.workers()
             tokenGuard = try await probe.tokenGuard()
+            restoreGuard = try await probe.restoreGuard()
         }
         var page = ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard,
-                                      charts: try await charts())
+                                      restoreGuard: restoreGuard, charts: try await charts())
         page.verdict = FleetVerdict.of(page)
         return page
     }

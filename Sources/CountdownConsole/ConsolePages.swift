@@ -13,6 +13,8 @@ public enum ConsolePages {
         /// nil when the console has no view of the workers (no Redis probe).
         public var workers: [WorkerHeartbeat]?
         public var tokenGuard: TokenGuardState?
+        /// While the fleet holds starts, backfills and reminders after the database went back in time: why.
+        public var restoreGuard: String?
         /// When the figures were read.
         public var asOf: Date = Date()
         /// Healthy, degraded or paused, and why (`FleetVerdict.of` fills it).

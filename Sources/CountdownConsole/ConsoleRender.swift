@@ -89,6 +89,9 @@ struct ConsoleRender {
             let status: HTML = state.tripped ? "<span class=\"warn\">tripped: tokens are not being cleared</span>" : "<span class=\"ok\">not tripped</span>"
             return "<p>Token guard: \(status) (last 60 s: \(state.refusals) token refusals of \(state.sends) sends; trips at \(state.minRefusals) and more than \(String(state.ratio)))</p>"
         } ?? ""
+        let restoreLine: HTML = page.restoreGuard.map { record in
+            "<p>Restore guard: <span class=\"warn\">tripped: the database went back in time; starts, backfills and reminders are held until countdown-admin restore-guard runs</span> (\(text(record)))</p>"
+        } ?? ""
         let results = table("Start decisions in the last hour", ["result", "count"], stats.recentStartResults.sorted { $0.key < $1.key }.map {
             [text($0.key), number($0.value)]
         }, empty: "no start decisions in the last hour")
@@ -103,7 +106,7 @@ struct ConsoleRender {
                             empty: "no Android starts or ends in the last hour")
         var render = self
         render.refreshSeconds = Self.fleetRefreshSeconds
-        return render.page("Fleet", "\(verdict(page))\(charts(page))\(queue)\(paused)\(pauseLinks)\(workers)\(guardLine)\(results)\(android)\(other)\(streams)\(kinds)")
+        return render.page("Fleet", "\(verdict(page))\(charts(page))\(queue)\(paused)\(pauseLinks)\(workers)\(guardLine)\(restoreLine)\(results)\(android)\(other)\(streams)\(kinds)")
     }
 
     /// How often the fleet page reloads itself.

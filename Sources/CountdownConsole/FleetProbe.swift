@@ -1,3 +1,4 @@
+import CountdownMaintenance
 import Foundation
 import Push
 import Redis
@@ -7,6 +8,12 @@ import Redis
 public protocol FleetProbe: Sendable {
     func workers() async throws -> [WorkerHeartbeat]
     func tokenGuard() async throws -> TokenGuardState
+    /// The restore guard's record while the fleet holds starts after the database went back in time (nil: not tripped).
+    func restoreGuard() async throws -> String?
+}
+
+extension FleetProbe {
+    public func restoreGuard() async throws -> String? { nil }
 }
 
 /// A worker known to the fleet and how long ago it last beat.
@@ -62,5 +69,13 @@ public struct RedisFleetProbe: FleetProbe {
         let counts = try await RedisTokenGuardWindow(redis: redis, namespace: namespace).record(sends: 0, refusals: 0)
         return TokenGuardState(sends: counts.sends, refusals: counts.refusals, tripped: guardRule.isTripped(counts),
                                minRefusals: guardRule.minRefusals, ratio: guardRule.ratio)
+    }
+}
+
+extension RedisFleetProbe {
+    /// `{ns}:fleet:restore-guard` (`LedgerWatermark`).
+    public func restoreGuard() async throws -> String? {
+        let verdict = try await LedgerWatermark(redis: redis, namespace: namespace).read()
+        return verdict.tripped ? (verdict.record ?? "tripped") : nil
     }
 }

@@ -76,6 +76,8 @@ public struct CountdownConfig: Sendable {
     /// The forward proxy of the push services' requests, from libcurl's variables (`HTTPS_PROXY`, `NO_PROXY`, …),
     /// read and checked once at start.
     public var pushProxy: ProxySettings = .none
+    /// The pruner's settings (`RETENTION_DAYS`, `AUDIT_RETENTION_DAYS`, `RETENTION_BATCH_ROWS`, `RETENTION_INTERVAL_SECONDS`).
+    public var retention = RetentionSettings()
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -181,6 +183,7 @@ public struct CountdownConfig: Sendable {
         configured.redisStartupWaitSeconds = read({ try env.integer("REDIS_STARTUP_WAIT_SECONDS", default: 60, range: 0...3600) }, default: 60)
         configured.reminderAndroidChannelID = read({ try Self.androidChannelID(env) }, default: nil)
         configured.pushProxy = ProxySettings(environment: env.values)
+        configured.retention = RetentionSettings.load(env, into: &problems)
         if env.optionalString("FLEET_MAX_WORKERS") != nil {
             let workers = read({ try env.integer("FLEET_MAX_WORKERS", default: 1, range: 1...10_000) }, default: 1)
             let api = read({ try env.integer("FLEET_API_REPLICAS", default: 0, range: 0...10_000) }, default: 0)

@@ -18,6 +18,7 @@ public final class Dispatcher: Service {
     private let drain: Duration
     private let batching: JobBatchPolicy
     private let kindLimits: [String: Int]
+    private let withheldKinds: @Sendable () -> Set<String>
     private let transient: @Sendable (any Error) -> Bool
     private let metrics: WorkerMetrics
     private let logger: Logger
@@ -31,13 +32,15 @@ public final class Dispatcher: Service {
     ///   - batching: which claimed jobs share one run (each still takes a slot and is settled on its own).
     ///   - kindLimits: at most this many jobs of a kind in flight on this worker (the rest stay in the queue for
     ///     other workers), for work handed out as many jobs at once, such as reminder pages.
+    ///   - withheldKinds: kinds this worker claims none of for now (the restore guard's hold); asked before every claim.
     ///   - transient: whether an error means a dependency was away (the job is postponed without spending an attempt).
     ///   - drain: how long running jobs may finish after shutdown; then they are cancelled.
     ///   - cancelGrace: how long cancelled jobs get to stop and hand themselves back.
     ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
     public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
                 cancelGrace: Duration = .seconds(3),
-                batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
+                batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], withheldKinds: @escaping @Sendable () -> Set<String> = { [] },
+                transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
                 metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
         self.queue = queue
         self.runner = runner
@@ -47,6 +50,7 @@ public final class Dispatcher: Service {
         self.cancelGrace = cancelGrace
         self.batching = batching
         self.kindLimits = kindLimits
+        self.withheldKinds = withheldKinds
         self.transient = transient
         self.onClaimed = onClaimed
         self.metrics = metrics
@@ -230,11 +234,12 @@ public final class Dispatcher: Service {
 
     /// How many more jobs of each limited kind this worker may take now.
     private func kindRoom() -> [String: Int] {
-        guard !kindLimits.isEmpty else { return [:] }
+        let withheld = Dictionary(uniqueKeysWithValues: withheldKinds().map { ($0, 0) })
+        guard !kindLimits.isEmpty else { return withheld }
         let running = inFlight.withLock { inFlight in
             inFlight.values.reduce(into: [String: Int]()) { counts, held in counts[held.kind, default: 0] += 1 }
         }
-        return kindLimits.reduce(into: [:]) { room, limit in room[limit.key] = max(0, limit.value - (running[limit.key] ?? 0)) }
+        return kindLimits.reduce(into: withheld) { room, limit in room[limit.key] = room[limit.key] ?? max(0, limit.value - (running[limit.key] ?? 0)) }
     }
 
     private func extendLeases() async {

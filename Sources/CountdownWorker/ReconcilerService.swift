@@ -120,9 +120,7 @@ public final class ReconcilerService: PeriodicService {
     /// Takes the lock for a little less than one interval, so the next run anywhere can take it again; after a
     /// failover, the failover lock for 10 s (one run for the fleet).
     private func acquire(_ token: String, afterFailover: Bool) async throws -> Bool {
-        let milliseconds = afterFailover ? 10_000 : max(1000, Int(interval.components.seconds) * 1000 - 1000)
-        let key = afterFailover ? failoverLockKey : lockKey
-        let reply = try await redis.command(["SET", RedisArgument(key), RedisArgument(token), "NX", "PX", RedisArgument(milliseconds)])
-        return reply.string == "OK"
+        let lock = FleetRunLock(redis: redis, key: afterFailover ? failoverLockKey : lockKey, token: token)
+        return try await lock.acquire(forMilliseconds: afterFailover ? 10_000 : FleetRunLock.milliseconds(forInterval: interval))
     }
 }

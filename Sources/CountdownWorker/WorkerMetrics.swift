@@ -21,6 +21,10 @@ public final class WorkerMetrics: Sendable {
     public let reconcileRuns: Counter
     public let reconcileRepaired: Counter
     public let quarantined: Counter
+    public let retentionRuns: Counter
+    public let retentionDeleted: Counter
+    public let retentionOldestAge: Gauge
+    public let restoreGuardTripped: Gauge
     public let quarantineRows: Gauge
     public let ready: Gauge
     public let clockOffset: Gauge
@@ -53,6 +57,14 @@ public final class WorkerMetrics: Sendable {
         slots = registry.gauge("countdown_worker_slots", help: "Job slots of this worker (busy, total).", labels: ["state"])
         reconcileRuns = registry.counter("countdown_reconcile_runs_total", help: "Reconciler runs by result.", labels: ["result"])
         reconcileRepaired = registry.counter("countdown_reconcile_repaired_total", help: "Jobs the reconciler added or removed, by kind.", labels: ["kind"])
+        retentionRuns = registry.counter("countdown_retention_runs_total", help: "Pruner runs by result (ok, skipped: another worker's turn, error).",
+                                         labels: ["result"])
+        retentionDeleted = registry.counter("countdown_retention_deleted_rows_total", help: "Rows the pruner deleted, by table.", labels: ["table"])
+        retentionOldestAge = registry.gauge("countdown_retention_oldest_row_age_seconds",
+                                            help: "Age of each table's oldest row on the retention's clock (a stream's tables: since its stream left scheduled).",
+                                            labels: ["table"])
+        restoreGuardTripped = registry.gauge("countdown_restore_guard_tripped",
+                                             help: "1 while PostgreSQL's start ledger is behind the fleet's watermark and starts, backfills and reminders are held.")
         quarantined = registry.counter("countdown_quarantine_events_total", help: "Rows quarantined (or found again in quarantine), by who found them (relay, reconciler).", labels: ["found_by"])
         quarantineRows = registry.gauge("countdown_quarantine_rows", help: "Rows in the quarantine (countdown-admin quarantine list).")
         ready = registry.gauge("countdown_worker_ready", help: "1 when PostgreSQL and Redis are reachable.")

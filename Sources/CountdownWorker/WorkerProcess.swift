@@ -25,6 +25,8 @@ public struct WorkerProcess: Sendable {
     private let clock: ServerClock
     private let redis: RedisClient
     private let heartbeat: FleetHeartbeat
+    /// The restore detection: checked once before the services start, then every few seconds.
+    private let watermark: LedgerWatermarkService
     /// Tripped by SIGTERM/SIGINT once `trapSignals()` ran: during the Redis startup wait as while running.
     private let shutdown = ShutdownSignal()
     /// Run once at start, beside the services (with `FLEET_MAX_WORKERS`).
@@ -32,8 +34,8 @@ public struct WorkerProcess: Sendable {
 
     /// Opens clients lazily (nothing connects until a service runs) and builds the services in start order:
     /// health server, token guard ticker, clock sync, stats poller, heartbeat, Redis server watch, pause mirror, end
-    /// recovery, claim keeper, reconciler, outbox relay, start settler, dispatcher (the last seven behind the schema
-    /// gate). Stopping goes the other way: the dispatcher drains, the settler writes the outcomes of its jobs, and only
+    /// recovery, claim keeper, reconciler, pruner, outbox relay, start settler, dispatcher (the last eight behind the
+    /// schema gate). Stopping goes the other way: the dispatcher drains, the settler writes the outcomes of its jobs, and only
     /// then stop the claim keeper (which keeps their claims alive meanwhile) and the rest; the pools close last.
     public init(config: CountdownConfig, logger: Logger) throws {
         self.config = config
@@ -78,6 +80,9 @@ public struct WorkerProcess: Sendable {
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
         let appliedVersion: @Sendable () async throws -> Int = { try await Migrator.appliedVersion(database) }
         let gate = SchemaGate(requiredVersion: schemaVersion, logger: logger, appliedVersion: appliedVersion)
+        let watermark = LedgerWatermarkService(database: store, watermark: LedgerWatermark(redis: redis, namespace: config.namespace),
+                                               workerID: workerID, metrics: metrics, logger: logger)
+        self.watermark = watermark
         let readiness: @Sendable () async -> [String: String] = {
             var problems: [String: String] = [:]
             do {
@@ -89,6 +94,7 @@ public struct WorkerProcess: Sendable {
                 problems["postgres"] = "\(error)"
             }
             do { _ = try await redis.command(["PING"]) } catch { problems["redis"] = RedisStartupCheck.line(for: error) }
+            if let restore = watermark.problem { problems["restore"] = restore }
             metrics.ready.set(problems.isEmpty ? 1 : 0)
             return problems
         }
@@ -97,6 +103,7 @@ public struct WorkerProcess: Sendable {
                                     lease: .seconds(config.jobLeaseSeconds), drain: grace * 0.8,
                                     batching: JobBatchPolicy(kinds: [CountdownJob.Kind.start.rawValue], size: config.startBatchSize),
                                     kindLimits: [CountdownJob.Kind.reminderPage.rawValue: Self.reminderPagesPerWorker],
+                                    withheldKinds: { watermark.heldKinds },
                                     metrics: metrics, logger: logger,
                                     // The fleet learns of new leases at once, not at the next beat (which keeps the queue's
                                     // claim log short): the log covers only the moment between a claim and this beat.
@@ -117,6 +124,9 @@ public struct WorkerProcess: Sendable {
             gate.guarding(ReconcilerService(reconciler: Reconciler(session: reconcilerSession, queue: queue, planner: planner), redis: redis,
                                             namespace: config.namespace, interval: .seconds(config.reconcileIntervalSeconds), metrics: metrics,
                                             logger: logger, failovers: { redis.failoversSeen + serverWatch.changes })),
+            gate.guarding(watermark),
+            gate.guarding(PrunerService(pruner: Pruner(store: store, settings: config.retention), queue: queue, redis: redis, namespace: config.namespace,
+                                        interval: .seconds(config.retention.intervalSeconds), metrics: metrics, logger: logger)),
             gate.guarding(OutboxRelay(configuration: postgresConfiguration, queue: queue, planner: planner, metrics: metrics, logger: logger)),
             // Stops right after the dispatcher drained: every outcome of its jobs is queued by then and written before
             // the claim keeper stops and the pools close.
@@ -172,6 +182,8 @@ public struct WorkerProcess: Sendable {
         try? await clock.sync(with: redis)
         // Heard of before it claims anything, so no other worker mistakes its first claims for a dead worker's.
         try? await heartbeat.beat()
+        // Before the dispatcher claims: a database that went back in time holds starts from the first claim.
+        _ = await watermark.runOnce()
         let grace = Duration.seconds(config.shutdownGraceSeconds)
         let stopped = DispatchSemaphore(value: 0)
         // Outside the group on purpose: it must act when the group itself does not return (cancelled after `run`).

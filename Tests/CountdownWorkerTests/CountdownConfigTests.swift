@@ -91,6 +91,33 @@ import Testing
         }
     }
 
+    /// SPEC 12.3: the retention variables, their defaults, decimals down to minutes, and refusals naming the variable.
+    @Test func retentionVariables() throws {
+        #expect(try CountdownConfig.load(from: Environment(base)).retention == RetentionSettings(days: 30, auditDays: 365, batchRows: 1000,
+                                                                                                intervalSeconds: 300))
+        var env = base
+        env["RETENTION_DAYS"] = "0.002"
+        env["AUDIT_RETENTION_DAYS"] = "3650"
+        env["RETENTION_BATCH_ROWS"] = "50"
+        env["RETENTION_INTERVAL_SECONDS"] = "5"
+        let tuned = try CountdownConfig.load(from: Environment(env)).retention
+        #expect(tuned == RetentionSettings(days: 0.002, auditDays: 3650, batchRows: 50, intervalSeconds: 5))
+        #expect(abs(tuned.seconds - 172.8) < 0.001, "0.002 days is about 3 minutes")
+        for (name, value) in [("RETENTION_DAYS", "0"), ("RETENTION_DAYS", "-1"), ("RETENTION_DAYS", "3651"), ("RETENTION_DAYS", "forever"),
+                              ("RETENTION_DAYS", "inf"), ("AUDIT_RETENTION_DAYS", "0"), ("AUDIT_RETENTION_DAYS", "1e9"),
+                              ("RETENTION_BATCH_ROWS", "0"), ("RETENTION_BATCH_ROWS", "-5"), ("RETENTION_BATCH_ROWS", "100001"),
+                              ("RETENTION_INTERVAL_SECONDS", "0"), ("RETENTION_INTERVAL_SECONDS", "-300"), ("RETENTION_INTERVAL_SECONDS", "86401")] {
+            var bad = base
+            bad[name] = value
+            do {
+                _ = try CountdownConfig.load(from: Environment(bad))
+                Issue.record("\(name)=\(value) was accepted")
+            } catch let error as ConfigProblems {
+                #expect(error.problems.map(\.variable) == [name], "\(name)=\(value)")
+            }
+        }
+    }
+
     @Test func fcmNeedsAReadableCredentialsFile() {
         var env = base
         env["PUSH_TRANSPORT"] = "fcm"
