@@ -33,14 +33,18 @@ extension APIService {
         return Self.success
     }
 
-    /// `DELETE /notifications/live-activity-sessions/:streamId/:deviceId`: auth required, the device's owner
-    /// only; `204` also when there was nothing to delete.
+    /// `DELETE /notifications/live-activity-sessions/:streamId/:deviceId[?activityId=X]`: auth required, the
+    /// device's owner only; with `activityId`, that activity's session only, else every activity of the device for
+    /// the stream; `204` also when there was nothing to delete.
     func removeSession(_ request: HTTPRequest, streamID: String, deviceID: String) async throws -> HTTPResponse {
         let caller = try authenticator.requireCaller(of: request)
         try limitUser(caller)
         let stream = try FieldRules.identifier(streamID, field: "streamId")
         let device = try FieldRules.identifier(deviceID, field: "deviceId")
-        try await store.removeSession(streamID: stream, deviceID: device, userID: caller.userID)
+        let activity = try request.query.first { $0.name == "activityId" }.map { (item) throws(APIError) in
+            try FieldRules.activityID(item.value ?? "")
+        }
+        try await store.removeSession(streamID: stream, deviceID: device, activityID: activity, userID: caller.userID)
         return .empty(status: 204)
     }
 

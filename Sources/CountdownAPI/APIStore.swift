@@ -15,9 +15,10 @@ public protocol APIStore: Sendable {
     /// alike), `.unknownUser`.
     func registerSession(_ session: SessionRegistration, userID: String) async throws
 
-    /// Deletes the runtime session, if any, of the caller's device. Throws `.deviceNotFound` when the device is not
-    /// the caller's or does not exist (alike), `.unknownUser`.
-    func removeSession(streamID: String, deviceID: String, userID: String) async throws
+    /// Deletes the runtime sessions, if any, of the caller's device for the stream: with `activityID`, that
+    /// activity's only. Throws `.deviceNotFound` when the device is not the caller's or does not exist (alike),
+    /// `.unknownUser`.
+    func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws
 
     /// Cancels the stream when the caller is its creator or an admin (a user in `users` either way).
     /// Throws `.unknownUser`, `.streamNotFound`, `.forbidden`, `.streamAlreadyEnded`.

@@ -50,9 +50,11 @@ public final class PostgresAPIStore: APIStore {
         }
     }
 
-    public func removeSession(streamID: String, deviceID: String, userID: String) async throws {
+    public func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws {
         let refusal = try await run {
-            try await database.withConnection { try SessionStore.removeOwn(stream: streamID, device: deviceID, user: userID, on: $0) }
+            try await database.transaction {
+                try SessionStore.removeOwn(stream: streamID, device: deviceID, user: userID, activity: activityID, on: $0)
+            }
         }
         if let refusal { throw Self.error(refusal, deviceID: deviceID, userID: userID) }
     }

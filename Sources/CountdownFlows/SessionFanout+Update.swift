@@ -54,7 +54,7 @@ extension SessionFanout {
             var outlived: [String] = []
             var awaiting = 0
             for session in sessions {
-                switch SessionUpdatePolicy.need(planned: planned, shown: known.shown(session.device), startSentAt: known.startSentAt[session.device],
+                switch SessionUpdatePolicy.need(planned: planned, shown: known.shown(session.recordKey), startSentAt: known.startSentAt[session.device],
                                                 startInFlight: known.startInFlight.contains(session.device)) {
                 case .update: due.append(session)
                 case .awaitingStart: awaiting += 1
@@ -93,20 +93,20 @@ extension SessionFanout {
         let streamID = stream.snapshot.id
         let (pushes, addressed, _) = build(due, kind: "update") { session, language, role in
             try context.payloads.update(stream.snapshot, role: role, language: language, now: stream.now, viewerCount: stream.viewerCount,
-                                        priority: UpdatePriority.of(newStart: planned, shown: known.shown(session.device), now: stream.now))
+                                        priority: UpdatePriority.of(newStart: planned, shown: known.shown(session.recordKey), now: stream.now))
         } roles: { stream.roles[$0] }
         var accepted = 0
-        var unrecorded: [(device: String, token: String)] = []
+        var unrecorded: [Session] = []
         var refused: [DeviceTokenStore.Invalidation] = []
         var retry = PushRetry()
         // Each batch's accepted updates are recorded as its answers arrive: a crash repeats only what is out.
         await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
-            var batch: [(device: String, token: String)] = []
+            var batch: [Session] = []
             for (session, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 retry.note(delivery)
                 switch delivery {
                 case .accepted:
-                    batch.append((session.device, session.activityToken))
+                    batch.append(session)
                 case .tokenRefused(let token, let reason):
                     // A refused runtime token means the activity is gone: its session goes too (recorded, restorable).
                     refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))

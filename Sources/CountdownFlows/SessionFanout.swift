@@ -33,8 +33,9 @@ struct SessionFanout: Sendable {
         // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
         var delivered: [Session] = []
         var refused: [DeviceTokenStore.Invalidation] = []
+        var deadTokens: [Session] = []
         var failures = unreachable.map { session in
-            EndDeliveryLedger.Failure(device: session.device, token: session.activityToken,
+            EndDeliveryLedger.Failure(device: session.device, activity: session.activity, token: session.activityToken,
                                       reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
         }
         var retryAfter: Duration?
@@ -42,7 +43,8 @@ struct SessionFanout: Sendable {
         for (session, delivery) in zip(addressed, deliveries) {
             recovery.note(delivery)
             func failed(_ reason: String) {
-                failures.append(EndDeliveryLedger.Failure(device: session.device, token: session.activityToken, reason: reason))
+                failures.append(EndDeliveryLedger.Failure(device: session.device, activity: session.activity, token: session.activityToken,
+                                                          reason: reason))
             }
             switch delivery {
             case .accepted:
@@ -50,7 +52,7 @@ struct SessionFanout: Sendable {
             case .tokenRefused(let token, let reason):
                 // A refused runtime token ends the session through DeviceTokenStore (recorded, restorable).
                 refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
-                if token != .runtime { failed("fcm_token_refused") }
+                if token == .runtime { deadTokens.append(session) } else { failed("fcm_token_refused") }
             case .rejected:
                 failed("rejected")
             case .retry(let after, _):
@@ -61,7 +63,7 @@ struct SessionFanout: Sendable {
                 retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
-        let done = delivered.map(\.device) + refused.filter { $0.token == .runtime }.map(\.device)
+        let done = delivered + deadTokens
         let claimed = sessions.map(\.device)
         let (deletedLate, ledger) = try await context.sessions.settleEnds(streamID, refused: refused, finished: delivered, done: done, failed: failures,
                                                                           windowSeconds: EndDeliveryLedger.window(context.settings), claimed: claimed)

@@ -42,10 +42,15 @@ public enum DeviceTokenStore {
         switch kind {
         case .runtime:
             return """
-                WITH cleared AS (
+                WITH newest AS (
                     DELETE FROM live_activity_sessions s USING \(refused)
                     WHERE s.stream_id = t.stream_id AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                    RETURNING s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id)
+                    RETURNING s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id),
+                older AS (
+                    DELETE FROM countdown_activity_sessions s USING \(refused)
+                    WHERE s.stream_id = t.stream_id AND s.device_id = t.device_id AND s.live_activity_token = t.token
+                    RETURNING s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id),
+                cleared AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
                 INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, stream_id, user_id, activity_id)
                 SELECT device_id, $5, token, reason, stream_id, user_id, activity_id FROM cleared
                 """

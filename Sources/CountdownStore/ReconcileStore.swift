@@ -4,7 +4,8 @@ import Postgres
 public enum ReconcileStore {
     private static let candidate = """
         ((s.status = 'scheduled' AND s.planned_start_at + make_interval(secs => $1) > now() - interval '1 day')
-         OR (s.status <> 'scheduled' AND EXISTS (SELECT 1 FROM live_activity_sessions l WHERE l.stream_id = s.id)))
+         OR (s.status <> 'scheduled' AND (EXISTS (SELECT 1 FROM live_activity_sessions l WHERE l.stream_id = s.id)
+                                          OR EXISTS (SELECT 1 FROM countdown_activity_sessions a WHERE a.stream_id = s.id))))
         """
 
     /// How many streams a full run checks.

@@ -12,16 +12,17 @@ public enum RetentionStore {
 
         /// Every table with a stream's rows, in the order the pruner empties them (the progress row last).
         /// `live_activity_sessions` is the contract table: only the sessions of streams that left `scheduled` go
-        /// (their end claims with them, by its foreign key).
+        /// (their end claims with them, by its foreign key), with their older activities (`countdown_activity_sessions`).
         public static let all: [StreamTable] = [
             StreamTable(name: "countdown_start_ledger", key: ["stream_id", "user_id", "device_id"]),
             StreamTable(name: "countdown_reminder_deliveries", key: ["stream_id", "device_id"]),
             StreamTable(name: "countdown_reminder_sends", key: ["ctid"]),
             StreamTable(name: "countdown_reminder_claims", key: ["id"]),
-            StreamTable(name: "countdown_session_deliveries", key: ["stream_id", "device_id", "channel"]),
+            StreamTable(name: "countdown_session_deliveries", key: ["stream_id", "device_id", "channel", "activity_id"]),
             StreamTable(name: "live_activity_sessions", key: ["stream_id", "device_id"]),
+            StreamTable(name: "countdown_activity_sessions", key: ["stream_id", "device_id", "activity_id"]),
             StreamTable(name: "countdown_retired_sessions", key: ["stream_id", "device_id", "live_activity_token"]),
-            StreamTable(name: "countdown_end_attempts", key: ["stream_id", "device_id"]),
+            StreamTable(name: "countdown_end_attempts", key: ["stream_id", "device_id", "activity_id"]),
             StreamTable(name: "countdown_undeliverable_ends", key: ["id"]),
             StreamTable(name: "countdown_planned_start_history", key: ["id"]),
             StreamTable(name: "countdown_stream_progress", key: ["stream_id"]),

@@ -124,16 +124,20 @@ public enum RetiredSessionStore {
             """, [limit]).map { (try $0.decode("stream_id", as: String.self), try $0.decode("device_id", as: String.self)) }
     }
 
-    /// Retires the stream's sessions of `devices` whose activity outlived iOS's 8 hours before the stream starts
+    /// Retires the stream's sessions of `devices` (every activity) whose activity outlived iOS's 8 hours before the stream starts
     /// (reason `activityLifetime`; their ledger rows reopen, `StartLedger.reopenOutlived`): each gets an end push
     /// saying the stream moved, and to when, and nothing more. Returns how many.
     @discardableResult
     public static func retireOutlived(_ stream: String, devices: [String], on connection: PostgresConnection) throws -> Int {
         guard !devices.isEmpty else { return 0 }
         return try connection.execute("""
-            WITH gone AS (
+            WITH newest AS (
                 DELETE FROM live_activity_sessions WHERE stream_id = $1 AND device_id = ANY($2::text[])
-                RETURNING stream_id, device_id, live_activity_token, user_id)
+                RETURNING stream_id, device_id, live_activity_token, user_id),
+            older AS (
+                DELETE FROM countdown_activity_sessions WHERE stream_id = $1 AND device_id = ANY($2::text[])
+                RETURNING stream_id, device_id, live_activity_token, user_id),
+            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
             INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
             SELECT stream_id, device_id, live_activity_token, user_id, $3 FROM gone
             ON CONFLICT DO NOTHING

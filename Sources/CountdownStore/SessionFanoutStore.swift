@@ -19,9 +19,9 @@ public protocol SessionFanoutStore: Sendable {
     /// In one transaction: deletes `accepted` (their end push was accepted) and settles their end deliveries.
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int
 
-    /// In one transaction: clears `refused` tokens, deletes `finished`, settles `done` devices, records `failed`
-    /// (given up on past `windowSeconds`) and releases the end claims of `claimed`.
-    func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [String],
+    /// In one transaction: clears `refused` tokens, deletes `finished`, settles the end deliveries of `done`,
+    /// records `failed` (given up on past `windowSeconds`) and releases the end claims of `claimed`.
+    func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [Session],
                     failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
         -> (deleted: Int, ledger: EndDeliveryLedger.Outcome)
 
@@ -50,9 +50,9 @@ public protocol SessionFanoutStore: Sendable {
     /// In one repeatable-read transaction: the stream, its sessions and what they show.
     func sessionsToUpdate(_ stream: String) async throws -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)?
 
-    /// Records that `accepted` (device, token) took `shown` as a live activity update.
-    func updatesAccepted(_ stream: String, accepted: [(device: String, token: String)], shown: Date) async throws
+    /// Records that `accepted` sessions took `shown` as a live activity update.
+    func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws
 
     /// In one transaction: clears `refused` and records `accepted` as `updatesAccepted` does.
-    func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [(device: String, token: String)], shown: Date) async throws
+    func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [Session], shown: Date) async throws
 }

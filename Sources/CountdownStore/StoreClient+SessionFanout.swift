@@ -11,6 +11,7 @@ extension StoreClient: SessionFanoutStore {
         try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? in
             guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
             if stream.status.isTerminal {
+                try SessionStore.adoptOrphans(streamID, device: device, on: connection)
                 let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
                                                          on: connection)
                 let total = try SessionStore.count(streamID, device: device, on: connection)
@@ -24,18 +25,18 @@ extension StoreClient: SessionFanoutStore {
     public func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int {
         try await transaction { connection in
             let count = try SessionStore.delete(stream, accepted, on: connection)
-            try EndDeliveryLedger.settled(accepted.map(\.device), stream: stream, on: connection)
+            try EndDeliveryLedger.settled(accepted.map(\.device), activities: accepted.map(\.activity), stream: stream, on: connection)
             return count
         }
     }
 
-    public func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [String],
+    public func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [Session],
                            failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
         -> (deleted: Int, ledger: EndDeliveryLedger.Outcome) {
         try await transaction { connection in
             try DeviceTokenStore.clear(refused, on: connection)
             let deleted = try SessionStore.delete(stream, finished, on: connection)
-            try EndDeliveryLedger.settled(done, stream: stream, on: connection)
+            try EndDeliveryLedger.settled(done.map(\.device), activities: done.map(\.activity), stream: stream, on: connection)
             let ledger = try EndDeliveryLedger.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile).
             try SessionStore.releaseEndClaims(stream, devices: claimed, on: connection)
@@ -104,15 +105,18 @@ extension StoreClient: SessionFanoutStore {
         }
     }
 
-    public func updatesAccepted(_ stream: String, accepted: [(device: String, token: String)], shown: Date) async throws {
-        try await withConnection { try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted, shown: shown, on: $0) }
+    public func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws {
+        try await withConnection { try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: $0) }
     }
 
-    public func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [(device: String, token: String)],
-                              shown: Date) async throws {
+    public func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [Session], shown: Date) async throws {
         try await transaction { connection in
             try DeviceTokenStore.clear(refused, on: connection)
-            try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted, shown: shown, on: connection)
+            try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: connection)
         }
+    }
+
+    private static func delivered(_ session: Session) -> (device: String, activity: String, token: String) {
+        (session.device, session.activity, session.activityToken)
     }
 }

@@ -19,6 +19,7 @@ extension StreamStore {
         guard let row = try connection.query("""
             SELECT s.status, now() AS now,
                    (SELECT count(*) FROM live_activity_sessions WHERE stream_id = s.id)
+                   + (SELECT count(*) FROM countdown_activity_sessions WHERE stream_id = s.id)
                    + (SELECT count(*) \(AndroidCountdownStore.liveRows)) AS sessions,
                    (SELECT count(*) FROM stream_reminders WHERE stream_id = s.id AND status = 'active') AS reminders
             FROM streams s WHERE s.id = $1 FOR UPDATE OF s

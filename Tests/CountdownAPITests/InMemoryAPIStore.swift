@@ -69,9 +69,10 @@ final class InMemoryAPIStore: APIStore {
         }
     }
 
-    func removeSession(streamID: String, deviceID: String, userID: String) async throws {
+    func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws {
         try state.withLock { state in
             guard state.devices[deviceID]?.userID == userID else { throw APIError(.deviceNotFound, "not yours") }
+            guard activityID == nil || state.sessions[[streamID, deviceID]]?.activityID == activityID else { return }
             state.sessions[[streamID, deviceID]] = nil
         }
     }

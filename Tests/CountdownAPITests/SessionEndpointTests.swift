@@ -130,4 +130,41 @@ struct SessionEndpointTests {
             #expect(try await delete(fixture, stream: "s1", device: "bad%20id", as: "u1").status == 422)
         }
     }
+
+    func activities(_ fixture: DatabaseFixture, device: String) async throws -> [String] {
+        try await fixture.rows("""
+            SELECT concat_ws(' ', 'newest', coalesce(activity_id, '-'), live_activity_token) AS line FROM live_activity_sessions WHERE device_id = $1
+            UNION ALL
+            SELECT concat_ws(' ', 'older', activity_id, live_activity_token) FROM countdown_activity_sessions WHERE device_id = $1
+            ORDER BY 1
+            """, [device]).map { try $0.decode("line", as: String.self) }
+    }
+
+    @Test func aSecondActivityKeepsTheFirstAndDeleteTakesAnActivityId() async throws {
+        try await DatabaseFixture.with { fixture in
+            let device = try await prepare(fixture)
+            let (a, b) = (Sample.hexToken(), Sample.hexToken())
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": a, "activityId": "A"], as: "u1").succeeded)
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": b, "activityId": "B"], as: "u1").succeeded)
+            #expect(try await activities(fixture, device: device) == ["newest B \(b)", "older A \(a)"])
+
+            let path = "/notifications/live-activity-sessions/s1/\(device)"
+            for bad in ["", "a%20b", String(repeating: "x", count: 300)] {
+                let reply = await fixture.api.send("DELETE", "\(path)?activityId=\(bad)", bearer: try fixture.api.token("u1"))
+                #expect(reply.status == 422, "activityId '\(bad.prefix(10))'")
+                #expect(reply.errorField == "activityId", "the error names the parameter")
+            }
+            #expect(await fixture.api.send("DELETE", "\(path)?activityId=A", bearer: try fixture.api.token("u2")).status == 404)
+            #expect(await fixture.api.send("DELETE", "\(path)?activityId=B", bearer: try fixture.api.token("u1")).status == 204)
+            #expect(try await activities(fixture, device: device) == ["newest A \(a)"], "the older activity takes the removed one's place")
+
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": b, "activityId": "B"], as: "u1").succeeded)
+            #expect(await fixture.api.send("DELETE", "\(path)?activityId=A", bearer: try fixture.api.token("u1")).status == 204)
+            #expect(try await activities(fixture, device: device) == ["newest B \(b)"], "an older activity goes alone")
+
+            #expect(try await post(fixture, ["streamId": "s1", "deviceId": device, "liveActivityToken": a, "activityId": "A"], as: "u1").succeeded)
+            #expect(try await delete(fixture, stream: "s1", device: device, as: "u1").status == 204)
+            #expect(try await activities(fixture, device: device) == [], "without activityId every activity of the device goes")
+        }
+    }
 }

@@ -74,8 +74,20 @@ struct TestAPI: Sendable {
         if let contentType { headers["Content-Type"] = contentType }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         for (name, value) in extra { headers[name] = value }
-        let response = await service.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: payload, remoteAddress: remoteAddress))
+        let (bare, query) = Self.query(of: path)
+        let response = await service.respond(to: HTTPRequest(method: method, path: bare, query: query, headers: headers, body: payload,
+                                                             remoteAddress: remoteAddress))
         return Reply(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// `path` without its query string, and the query's items (percent-decoded), as the server parses them.
+    static func query(of path: String) -> (path: String, items: [(name: String, value: String?)]) {
+        guard let mark = path.firstIndex(of: "?") else { return (path, []) }
+        let items = path[path.index(after: mark)...].split(separator: "&").map { item -> (name: String, value: String?) in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? String($0) }
+            return (parts[0], parts.count > 1 ? parts[1] : nil)
+        }
+        return (String(path[..<mark]), items)
     }
 }
 
@@ -88,4 +100,5 @@ enum Sample {
     static func hexToken(bytes: Int = 32) -> String {
         (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
+
 }

@@ -62,7 +62,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func sessions(of stream: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? { throw Unexpected(call: "sessions") }
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int { throw Unexpected(call: "endsAccepted") }
-    func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [String],
+    func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [Session],
                     failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
         -> (deleted: Int, ledger: EndDeliveryLedger.Outcome) { throw Unexpected(call: "settleEnds") }
     func claimRetired(stream: String, device: String, seconds: Int, owner: String?) async throws
@@ -83,10 +83,10 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func sessionsToUpdate(_ stream: String) async throws -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? {
         throw Unexpected(call: "sessionsToUpdate")
     }
-    func updatesAccepted(_ stream: String, accepted: [(device: String, token: String)], shown: Date) async throws {
+    func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws {
         throw Unexpected(call: "updatesAccepted")
     }
-    func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [(device: String, token: String)], shown: Date) async throws {
+    func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [Session], shown: Date) async throws {
         throw Unexpected(call: "settleUpdates")
     }
 

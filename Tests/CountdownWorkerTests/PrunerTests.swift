@@ -135,6 +135,10 @@ import TestSupport
             FROM (\(devices)) d
             """, [id, "\(id)-u"])
         try connection.execute("""
+            INSERT INTO countdown_activity_sessions (stream_id, device_id, activity_id, user_id, live_activity_token)
+            SELECT $1, device_id, 'older-' || device_id, $2, 'la-older-' || device_id FROM devices WHERE user_id = $2
+            """, [id, "\(id)-u"])
+        try connection.execute("""
             INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, reason) SELECT $1, device_id, 'old-' || device_id, 'takeover'
             FROM devices WHERE user_id = $2
             """, [id, "\(id)-u"])

@@ -52,6 +52,30 @@ import TestSupport
         await system.stop()
     }
 
+    /// Two activities of one device and stream (a repeated push-to-start): the older one kept in
+    /// `countdown_activity_sessions` (SPEC 12.1) gets the end as well as the newest one.
+    @Test func bothActivitiesOfADeviceGetTheEnd() async throws {
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "30", "REMINDER_LEAD_SECONDS": "1"])
+        try system.startWorker()
+        try await runningStream(system)
+        let older = CountdownSystem.sessionToken("s1", "creator-iphone-older")
+        try await system.execute("UPDATE live_activity_sessions SET activity_id = 'B' WHERE device_id = 'creator-iphone'")
+        try await system.execute("""
+            INSERT INTO countdown_activity_sessions (stream_id, device_id, activity_id, user_id, live_activity_token)
+            VALUES ('s1', 'creator-iphone', 'A', 'creator', $1)
+            """, [older])
+        try await system.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's1'")
+        let pushes = try await system.waitForPushes("three end pushes") { $0.events("end").count == 3 }
+        #expect(Set(pushes.events("end").compactMap(\.activityToken))
+                == [CountdownSystem.sessionToken("s1", "creator-iphone"), older, CountdownSystem.sessionToken("s1", "guest-iphone")])
+        try await waitUntil(timeout: .seconds(10), "every activity's session deleted after its end push") {
+            try await system.query("""
+                SELECT (SELECT count(*) FROM live_activity_sessions) + (SELECT count(*) FROM countdown_activity_sessions) AS n
+                """)[0].decode("n", as: Int.self) == 0
+        }
+        await system.stop()
+    }
+
     /// A takeover (the API moves the previous user's sessions to `countdown_retired_sessions` in its transaction;
     /// here the same rows are written directly) ends those activities at once while the stream runs on, and a
     /// session-end job lost with Redis is rebuilt by the reconciler.
