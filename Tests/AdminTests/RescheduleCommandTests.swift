@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["2030-01-01T10:00:00", "tomorrow", "2030-01-01", "2030-13-01T10:00:00Z", "1767261600"])
+    @Test(arguments: ["2030-01-01T10:00:00", "tomorrow", "2030-01-01", "1767261600"])
     func timesWithoutAZoneOrUnparseableAreUsageErrors(_ time: String) async throws {
         try await AdminFixture.with { fixture in
             try await fixture.stream("r5", startsIn: 7200, people: ["selin"])
@@ -87,6 +87,19 @@ import Testing
             #expect(run.errorLines.first == "countdown-admin: \"\(time)\" is not an ISO-8601 time with a zone, e.g. 2026-12-01T20:00:00+03:00")
             #expect(run.stderr.contains("usage: countdown-admin reschedule"))
             #expect(try await fixture.plannedStart(of: "r5") == before)
+        }
+    }
+
+    @Test(arguments: ["2030-13-01T10:00:00Z", "2027-02-30T10:00:00Z"])
+    func timesThatDoNotExistAreUsageErrorsNotRolledOver(_ time: String) async throws {
+        try await AdminFixture.with { fixture in
+            try await fixture.stream("r7", startsIn: 7200, people: ["selin"])
+            let before = try await fixture.plannedStart(of: "r7")
+            let run = try await fixture.admin("reschedule", "r7", time, "--yes")
+            #expect(run.status == 2, "\(run)")
+            #expect(run.errorLines.first?.hasPrefix("countdown-admin: \"\(time)\" is not a real time: ") == true, "\(run.errorLines)")
+            #expect(run.stderr.contains("usage: countdown-admin reschedule"))
+            #expect(try await fixture.plannedStart(of: "r7") == before)
         }
     }
 

@@ -193,6 +193,19 @@ def main():
         driver.get(TRUSTED + "/devices/d1")
         check("…FCMLAST8" in driver.page_source and "fcm-token-" not in driver.page_source, "a viewer sees tokens masked")
 
+        # The other pages, each with its screenshot for docs/console.md.
+        sign_in(driver, OPERATOR)
+        for path, title, name in [("/devices/d1", "Device d1", "device"), ("/users/u1", "User u1", "user"),
+                                  ("/streams?status=scheduled&starting=24h", "Streams", "streams"),
+                                  ("/dead", "Dead letters", "dead"), ("/quarantine", "Quarantine", "quarantine"),
+                                  ("/tokens?since=1h", "Token invalidations", "tokens"), ("/audit", "Audit", "audit")]:
+            driver.get(TRUSTED + path)
+            check(h1(driver) == title, f"{path} shows its page ({title})")
+            screenshot(driver, name)
+        driver.get(TRUSTED + "/streams?status=scheduled&starting=24h")
+        check(driver.find_elements(By.CSS_SELECTOR, "main table a[href='/streams/s2']"),
+              "the streams list links a stream starting within 24 h")
+
         # Proxy headers from an address the console does not trust.
         sign_in(driver, OPERATOR)
         driver.get(UNTRUSTED + "/")
