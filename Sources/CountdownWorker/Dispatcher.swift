@@ -254,21 +254,20 @@ public final class Dispatcher: Service {
     /// and waits up to `cancelGrace` more. A job still running after that keeps its lease, which expires or is
     /// taken over once this process is gone: it is never handed back while it might still send.
     private func finishOrHandBack(cancelling group: inout DiscardingTaskGroup) async {
-        let deadline = ContinuousClock.now.advanced(by: drain)
-        while busySlots > 0 && ContinuousClock.now < deadline {
-            await slotFreed.wait(timeout: .milliseconds(100))
-        }
+        await withTimeout(drain) { await self.untilIdle() }
         let running = busySlots
         guard running > 0 else { return }
         logger.warn("cancelling unfinished jobs at the drain deadline; they are handed back once stopped", ["jobs": .int(running)])
         group.cancelAll()
-        let stopBy = ContinuousClock.now.advanced(by: cancelGrace)
-        while busySlots > 0 && ContinuousClock.now < stopBy {
-            await slotFreed.wait(timeout: .milliseconds(50))
-        }
+        await withTimeout(cancelGrace) { await self.untilIdle() }
         let stuck = busySlots
         if stuck > 0 {
             logger.error("jobs did not stop after cancellation; their leases are left to expire", ["jobs": .int(stuck)])
         }
+    }
+
+    /// Returns once no job runs (or the task is cancelled).
+    private func untilIdle() async {
+        while busySlots > 0 && !Task.isCancelled { await slotFreed.wait() }
     }
 }
