@@ -78,6 +78,9 @@ public final class Dispatcher: Service {
         }
     }
 
+    /// The wait after failed claims in a row: 100 ms, doubling up to 5 s.
+    static let claimBackoff = Backoff(first: .milliseconds(100), limit: .seconds(5))
+
     private func claimUntilShutdown(_ shutdown: ShutdownSignal, into group: inout DiscardingTaskGroup) async {
         var failures = 0
         while !shutdown.isTriggered {
@@ -113,7 +116,7 @@ public final class Dispatcher: Service {
                 }
             } catch {
                 failures += 1
-                let wait = Duration.milliseconds(min(5000, 50 * (1 << min(failures, 7))))
+                let wait = Self.claimBackoff.delay(afterFailure: failures)
                 logger.warn("claim failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
                 await shutdown.sleep(for: wait)
             }
