@@ -1,0 +1,45 @@
+import BlockingIO
+import CountdownAPI
+import CountdownCommands
+import CountdownStore
+import Lifecycle
+import Testing
+import TestSupport
+
+@Suite("The API drains before it stops", .timeLimit(.minutes(1)))
+struct APIDrainTests {
+    /// A store whose `ping` (the readiness check) waits until opened; nothing else is used.
+    final class HeldPingStore: APIStore {
+        let gate = AsyncGate()
+        let pinged = Locked(false)
+
+        func ping() async throws {
+            pinged.withLock { $0 = true }
+            await gate.pass()
+        }
+
+        func registerDevice(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome { throw Unused() }
+        func registerSession(_ session: SessionRegistration, userID: String) async throws { throw Unused() }
+        func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws { throw Unused() }
+        func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport { throw Unused() }
+
+        struct Unused: Error {}
+    }
+
+    @Test func aRequestInFlightIsAnsweredThenTheServiceIsIdle() async throws {
+        let store = HeldPingStore()
+        let api = try TestAPI(store: store)
+        defer { store.gate.open() }
+        async let held = api.send("GET", "/readyz")
+        try await waitUntil(timeout: .seconds(20), "the readiness check is in flight") { store.pinged.value }
+        api.service.beginDraining()
+        #expect(await withTimeout(.milliseconds(50)) { _ = await api.service.waitUntilIdle() } == false,
+                "a drain cut short (the group's grace deadline) returns with the request still in flight")
+        let idle = Task { await api.service.waitUntilIdle() }
+        #expect(api.service.requestsInFlight == 1)
+        store.gate.open()
+        #expect(await held.status == 200, "the request that came before the drain is answered")
+        #expect(await idle.value)
+        #expect(await api.send("GET", "/readyz").status == 503, "not ready once draining")
+    }
+}
