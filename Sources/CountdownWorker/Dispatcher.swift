@@ -70,10 +70,13 @@ public final class Dispatcher: Service {
     public func run(shutdown: ShutdownSignal) async throws {
         // Every job runs as a child of this group, beside the lease extender: at the drain deadline the group is
         // cancelled, so a job stops sending before its lease is handed back, and nothing outlives `run`.
+        let extender = LeaseExtender(queue: queue, lease: lease) { [self] in heldLeases }
+        let jobsDone = ShutdownSignal()
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.extendLeases() }
+            group.addTask { try? await extender.run(shutdown: jobsDone) }
             await claimUntilShutdown(shutdown, into: &group)
             await finishOrHandBack(cancelling: &group)
+            jobsDone.trigger()
             group.cancelAll()
         }
     }
@@ -243,14 +246,6 @@ public final class Dispatcher: Service {
             inFlight.values.reduce(into: [String: Int]()) { counts, held in counts[held.kind, default: 0] += 1 }
         }
         return kindLimits.reduce(into: withheld) { room, limit in room[limit.key] = room[limit.key] ?? max(0, limit.value - (running[limit.key] ?? 0)) }
-    }
-
-    private func extendLeases() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: lease / 3)
-            let leases = inFlight.withLock { $0.values.map(\.lease) }
-            for held in leases { _ = try? await queue.extend(held, by: lease) }
-        }
     }
 
     /// Waits up to the drain time for running jobs; then cancels them (they stop sending and hand themselves back)
