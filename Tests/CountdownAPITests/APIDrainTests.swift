@@ -2,7 +2,9 @@ import BlockingIO
 import CountdownAPI
 import CountdownCommands
 import CountdownStore
+import HTTPServer
 import Lifecycle
+import Telemetry
 import Testing
 import TestSupport
 
@@ -41,5 +43,29 @@ struct APIDrainTests {
         #expect(await held.status == 200, "the request that came before the drain is answered")
         #expect(await idle.value)
         #expect(await api.send("GET", "/readyz").status == 503, "not ready once draining")
+    }
+
+    /// Records when its signal stops it.
+    struct Recorded: Service {
+        let name: String
+        let log: Locked<[String]>
+
+        func run(shutdown: ShutdownSignal) async throws {
+            await shutdown.wait()
+            log.withLock { $0.append("\(name) stopped") }
+        }
+    }
+
+    @Test func theListenerDrainsAndStopsBeforeTheServicesStartedBeforeIt() async throws {
+        let log = Locked([String]())
+        let server = HTTPServer(configuration: HTTPServerConfiguration(address: "127.0.0.1:0", threads: 1), asyncHandler: { _ in .text("ok\n") })
+        try server.start()
+        let listener = HTTPServerService(name: "api-server", server: server) { log.withLock { $0.append("api-server drained") } }
+        let shutdown = ShutdownSignal()
+        shutdown.trigger()
+        let group = ServiceGroup(services: [Recorded(name: "request-deadlines", log: log), listener], grace: .seconds(20), logger: Logger(level: .error))
+        let outcome = await group.run(shutdown: shutdown)
+        #expect(outcome.stoppedInTime && !outcome.failed)
+        #expect(log.value == ["api-server drained", "request-deadlines stopped"], "deadlines still fire while the API drains")
     }
 }
