@@ -113,7 +113,7 @@ import TestSupport
         #expect(refused.status == 400 && refused.text.contains("reason"))
         let badEndpoint = try await apns.control.json("POST", "/fake/faults", ["status": 500, "reason": "InternalServerError", "nextRequests": 1, "endpoint": "send"])
         #expect(badEndpoint.status == 400)
-        _ = try await apns.control.call("DELETE", "/fake/faults")
+        try await apns.clearFaults()
         #expect(try await client.push(gone).status == 200)
     }
 }

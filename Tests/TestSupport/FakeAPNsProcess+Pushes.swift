@@ -53,3 +53,26 @@ extension FakeAPNsProcess {
         return latest
     }
 }
+
+extension FakeAPNsProcess {
+    /// The ids of the channels alive at the fake (`GET /fake/channels`), oldest first.
+    public func channelIDs() async throws -> [String] {
+        let answer = try await control.call("GET", "/fake/channels")
+        guard answer.status == 200, let objects = try JSONSerialization.jsonObject(with: answer.body) as? [[String: Any]] else {
+            throw UnexpectedAnswer(what: "GET /fake/channels", answer: answer.text)
+        }
+        return objects.compactMap { $0["id"] as? String }
+    }
+
+    /// `POST /fake/faults` with one rule or an array of them (see docs/testing.md); throws unless the fake took them.
+    public func fault(_ rule: Any) async throws { try await control.fault(rule) }
+
+    /// `DELETE /fake/faults`.
+    public func clearFaults() async throws {
+        let answer = try await control.call("DELETE", "/fake/faults")
+        guard answer.status == 204 else { throw UnexpectedAnswer(what: "DELETE /fake/faults", answer: answer.text) }
+    }
+
+    /// The newest requests as received with their answers (`kind`: `device`, `broadcast` or `channels`).
+    public func requests(kind: String? = nil) async throws -> [FakeFCMRequest] { try await control.requests(kind: kind) }
+}
