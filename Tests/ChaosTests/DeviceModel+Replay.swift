@@ -83,9 +83,10 @@ extension DeviceModel {
         }
     }
 
-    /// Applies one message on its phone at `shownAt` (its acceptance, or the phone's return).
+    /// Applies one message on its phone at `shownAt` (its acceptance, or the phone's return): the one place each kind
+    /// of record line is dispatched (a new kind of push gets its case here).
     @discardableResult
-    private func deliver(_ record: JSONValue, at shownAt: Double) -> ModelActivity? {
+    func deliver(_ record: JSONValue, at shownAt: Double) -> ModelActivity? {
         let event = record["event"]?.string ?? ""
         let message = record["message"] ?? .null
         let at = record["receivedAt"]?.seconds ?? 0
