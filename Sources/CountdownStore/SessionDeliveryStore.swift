@@ -55,8 +55,10 @@ public enum SessionDeliveryStore {
     }
 
     /// The stream's records on `channel`, the devices' push-to-start times and sends in flight (from the start
-    /// ledger) and its planned-start moves, for a stream planned at `planned` now. Read it in the transaction that
-    /// reads the stream (repeatable read), so the planned start and its moves agree.
+    /// ledger: `sending` under an unexpired claim; a claim its dead owner left to expire is no longer in flight, or an
+    /// update would wait for it until the start job next runs) and its planned-start moves, for a stream planned at
+    /// `planned` now. Read it in the transaction that reads the stream (repeatable read), so the planned start and its
+    /// moves agree.
     public static func knowledge(_ stream: String, planned: Date, channel: Channel, on connection: PostgresConnection) throws -> Knowledge {
         var records: [Key: Record] = [:]
         for row in try connection.query("""
@@ -71,7 +73,7 @@ public enum SessionDeliveryStore {
         var firstAttempt: [String: Date] = [:]
         var inFlight = Set<String>()
         for row in try connection.query("""
-            SELECT device_id, max(sent_at) AS sent_at, bool_or(status = 'sending') AS in_flight,
+            SELECT device_id, max(sent_at) AS sent_at, bool_or(status = 'sending' AND claimed_until > now()) AS in_flight,
                    min(created_at) FILTER (WHERE attempts > 1) AS repeated_since
             FROM countdown_start_ledger
             WHERE stream_id = $1 AND (sent_at IS NOT NULL OR status = 'sending') GROUP BY device_id

@@ -9,13 +9,18 @@ extension DeviceModelRun {
             SELECT id, status, extract(epoch FROM planned_start_at)::bigint AS planned FROM streams WHERE id LIKE $1 || '%'
             """, [s.prefix])
         var final: [String: DeviceModel.FinalStream] = [:]
+        let expireAfter = Double(s.system.settings["EXPIRE_AFTER_SECONDS"] ?? "") ?? 3600
         for row in rows {
-            final[try row.decode("id", as: String.self)] = DeviceModel.FinalStream(status: try row.decode("status"), planned: try row.decode("planned"))
+            let id = try row.decode("id", as: String.self)
+            let (status, planned): (String, Int) = (try row.decode("status"), try row.decode("planned"))
+            // An expired stream could be ended from its planned start + EXPIRE_AFTER_SECONDS.
+            let endedAt = status == "expired" ? Double(planned) + expireAfter : leftScheduled[id]
+            final[id] = DeviceModel.FinalStream(status: status, planned: planned, endedAt: endedAt)
         }
-        let violations = model.check(final, eligibleSince: fleet.eligibleSince, now: settled)
-        let lost = model.lost(final, eligibleSince: fleet.eligibleSince, now: settled)
         // Duplicates against the starts in flight at the kills.
         let inFlight = kills.reduce(into: Set<StartKey>()) { $0.formUnion($1.inFlight) }
+        let violations = model.check(final, eligibleSince: fleet.eligibleSince, now: settled, inFlight: inFlight)
+        let lost = model.lost(final, eligibleSince: fleet.eligibleSince, now: settled)
         let duplicated = violations[3]?.count ?? 0
         let outside = model.duplicates.filter { !inFlight.contains($0) }
         s.duplicateBound = kills.reduce(0) { $0 + $1.inFlight.count }
@@ -28,6 +33,11 @@ extension DeviceModelRun {
                + "(\(outside.count) outside those in flight)")
         let replayed = model.counts.filter { $0.key.hasPrefix("ios_") || $0.key.hasPrefix("android_") }.values.reduce(0, +)
         let activities = model.activities.values.reduce(0) { $0 + $1.count }
+        let away = model.phones.windows.count
+        s.note("\(away) phones offline for a window (\(model.counts["held", default: 0]) messages held, "
+               + "\(model.counts.filter { $0.key.hasPrefix("expired_away_") }.values.reduce(0, +)) expired, \(model.counts["replaced_away", default: 0]) replaced by a newer one); "
+               + "\(app.withoutDuplicateEnding.count) iPhones without the app's duplicate ending, \(app.endedDuplicates) duplicates ended by the app "
+               + "(\(app.deleted) sessions deleted)")
         s.note("replayed \(replayed) pushes: " + Self.listed(model.counts) + "; \(activities) activities/countdowns, \(model.liveCount) live at the end; "
                + "\(app.registered) sessions registered (\(app.late) late)" + (app.refused > 0 ? ", \(app.refused) refused by the store" : ""))
         for (number, text) in DeviceModel.invariants {
@@ -39,14 +49,15 @@ extension DeviceModelRun {
                 s.check(count == 0, "invariant \(number): 0 violations (\(count))")
             }
         }
+        if !model.lateSessionDuplicates.isEmpty {
+            s.note("\(model.lateSessionDuplicates.count) next-generation starts after a long move to a phone still showing the activity whose "
+                   + "session came after the move's end (not crash duplicates; both activities ended): "
+                   + model.lateSessionDuplicates.prefix(5).map { "\($0.stream) \($0.token.suffix(8))" }.joined(separator: "; "))
+        }
         s.check(outside.isEmpty, "every duplicate start was in flight at a kill (\(outside.count) were not)")
         s.check(app.refused == 0, "every session registration was accepted (\(app.refused) refused)")
         let minimumKills = s.size(3, 8)
         s.check(kills.count >= minimumKills, "at least \(minimumKills) kills during the run (\(kills.count))")
-        if !model.duplicatesLeftShowing.isEmpty {
-            s.note("duplicate activities still counting down (the app registered the other one of the pair): "
-                   + model.duplicatesLeftShowing.prefix(5).map(\.description).joined(separator: "; "))
-        }
         if !lost.isEmpty {
             s.note("eligible devices showing nothing for a scheduled stream past T-lead: "
                    + lost.prefix(5).map { "\($0.device) \($0.stream)" }.joined(separator: "; "))

@@ -7,10 +7,12 @@ import TestSupport
 ///
 /// Streams with creators and guests (iOS and Android devices, eligible and not), operations at random times around
 /// T-lead (reschedules later and earlier, some across the 15-minute priority rule and a few past an activity's 8-hour
-/// life, cancels, ready and started, late guests, late push-to-start and FCM tokens, late sessions) and a worker
-/// SIGKILLed every few seconds (restarted). The harness plays the app (`PhoneApp`): after a push-to-start is accepted
-/// it registers the activity's runtime token as a session 0.2-6 s later (some much later). Once everything has
-/// settled, every accepted push is on the model and the invariants are judged against PostgreSQL.
+/// life, cancels, ready and started, late guests, late push-to-start and FCM tokens, late sessions), phones offline
+/// for a random window (`OfflinePhones`: messages held and delivered on their return as the push services would) and a
+/// worker SIGKILLed every few seconds (restarted; one sending starts when there is one within 1.5 s, so starts are
+/// repeated). The harness plays the app (`PhoneApp`): after a push-to-start is accepted it registers the activity's
+/// runtime token and id as a session 0.2-6 s later (some much later), and ends an older activity of the same stream.
+/// Once everything has settled, every accepted push is on the model and the invariants are judged against PostgreSQL.
 ///
 /// Seeded: the seed is noted; `CHAOS_DEVICE_SEED=<seed>` repeats a run's choices (timings still vary).
 final class DeviceModelRun {
@@ -23,7 +25,11 @@ final class DeviceModelRun {
     /// Each kill: when, and the starts its victim had in flight.
     private(set) var kills: [(at: Double, inFlight: Set<StartKey>)] = []
     private(set) var done: [String] = []
+    /// When each stream left `scheduled` (the operation that moved it; the run's wall clock).
+    private(set) var leftScheduled: [String: Double] = [:]
     private var lastRecord = ChaosScenario.now
+    /// Each worker's id, as its log says.
+    private var workerIDs: [ObjectIdentifier: String] = [:]
 
     init(_ scenario: ChaosScenario, seed: UInt64) {
         s = scenario
@@ -67,6 +73,7 @@ final class DeviceModelRun {
         try await fleet.seed(system.db, plannedAt: planned)
         var operations = DeviceOperation.plan(fleet: fleet, random: random, t0: t0, window: window,
                                               tLead: planned.mapValues { t0 + Double($0) - lead - databaseT0 })
+        awayWindows(t0: t0, window: window)
         let android = fleet.devices.values.filter { $0.platform == "android" }.count
         s.note("\(fleet.streams.count) streams, \(fleet.users.count) users, \(fleet.devices.count) devices (\(android) Android), "
                + "\(operations.count) operations over \(Int(window))s around T-lead (START_LEAD_SECONDS=\(system.startLead))")
@@ -81,15 +88,18 @@ final class DeviceModelRun {
                 try await apply(first.action())
                 done.append(first.what)
             }
-            if ChaosScenario.now >= nextKill && ChaosScenario.now < t0 + window + 2, !system.workers.isEmpty {
-                let victim = random.choice(system.workers)
+            if ChaosScenario.now >= nextKill && ChaosScenario.now < t0 + window + 2, !system.workers.isEmpty,
+               case let busy = try await workerSendingStarts(), busy != nil || ChaosScenario.now >= nextKill + 1.5 {
+                // Mid start burst where one is on: a kill with starts in flight repeats them (the phones' duplicates).
+                let victim = busy ?? random.choice(system.workers)
                 let at = ChaosScenario.now
                 kills.append((at, try await s.killAndRecord(victim)))
                 system.retire(victim)
                 try system.startWorker()
                 nextKill = ChaosScenario.now + random.uniform(2.5, 5)
             }
-            if operations.isEmpty && app.pending.isEmpty && ChaosScenario.now > t0 + window + 2 && ChaosScenario.now - lastRecord >= 2,
+            if operations.isEmpty && app.pending.isEmpty && ChaosScenario.now > max(t0 + window, model.phones.lastReturn) + 2
+                && ChaosScenario.now - lastRecord >= 2,
                try await system.outboxBacklog() == 0, try await soonDue(within: 3) == 0 {
                 settled = true
                 break
@@ -110,9 +120,13 @@ final class DeviceModelRun {
             lastRecord = ChaosScenario.now
         }
         for record in records {
-            if let opened = model.apply(record) {
+            for opened in model.receive(record) {
                 app.opened(opened)
             }
+        }
+        // A phone comes back half a second after its window (messages accepted just before are read by then).
+        for opened in model.returns(by: ChaosScenario.now - 0.5) {
+            app.opened(opened)
         }
         try await app.tick()
     }
@@ -137,7 +151,12 @@ final class DeviceModelRun {
                 fleet.planned[stream] = Int(planned)
             }
         case .status(let stream, let status):
-            try await system.execute("UPDATE streams SET status = $1 WHERE id = $2 AND status IN ('scheduled', 'ready')", [status, stream])
+            let changed = try await system.query("""
+                UPDATE streams SET status = $1 WHERE id = $2 AND status IN ('scheduled', 'ready') RETURNING id
+                """, [status, stream])
+            if !changed.isEmpty && leftScheduled[stream] == nil {
+                leftScheduled[stream] = began
+            }
         case .guest(let stream, let user):
             guard !(fleet.participants[stream] ?? []).contains(where: { $0.user == user }) else { return }
             fleet.participants[stream, default: []].append((user, began))
@@ -156,6 +175,40 @@ final class DeviceModelRun {
             fleet.tokenSince[device] = began
             model.fcmToken(device, token)
             try await system.execute("UPDATE devices SET fcm_token = $1 WHERE device_id = $2", [token, device])
+        }
+    }
+
+    /// A worker with starts of the run in flight (start-ledger rows `sending` under it), if any.
+    private func workerSendingStarts() async throws -> SystemWorker? {
+        let owners = Set(try await s.system.query("""
+            SELECT DISTINCT claimed_by FROM countdown_start_ledger WHERE stream_id LIKE $1 AND status = 'sending' AND claimed_by IS NOT NULL
+            """, [s.prefix + "%"]).map { try $0.decode("claimed_by", as: String.self) })
+        guard !owners.isEmpty else { return nil }
+        for worker in s.system.workers {
+            let key = ObjectIdentifier(worker)
+            if workerIDs[key] == nil {
+                workerIDs[key] = try await worker.workerID()
+            }
+            if let id = workerIDs[key], owners.contains(id) {
+                return worker
+            }
+        }
+        return nil
+    }
+
+    /// Phones offline for a window: one in four of the iOS and Android devices, away from a random moment of the run's
+    /// `window` for 2 s up to `window` seconds (some across their streams' T-lead, planned start and end); one iOS phone
+    /// in three runs an app without the duplicate ending.
+    private func awayWindows(t0: Double, window: Double) {
+        for id in fleet.deviceOrder {
+            guard let device = fleet.devices[id], device.platform == "ios" || device.platform == "android" else { continue }
+            if random.random() < 0.25 {
+                let from = t0 + random.uniform(0, window)
+                model.phones.away(id, from: from, until: from + random.uniform(2, window))
+            }
+            if device.platform == "ios" && random.random() < 1.0 / 3 {
+                app.withoutDuplicateEnding.insert(id)
+            }
         }
     }
 

@@ -7,15 +7,30 @@ final class ModelActivity: CustomStringConvertible {
     let generation: Int
     /// The planned start (epoch seconds) it counts down to.
     var shows: Int?
+    /// When the phone showed it (a held start: when the phone came back online).
     let openedAt: Double
+    /// When the push service accepted the start that opened it.
+    var startSentAt: Double = 0
     /// The start that opened it: (stream, push-to-start token), or (stream, FCM token) for an Android countdown.
     let startKey: StartKey
-    /// The runtime token the app registered (iOS).
+    /// The runtime token the app registered (iOS), with the activity's id and when.
     var token: String?
+    var activityID: String?
+    var registeredAt: Double?
     var ended = false
     var endedReason: String?
-    /// Ended with immediate dismissal for a stream still scheduled: a new generation may start.
+    /// When the push service accepted the end that ended it (the backend's moment, whether or not the phone was away).
+    var endSentAt: Double?
+    /// Removed from the screen at once: immediate dismissal, or the app ended it.
     var removed = false
+    /// When the app ended it itself (an older activity of the same stream: the app's duplicate ending).
+    var endedByAppAt: Double?
+    /// `stale-date` (iOS) or `staleAt` (Android) of the last content applied: when its countdown goes stale.
+    var staleAt: Double?
+    /// Planned starts of updates the push service dropped for their expiry while the phone was away.
+    var expiredAway: Set<Int> = []
+    /// When the phone came back to find the end dropped for its expiry (Android `ttl`).
+    var endExpiredAt: Double?
     /// Order of the app's session registrations (the last one of a device and stream is its session).
     var attached = 0
     /// Android: the last `seq` applied, and the end's.
@@ -31,8 +46,11 @@ final class ModelActivity: CustomStringConvertible {
         self.startKey = startKey
     }
 
+    /// Ended by the backend's push (not by the app): closes the activity's generation.
+    var endedByPush: Bool { ended && endedByAppAt == nil }
+
     var description: String {
-        let state = ended ? "ended:\(endedReason ?? "None")" : "shows \(shows.map(String.init) ?? "None")"
+        let state = endedByAppAt != nil ? "ended by the app" : ended ? "ended:\(endedReason ?? "None")" : "shows \(shows.map(String.init) ?? "None")"
         return "<\(device) \(stream) g\(generation) \(state)>"
     }
 }

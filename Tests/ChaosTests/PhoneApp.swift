@@ -2,17 +2,26 @@ import CountdownStore
 import Foundation
 import TestSupport
 
-/// Plays the app on every iOS phone of scenario 20: registers a started activity's runtime token as a session, 0.2-6 s
-/// after the start (one in ten 8-15 s), with the API's session registration (`SessionStore.register`).
+/// Plays the app on every iOS phone of scenario 20, as docs/integration.md tells the app to: 0.2-6 s after an activity
+/// starts (one in ten 8-15 s) it registers the activity's runtime token with its activity id as a session, with the
+/// API's session registration (`SessionStore.register`); at that moment it ends every other activity of the same stream
+/// on the phone at once and deletes that activity's session by its id (`SessionStore.removeOwn`, the API's `DELETE
+/// …?activityId=`) — except on phones in `withoutDuplicateEnding` (an app version without it: the backend must then
+/// update and end both activities). A phone away registers and deletes when it comes back.
 final class PhoneApp {
     let system: CountdownSystem
     let fleet: DeviceFleet
     let model: DeviceModel
     let random: ScenarioRandom
+    /// Phones whose app does not end older duplicates.
+    var withoutDuplicateEnding: Set<String> = []
     /// (moment, activity, runtime token) not registered yet.
     private(set) var pending: [(at: Double, activity: ModelActivity, token: String)] = []
     private(set) var registered = 0
     private(set) var late = 0
+    /// Older activities the app ended itself, and the sessions it deleted for them.
+    private(set) var endedDuplicates = 0
+    private(set) var deleted = 0
     /// Registrations the store refused (none expected: every device stays its user's, every stream exists).
     private(set) var refused = 0
 
@@ -21,6 +30,12 @@ final class PhoneApp {
         self.fleet = fleet
         self.model = model
         self.random = random
+    }
+
+    /// The activity's id as ActivityKit makes it (a UUID), the same for the same activity.
+    static func activityID(_ activity: ModelActivity) -> String {
+        let hex = Array(DeviceFleet.token("activity", activity.device, activity.stream, String(activity.generation), String(activity.openedAt)).uppercased())
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
     }
 
     /// The phone opened `activity`: its app registers the runtime token a little later.
@@ -32,25 +47,50 @@ final class PhoneApp {
         pending.append((ChaosScenario.now + delay, activity, token))
     }
 
-    /// Registers every session whose moment has come.
+    /// Registers every session whose moment has come (on phones online), ending the older activities of their streams.
     func tick() async throws {
         let now = ChaosScenario.now
-        let due = pending.filter { $0.at <= now }
+        // An activity the app already ended registers nothing.
+        pending.removeAll { $0.activity.endedByAppAt != nil }
+        let due = pending.filter { $0.at <= now && !model.phones.isAway($0.activity.device, at: now) }
         guard !due.isEmpty else { return }
-        pending.removeAll { $0.at <= now }
-        let sessions = due.map { (stream: $0.activity.stream, device: $0.activity.device, user: fleet.devices[$0.activity.device]?.user, token: $0.token) }
-        let refused = try await system.db.transaction { connection in
-            // As the API's session handler writes it.
-            try sessions.reduce(0) { refused, session in
-                let outcome = try SessionStore.register(stream: session.stream, device: session.device, user: session.user ?? "",
-                                                        token: session.token, activity: nil, on: connection)
-                return refused + (outcome == .registered ? 0 : 1)
+        let dueIDs = Set(due.map { ObjectIdentifier($0.activity) })
+        pending.removeAll { dueIDs.contains(ObjectIdentifier($0.activity)) }
+        var sessions: [(stream: String, device: String, user: String, token: String, activity: String)] = []
+        var deletes: [(stream: String, device: String, user: String, activity: String)] = []
+        for entry in due where entry.activity.endedByAppAt == nil {
+            let activity = entry.activity
+            let user = fleet.devices[activity.device]?.user ?? ""
+            let id = Self.activityID(activity)
+            model.attach(activity, entry.token, id: id, at: now)
+            sessions.append((activity.stream, activity.device, user, entry.token, id))
+            registered += 1
+            guard !withoutDuplicateEnding.contains(activity.device) else { continue }
+            for other in model.activities[activity.device, default: []] where other !== activity && other.stream == activity.stream && !other.removed {
+                let live = !other.ended
+                model.endedByApp(other, at: now)
+                endedDuplicates += live ? 1 : 0
+                if let otherID = other.activityID {
+                    deletes.append((other.stream, other.device, user, otherID))
+                }
             }
         }
-        self.refused += refused
-        for entry in due {
-            model.attach(entry.activity, entry.token)
-            registered += 1
+        let (registrations, removals) = (sessions, deletes)
+        let outcome = try await system.db.transaction { connection in
+            // As the API's session handlers write them: registrations, then the app's deletes of the activities it ended.
+            var refused = 0
+            for session in registrations {
+                let outcome = try SessionStore.register(stream: session.stream, device: session.device, user: session.user,
+                                                        token: session.token, activity: session.activity, on: connection)
+                refused += outcome == .registered ? 0 : 1
+            }
+            for delete in removals {
+                refused += try SessionStore.removeOwn(stream: delete.stream, device: delete.device, user: delete.user, activity: delete.activity,
+                                                      on: connection) == nil ? 0 : 1
+            }
+            return refused
         }
+        refused += outcome
+        deleted += deletes.count
     }
 }

@@ -47,7 +47,10 @@ import Testing
         try await SessionUpdateTests.with { handler, db, gateway in
             // d5's push-to-start is out (claimed, not yet settled) when its runtime session registers.
             _ = try await db.withConnection { connection in
-                try connection.execute("UPDATE countdown_start_ledger SET status = 'sending', sent_at = NULL WHERE device_id = 'd5'")
+                try connection.execute("""
+                    UPDATE countdown_start_ledger SET status = 'sending', sent_at = NULL, claimed_until = now() + interval '30 seconds'
+                    WHERE device_id = 'd5'
+                    """)
                 try connection.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd5', 'u2', 'r-d5')")
             }
             #expect(try await handler.handle(.update(stream: "s")) == .reschedule(after: SessionFanout.updateRecheck, reason: "start_in_flight"))
@@ -56,6 +59,25 @@ import Testing
             _ = try await db.withConnection { try $0.execute("UPDATE countdown_start_ledger SET status = 'sent', sent_at = now() WHERE device_id = 'd5'") }
             #expect(try await handler.handle(.update(stream: "s")) == .done(detail: "all 5 sessions show the current start"))
             #expect(gateway.sent.value.isEmpty)
+        }
+    }
+
+    @Test func aSessionWhosePushToStartWasLeftSendingByADeadWorkerIsUpdated() async throws {
+        try await SessionUpdateTests.with { handler, db, gateway in
+            // d5's push-to-start went out from a worker killed before recording the answer: its row stays `sending`,
+            // the claim expired. The app registered the activity it opened; the stream has moved since.
+            try await SessionUpdateTests.reschedule(db, by: 20)
+            _ = try await db.withConnection { connection in
+                try connection.execute("""
+                    UPDATE countdown_start_ledger SET status = 'sending', sent_at = NULL, claimed_by = 'w-dead',
+                        claimed_until = now() - interval '1 second'
+                    WHERE device_id = 'd5'
+                    """)
+                try connection.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'd5', 'u2', 'r-d5')")
+            }
+            guard case .done = try await handler.handle(.update(stream: "s")) else { Issue.record("expected done, not a wait for the dead worker's start"); return }
+            let current = try await Self.planned(db)
+            #expect(gateway.lastExpiration["r-d5"] == current, "d5's activity shows the current start")
         }
     }
 }
