@@ -17,6 +17,7 @@ import JSON
 ///   with the answers given;
 /// - `GET|POST|DELETE /fake/faults`: show, add (`APNsFaultRule`, one or an array), clear;
 /// - `GET /healthz`.
+/// With `channelHost` set, channel management answers on that host only, pushes and broadcasts on any other.
 struct FakeAPNs: Sendable {
     let bundleID: String
     let tokens: ProviderTokenChecker
@@ -27,6 +28,9 @@ struct FakeAPNs: Sendable {
     let log: FakeLog
     private let now: @Sendable () -> Date
     let delays = DelayLine(name: "fake-apns-latency")
+    /// When set, the `Host` (host:port) channel management is reached at, as Apple's separate host: channel requests
+    /// to another host and pushes or broadcasts to this one get 404 `BadPath`.
+    var channelHost: String?
 
     init(bundleID: String, tokens: ProviderTokenChecker, channelLimit: Int, keep: Int, keepRequests: Int, recordFile: RecordFile?,
          log: FakeLog, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -79,6 +83,7 @@ struct FakeAPNs: Sendable {
         }
         let id = request.headers[kind == .device ? "apns-id" : "apns-request-id"] ?? UUID().uuidString.lowercased()
         do throws(APNsRefusal) {
+            if let channelHost, (request.headers["host"] == channelHost) != (kind == .channels) { throw APNsRefusal(status: 404, reason: "BadPath") }
             try tokens.check(authorization: request.headers["authorization"])
             switch kind {
             case .device: return try push(request, token: name, id: id)

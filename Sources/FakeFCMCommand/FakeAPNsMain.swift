@@ -27,9 +27,11 @@ enum FakeAPNsMain {
             }
             let tokens = try ProviderTokenChecker(key: key, keyID: options.keyID, teamID: options.teamID, now: { Date() })
             recordFile = try options.recordPath.map { path throws(UsageError) in try RecordFile(path: path, log: log) }
-            fake = FakeAPNs(
+            var configured = FakeAPNs(
                 bundleID: options.bundleID, tokens: tokens, channelLimit: options.maxChannels, keep: options.keep,
                 keepRequests: options.keepRequests, recordFile: recordFile, log: log)
+            configured.channelHost = options.channelHost
+            fake = configured
         } catch {
             FakeServer.fail(program, error.description, code: 2)
         }

@@ -10,6 +10,7 @@ struct FakeAPNsOptions: Sendable {
     var teamID = ""
     var bundleID = ""
     var recordPath: String?
+    var channelHost: String?
     var maxChannels = 10_000
     var threads = 8
     var keep = 100_000
@@ -28,6 +29,9 @@ struct FakeAPNsOptions: Sendable {
           --team-id <id>               the provider token's iss (APNS_TEAM_ID)
           --bundle-id <id>             the app: apns-topic <id>.push-type.liveactivity, /4/broadcasts/apps/<id>,
                                        /1/apps/<id>/channels (APNS_BUNDLE_ID)
+          --channel-host <host:port>   the Host channel management is sent to, as Apple's separate host: channel
+                                       requests elsewhere, and pushes or broadcasts there, get 404 BadPath
+                                       (FAKE_APNS_CHANNEL_HOST; default: every endpoint on any host)
           --record <file.jsonl>        append every accepted push and broadcast as a JSON line (FAKE_APNS_RECORD)
           --max-channels <n>           channels alive before CannotCreateChannelConfig (FAKE_APNS_MAX_CHANNELS, default 10000)
           --threads <n>                server threads (FAKE_APNS_THREADS, default 8)
@@ -40,7 +44,7 @@ struct FakeAPNsOptions: Sendable {
     static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> FakeAPNsOptions? {
         let names = [
             "--addr": "FAKE_APNS_ADDR", "--listen-fd": "FAKE_APNS_LISTEN_FD", "--key": "APNS_KEY_FILE", "--key-id": "APNS_KEY_ID",
-            "--team-id": "APNS_TEAM_ID", "--bundle-id": "APNS_BUNDLE_ID", "--record": "FAKE_APNS_RECORD",
+            "--team-id": "APNS_TEAM_ID", "--bundle-id": "APNS_BUNDLE_ID", "--record": "FAKE_APNS_RECORD", "--channel-host": "FAKE_APNS_CHANNEL_HOST",
             "--max-channels": "FAKE_APNS_MAX_CHANNELS", "--threads": "FAKE_APNS_THREADS", "--keep": "FAKE_APNS_KEEP",
             "--keep-requests": "FAKE_APNS_KEEP_REQUESTS",
         ]
@@ -60,6 +64,7 @@ struct FakeAPNsOptions: Sendable {
             options[keyPath: keyPath] = value
         }
         options.recordPath = values["--record"]
+        options.channelHost = values["--channel-host"]
         options.maxChannels = try FlagValues.integer(values["--max-channels"], flag: "--max-channels", range: 0...1_000_000) ?? options.maxChannels
         options.threads = try FlagValues.integer(values["--threads"], flag: "--threads", range: 1...256) ?? options.threads
         options.keep = try FlagValues.integer(values["--keep"], flag: "--keep", range: 0...10_000_000) ?? options.keep

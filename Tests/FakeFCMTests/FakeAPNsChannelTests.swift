@@ -48,6 +48,17 @@ import TestSupport
         #expect(stats["channelsCreated"] as? Int == 1 && stats["channelsDeleted"] as? Int == 1)
     }
 
+    @Test func channelManagementAndPushesAnswerOnTheirOwnHosts() async throws {
+        let apns = try await FakeAPNsProcess()
+        let client = try FakeAPNsClient(apns)
+        let create = try await client.send(.post, "/1/apps/\(apns.bundleID)/channels", headers: ["authorization": "bearer \(try client.providerToken())"],
+                                           body: #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#, channelHost: false)
+        #expect(create.status == 404 && create.reason == "BadPath", "channel management on the push host")
+        let push = try await client.send(.post, "/3/device/abcd", headers: try client.liveActivityHeaders(), body: FakeAPNsClient.aps(), channelHost: true)
+        #expect(push.status == 404 && push.reason == "BadPath", "a token push on the channel host")
+        #expect(try await apns.control.call("GET", "/fake/channels").text == "[]")
+    }
+
     @Test func aChannelLimitAnswersCannotCreateChannelConfig() async throws {
         let apns = try await FakeAPNsProcess(arguments: ["--max-channels", "2"])
         let client = try FakeAPNsClient(apns)

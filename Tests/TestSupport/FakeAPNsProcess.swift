@@ -2,7 +2,8 @@ import Foundation
 
 /// The fake APNs as a test uses it: `countdown-fake-fcm apns` (HTTP/1.1 on a loopback port) behind `nghttpx`, which
 /// terminates TLS and HTTP/2 with a certificate of a throwaway CA, on two ports: `baseURL` (token pushes and
-/// broadcasts, as api.push.apple.com) and `channelURL` (channel management, as Apple's separate host). A worker trusts
+/// broadcasts, as api.push.apple.com) and `channelURL` (channel management, as Apple's separate host; each answers
+/// only its own requests, others get 404 `BadPath`). A worker trusts
 /// it through `APNS_CA_FILE` = `caFile`. The fake's control routes (`/fake/…`) answer on `controlURL`, plain HTTP.
 /// Child output goes to files in `directory`; both processes stop on `deinit`.
 public final class FakeAPNsProcess: @unchecked Sendable {
@@ -55,12 +56,19 @@ public final class FakeAPNsProcess: @unchecked Sendable {
                        outputPath: "\(directory)/openssl.log")
         certificates = try TestCertificates()
 
+        // nghttpx cannot be handed a bound socket: it binds free ports itself (a rare race with another process is
+        // reported as a start failure). The fake learns the channel port first, to answer channel management there only.
+        let pushPort = freeLoopbackPort()
+        var channelPort = freeLoopbackPort()
+        while channelPort == pushPort { channelPort = freeLoopbackPort() }
+        (self.pushPort, self.channelPort) = (pushPort, channelPort)
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = logLevel
         let stdoutPath = "\(directory)/fake.stdout.log"
         fake = try SpawnedProcess(
             TestEnvironment.systemBinDirectory.appendingPathComponent("countdown-fake-fcm").path,
-            ["apns", "--key", keyFile, "--key-id", keyID, "--team-id", teamID, "--bundle-id", bundleID, "--addr", "127.0.0.1:0"] + arguments,
+            ["apns", "--key", keyFile, "--key-id", keyID, "--team-id", teamID, "--bundle-id", bundleID, "--addr", "127.0.0.1:0",
+             "--channel-host", "localhost:\(channelPort)"] + arguments,
             environment: environment, stdout: .file(stdoutPath), stderr: .file("\(directory)/fake.stderr.log"))
         let (object, line) = readAnnouncement(of: fake, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int else {
@@ -68,9 +76,6 @@ public final class FakeAPNsProcess: @unchecked Sendable {
         }
         backendPort = port
 
-        // nghttpx cannot be handed a bound socket: it binds free ports itself (a rare race with another process is
-        // reported as a start failure).
-        (pushPort, channelPort) = (freeLoopbackPort(), freeLoopbackPort())
         let log = "\(directory)/nghttpx.log"
         proxy = try SpawnedProcess(
             "/usr/sbin/nghttpx",
