@@ -10,7 +10,6 @@ public final class FakeAPNsProcess: @unchecked Sendable {
     public let directory: String
     public let fake: SpawnedProcess
     public let proxy: SpawnedProcess
-    public let certificates: TestCertificates
     /// The `.p8` signing key (`APNS_KEY_FILE`) and its ids.
     public let keyFile: String
     public let keyID: String
@@ -24,7 +23,8 @@ public final class FakeAPNsProcess: @unchecked Sendable {
     public var baseURL: String { "https://localhost:\(pushPort)" }
     public var channelURL: String { "https://localhost:\(channelPort)" }
     public var controlURL: String { "http://127.0.0.1:\(backendPort)" }
-    public var caFile: String { certificates.caFile }
+    /// The throwaway CA that signed nghttpx's certificate (`APNS_CA_FILE`).
+    public var caFile: String { "\(directory)/ca.crt" }
     public var stderrPath: String { "\(directory)/fake.stderr.log" }
     public var proxyLogPath: String { "\(directory)/nghttpx.log" }
 
@@ -39,6 +39,7 @@ public final class FakeAPNsProcess: @unchecked Sendable {
         ]
     }
 
+    /// The key, CA and server certificate come from `scripts/gen-apns-pki`.
     /// - Parameters:
     ///   - arguments: extra flags of the fake (`--max-channels 2`, `--record <file>`).
     ///   - bundleID: `APNS_BUNDLE_ID`.
@@ -52,9 +53,7 @@ public final class FakeAPNsProcess: @unchecked Sendable {
         keyID = "FAKEKEY123"
         teamID = "FAKETEAM12"
         keyFile = "\(directory)/AuthKey_\(keyID).p8"
-        _ = try runCommand("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyFile],
-                       outputPath: "\(directory)/openssl.log")
-        certificates = try TestCertificates()
+        _ = try runCommand("/bin/bash", [FakeFCMProcess.repositoryRoot.appendingPathComponent("scripts/gen-apns-pki").path, directory, keyID])
 
         // nghttpx cannot be handed a bound socket: it binds free ports itself (a rare race with another process is
         // reported as a start failure). The fake learns the channel port first, to answer channel management there only.
@@ -81,7 +80,7 @@ public final class FakeAPNsProcess: @unchecked Sendable {
             "/usr/sbin/nghttpx",
             ["--conf=/dev/null", "--frontend=127.0.0.1,\(pushPort)", "--frontend=127.0.0.1,\(channelPort)",
              "--backend=127.0.0.1,\(port)", "--single-process", "--no-ocsp", "--workers=1", "--no-via", "--backend-connections-per-host=64",
-             "--errorlog-file=\(log)", certificates.serverKeyFile, certificates.serverCertificateFile],
+             "--errorlog-file=\(log)", "\(directory)/server.key", "\(directory)/server.crt"],
             stdout: .file("\(directory)/nghttpx.stdout.log"), stderr: .file("\(directory)/nghttpx.stderr.log"))
         let proxy = self.proxy
         let ports = [pushPort, channelPort]
