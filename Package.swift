@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "FakeFCMTests", dependencies: ["JWT", "TestSupport"]),
+        .testTarget(name: "FakeFCMTests", dependencies: ["HTTPClient", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain", "PushPayloads"]),
         // The stores through their public API against real PostgreSQL, one migrated database per test.
         .testTarget(name: "CountdownStoreTests", dependencies: ["CountdownDomain", "CountdownStore", "Postgres", "PushPayloads", "TestSupport"]),

@@ -26,6 +26,8 @@ public struct CountdownConfig: Sendable {
         public var bundleID: String
         public var environment: APNsEnvironment
         public var baseURL: String
+        /// PEM CA certificates to trust for APNs instead of the system's (`APNS_CA_FILE`), e.g. a fake's test CA.
+        public var caFile: String? = nil
     }
 
     public var databaseURL: String
@@ -125,7 +127,8 @@ public struct CountdownConfig: Sendable {
                 teamID: read({ try env.string("APNS_TEAM_ID") }, default: ""),
                 bundleID: read({ try env.string("APNS_BUNDLE_ID") }, default: ""),
                 environment: environment,
-                baseURL: read({ try env.url("APNS_BASE_URL", schemes: ["http", "https"], default: defaultBase) }, default: ""))
+                baseURL: read({ try env.url("APNS_BASE_URL", schemes: ["http", "https"], default: defaultBase) }, default: ""),
+                caFile: read({ try env.optionalCertificateFile("APNS_CA_FILE") }, default: nil))
         }
         let day = 86_400
         let flow = FlowSettings(

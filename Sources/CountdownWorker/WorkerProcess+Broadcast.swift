@@ -29,7 +29,7 @@ extension WorkerProcess {
         guard config.broadcast.enabled, let apns = config.apns else { return nil }
         let (configuration, tokens) = try apnsCredentials(apns, redis: redis, namespace: config.namespace, metrics: metrics, clock: clock)
         let http = try HTTPClient(configuration: HTTPClientConfiguration(name: "apns-broadcast", requestTimeout: .seconds(15), maxConnections: 8,
-                                                                         proxy: config.pushProxy))
+                                                                         caFile: apns.caFile, proxy: config.pushProxy))
         let channels = APNsChannels(configuration: configuration, channelURL: config.broadcast.channelURL, tokens: tokens, http: http, now: clock.now)
         // The queue's retry policy: 2 s doubling to 10 minutes, half of it jittered.
         let policy = RetryPolicy()

@@ -234,10 +234,10 @@ public struct WorkerProcess: Sendable {
 
     static func makeTransport(config: CountdownConfig, redis: RedisClient, metrics: WorkerMetrics, clock: ServerClock,
                               logger: Logger) throws -> (any PushTransport, TokenGuardedTransport) {
-        let http = { (name: String) throws -> HTTPClient in
+        let http = { (name: String, caFile: String?) throws -> HTTPClient in
             try HTTPClient(configuration: HTTPClientConfiguration(name: name, requestTimeout: .seconds(15),
                                                                   maxConnections: max(8, min(512, config.pushConcurrency)),
-                                                                  proxy: config.pushProxy))
+                                                                  caFile: caFile, proxy: config.pushProxy))
         }
         let base: any PushTransport
         switch config.pushTransport {
@@ -245,14 +245,14 @@ public struct WorkerProcess: Sendable {
             base = LogTransport()
         case .fcm:
             guard let fcm = config.fcm else { throw ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem: "is required for PUSH_TRANSPORT=fcm") }
-            base = try makeFCMTransport(fcm, http: try http("fcm"), metrics: metrics, clock: clock)
+            base = try makeFCMTransport(fcm, http: try http("fcm", nil), metrics: metrics, clock: clock)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
             let (configuration, tokens) = try apnsCredentials(apns, redis: redis, namespace: config.namespace, metrics: metrics, clock: clock)
-            let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns"))
+            let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns", apns.caFile))
             // Reminders are plain notifications and the Android countdown FCM data messages: with REMINDER_TRANSPORT=fcm
             // or ANDROID_COUNTDOWN=on they go through FCM credentials.
-            base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm"), metrics: metrics, clock: clock)) } ?? direct
+            base = try config.fcm.map { RoutingTransport(liveActivities: direct, notifications: try makeFCMTransport($0, http: try http("fcm", nil), metrics: metrics, clock: clock)) } ?? direct
         }
         let limiter = RedisRateLimiter(redis: redis, namespace: config.namespace, perMinute: config.pushRateLimitPerMinute)
         let rule = TokenGuard(minRefusals: config.tokenGuardMinRefusals, ratio: config.tokenGuardRatio)

@@ -214,33 +214,23 @@ struct FakeFCM: Sendable {
     private func listRequests(_ request: HTTPRequest) -> HTTPResponse {
         var kind: RequestLog.Kind?
         if let text = request.queryValue("kind") {
-            guard let parsed = RequestLog.Kind(rawValue: text) else { return .json(object: ["error": "kind must be token or send"], status: 400) }
+            guard let parsed = RequestLog.Kind(rawValue: text), parsed == .token || parsed == .send else {
+                return .json(object: ["error": "kind must be token or send"], status: 400)
+            }
             kind = parsed
         }
         return Self.json(requests.entries(kind: kind))
     }
 
     private func addFaults(_ request: HTTPRequest) -> HTTPResponse {
-        let decoder = JSONDecoder()
-        let rules: [FaultRule]
-        if let many = try? decoder.decode([FaultRule].self, from: request.body) {
-            rules = many
-        } else if let one = try? decoder.decode(FaultRule.self, from: request.body) {
-            rules = [one]
-        } else {
-            return .json(object: ["error": "expected a fault rule object or an array of them"], status: 400)
+        FaultRuleBody.add(request.body, apply: faults.apply) { (rules: [FaultRule]) in
+            let snapshot = faults.snapshot
+            log.info("faults added", [
+                "rules": String(rules.count), "latencyMs": String(snapshot.latencyMs), "dropConnections": String(snapshot.dropConnections),
+                "failures": String(snapshot.failures.count),
+            ])
+            return Self.json(snapshot)
         }
-        do throws(FaultRuleError) {
-            try faults.apply(rules)
-        } catch {
-            return .json(object: ["error": error.reason], status: 400)
-        }
-        let snapshot = faults.snapshot
-        log.info("faults added", [
-            "rules": String(rules.count), "latencyMs": String(snapshot.latencyMs), "dropConnections": String(snapshot.dropConnections),
-            "failures": String(snapshot.failures.count),
-        ])
-        return Self.json(snapshot)
     }
 
     private static func json<T: Encodable>(_ value: T) -> HTTPResponse {

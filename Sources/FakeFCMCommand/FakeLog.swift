@@ -4,6 +4,8 @@ import Telemetry
 /// Structured logs: one JSON object per line on stderr (`ts`, `level`, `msg`, fields).
 struct FakeLog: Sendable {
     let minimum: LogLevel
+    /// The `service` field of every line.
+    var service = "countdown-fake-fcm"
 
     /// `LOG_LEVEL` = debug, info, warn or error (read as the services read it; unset or empty is info).
     static func parseLevel(_ text: String?) throws(UsageError) -> LogLevel {
@@ -31,7 +33,7 @@ struct FakeLog: Sendable {
         object["ts"] = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
         object["level"] = level.name
         object["msg"] = message
-        object["service"] = "countdown-fake-fcm"
+        object["service"] = service
         guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(UInt8(ascii: "\n"))
         FileHandle.standardError.write(line)

@@ -37,34 +37,13 @@ struct FakeOptions: Sendable {
     /// The options, or nil when `--help` was asked for.
     static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> FakeOptions? {
         var options = FakeOptions()
-        var values: [String: String] = [:]
         let environmentNames = [
             "--addr": "FAKE_FCM_ADDR", "--service-account": "GOOGLE_APPLICATION_CREDENTIALS", "--record": "FAKE_FCM_RECORD",
             "--record-flush-ms": "FAKE_FCM_RECORD_FLUSH_MS",
             "--token-ttl": "FAKE_FCM_TOKEN_TTL", "--threads": "FAKE_FCM_THREADS", "--keep": "FAKE_FCM_KEEP",
             "--keep-requests": "FAKE_FCM_KEEP_REQUESTS", "--listen-fd": "FAKE_FCM_LISTEN_FD",
         ]
-        for (flag, variable) in environmentNames {
-            if let value = environment[variable], !value.isEmpty { values[flag] = value }
-        }
-        var index = 0
-        while index < arguments.count {
-            var flag = arguments[index]
-            var value: String?
-            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
-                value = String(flag[flag.index(after: equals)...])
-                flag = String(flag[..<equals])
-            }
-            if flag == "--help" || flag == "-h" { return nil }
-            guard environmentNames[flag] != nil else { throw UsageError("unknown option \(flag) (see --help)") }
-            if value == nil {
-                index += 1
-                guard index < arguments.count else { throw UsageError("\(flag) needs a value") }
-                value = arguments[index]
-            }
-            values[flag] = value
-            index += 1
-        }
+        guard let values = try FlagValues.read(arguments: arguments, environment: environment, names: environmentNames) else { return nil }
 
         if let address = values["--addr"] {
             do {
@@ -90,10 +69,6 @@ struct FakeOptions: Sendable {
     }
 
     private static func integer(_ text: String?, flag: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError("\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
-        }
-        return value
+        try FlagValues.integer(text, flag: flag, range: range)
     }
 }

@@ -42,15 +42,19 @@ final class RecordFile: @unchecked Sendable {
 
     /// Appends one line (or gathers it); a failed write is logged, and the message stays in memory.
     func append(_ summary: RecordedMessage.Summary, body: Data) {
-        let line = RecordedMessage.recordLine(summary, body: body)
+        append(line: RecordedMessage.recordLine(summary, body: body), seq: summary.seq)
+    }
+
+    /// Appends one record line, newline included (or gathers it).
+    func append(line: [UInt8], seq: Int) {
         pending.withLock { pending in
             guard gathering else {
-                write(line, seq: summary.seq)
+                write(line, seq: seq)
                 return
             }
             pending.append(contentsOf: line)
             if pending.count >= Self.gatherLimit {
-                write(pending, seq: summary.seq)
+                write(pending, seq: seq)
                 pending.removeAll(keepingCapacity: true)
             }
         }

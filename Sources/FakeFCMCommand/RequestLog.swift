@@ -5,9 +5,11 @@ import Synchronization
 /// The newest token requests and the newest sends as received, with the answers given (`GET /fake/requests`): what a client
 /// really sent (headers, body bytes) and which access token it was handed, for tests of a push client.
 final class RequestLog: Sendable {
-    /// Which endpoint a request went to.
-    enum Kind: String, Sendable, Encodable {
+    /// Which endpoint a request went to: the fake FCM's `token` and `send`; the fake APNs' `device` (token pushes),
+    /// `broadcast` and `channels` (channel management).
+    enum Kind: String, Sendable, Codable {
         case token, send
+        case device, broadcast, channels
     }
 
     /// One request as `GET /fake/requests` shows it.

@@ -50,6 +50,8 @@ final class DeviceModel {
     var attachedCount = 0
     /// Set by `check`: the other activity of a duplicate pair, still counting down.
     var duplicatesLeftShowing: [ModelActivity] = []
+    /// Broadcast channels and their subscribed activities (`DeviceModel+Channels`).
+    var channels = ModelChannels()
 
     init(leadSeconds: Double) {
         lead = leadSeconds

@@ -18,7 +18,12 @@ public struct FakeFCMClient: Sendable {
     public let session: URLSession
 
     public init(_ fake: FakeFCMProcess, connections: Int = 8) {
-        baseURL = fake.baseURL
+        self.init(baseURL: fake.baseURL, connections: connections)
+    }
+
+    /// A client of the fake listening at `baseURL` (plain HTTP): the fake FCM, or the fake APNs' control routes.
+    public init(baseURL: String, connections: Int = 8) {
+        self.baseURL = baseURL
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = connections
         session = URLSession(configuration: configuration)

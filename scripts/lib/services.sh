@@ -3,8 +3,9 @@
 # Never touches servers already running on the machine.
 
 # libfaketime: a worker with a fast clock (CountdownSystem.startWorker(clockOffset:), the chaos scenarios).
+# nghttp2-proxy: nghttpx, the TLS and HTTP/2 front of the fake APNs (TestSupport's FakeAPNsProcess).
 COUNTDOWN_APT_PACKAGES=(postgresql redis-server libpq-dev libhiredis-dev libssl-dev libmicrohttpd-dev
-  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server libfaketime)
+  libcurl4-openssl-dev pkg-config python3-venv openssl procps pgbouncer nghttp2-server nghttp2-proxy libfaketime)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPServer
+
+extension FakeAPNs {
+    /// Channel management: create (`POST …/channels`), read and delete (`GET`, `DELETE …/channels` with
+    /// `apns-channel-id`), list (`GET …/all-channels`).
+    func manageChannels(_ request: HTTPRequest, bundleID: String, id: String) throws(APNsRefusal) -> HTTPResponse {
+        let listing = request.path.hasSuffix("/all-channels")
+        let allowed = listing ? ["GET"] : ["POST", "GET", "DELETE"]
+        guard allowed.contains(request.method) else { throw .init(status: 405, reason: "MethodNotAllowed") }
+        guard bundleID == self.bundleID else { throw .init(status: 400, reason: "TopicDisallowed") }
+        if listing {
+            try injectedFailure(.channels, target: nil)
+            return Self.answer(.json(object: ["channels": channels.all(bundleID: bundleID).map(\.id)]), kind: .channels, id: id)
+        }
+        if request.method == "POST" {
+            let policy = try APNsRequestCheck.channelConfiguration(request.body).get()
+            try injectedFailure(.channels, target: nil)
+            guard case .created(let channel) = channels.create(bundleID: bundleID, messageStoragePolicy: policy) else {
+                throw .init(status: 400, reason: "CannotCreateChannelConfig")
+            }
+            pushes.countChannel(created: true)
+            log.debug("channel created", ["channel": channel.id])
+            var response = Self.answer(.empty(status: 201), kind: .channels, id: id)
+            response.headers["apns-channel-id"] = channel.id
+            return response
+        }
+        if let refusal = APNsRequestCheck.channelID(request) { throw refusal }
+        let channelID = request.headers["apns-channel-id"] ?? ""
+        try injectedFailure(.channels, target: channelID)
+        if request.method == "DELETE" {
+            guard channels.delete(channelID, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
+            pushes.countChannel(created: false)
+            log.debug("channel deleted", ["channel": channelID])
+            return Self.answer(.empty(status: 204), kind: .channels, id: id)
+        }
+        guard let channel = channels.channel(channelID, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
+        var response = Self.answer(
+            .json(object: ["message-storage-policy": channel.messageStoragePolicy, "push-type": "LiveActivity"]), kind: .channels, id: id)
+        response.headers["apns-channel-id"] = channel.id
+        return response
+    }
+}
