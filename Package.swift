@@ -92,7 +92,7 @@ let package = Package(
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library; its SQL is the store's.
         .target(name: "CountdownAPI", dependencies: [
-            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JWT", "Postgres", "Telemetry",
+            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JWT", "Lifecycle", "Postgres", "Telemetry",
         ]),
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
@@ -109,9 +109,9 @@ let package = Package(
             "Postgres", "Redis", "Telemetry",
         ]),
         .target(name: "FakeFCMCommand", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
-        .target(name: "APICommand", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Postgres", "Telemetry"]),
+        .target(name: "APICommand", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Lifecycle", "Postgres", "Telemetry"]),
         .target(name: "ConsoleCommand", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Postgres", "Push",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Lifecycle", "Postgres", "Push",
             "Redis", "Telemetry",
         ]),
 
@@ -172,7 +172,8 @@ let package = Package(
             "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
-            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Postgres", "Telemetry", "TestSupport",
+            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Lifecycle", "Postgres", "Telemetry",
+            "TestSupport",
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",

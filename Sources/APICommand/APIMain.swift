@@ -3,11 +3,9 @@ import Configuration
 import Foundation
 import HTTPServer
 import JWT
+import Lifecycle
 import Postgres
 import Telemetry
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // countdown-api: the HTTP API of the integration guide (see docs/openapi.yaml). Configured by the environment
 // (README, "Configuration"): DATABASE_URL, API_ADDR, API_METRICS_ADDR, API_JWT_SECRET / API_JWT_PUBLIC_KEY_FILE /
@@ -17,8 +15,8 @@ import Glibc
 /// `countdown-api`, run by the `countdown-api` executable and by the multi-call `countdown`.
 public enum APIMain {
     /// Serves until SIGTERM / SIGINT, drains and exits the process. `arguments`: the program name, then its arguments.
-    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
-    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    /// Its parts run as the services of one group: the request deadlines, the ownerless-device sweeper, the metrics
+    /// listener and the API listener, stopped in reverse order within `SHUTDOWN_GRACE_SECONDS`.
     @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-api", arguments: arguments)
 
@@ -42,10 +40,12 @@ public enum APIMain {
             fail("\(error)", code: 2)
         }
 
-        // SIGINT / SIGTERM are taken by sigwait below; block them before any thread starts so every thread inherits it.
-        let stopSignals = process.blockStopSignals()
-
         let logger = config.logger.with(["component": "countdown-api"])
+        let shutdown = ShutdownSignal()
+        let trap = SignalTrap { [grace = config.shutdownGraceSeconds] number in
+            logger.info("stopping", ["signal": .int(Int(number)), "graceSeconds": .int(grace)])
+            shutdown.trigger()
+        }
         // Descriptors: the soft limit raised to the hard one, and client connections capped below it less the pool and a
         // reserve, so PostgreSQL always finds a descriptor however many clients connect.
         let descriptorLimit = DescriptorBudget.raiseSoftLimit()
@@ -72,11 +72,16 @@ public enum APIMain {
             metrics: metrics))
         let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
         process.start(server, metrics: metricsServer)
-        let sweeper = config.ownerlessDeviceTTLHours > 0
-            ? Task {
-                await OwnerlessDeviceSweeper(database: database, ttlHours: config.ownerlessDeviceTTLHours, metrics: metrics,
-                                             logger: logger.with(["component": "ownerless-devices"])).run(every: .seconds(600))
-            } : nil
+        var services: [any Service] = [service.deadlineService]
+        if config.ownerlessDeviceTTLHours > 0 {
+            services.append(OwnerlessDeviceSweeper(database: database, ttlHours: config.ownerlessDeviceTTLHours, metrics: metrics,
+                                                   logger: logger.with(["component": "ownerless-devices"])))
+        }
+        services.append(HTTPServerService(name: "metrics-server", server: metricsServer))
+        services.append(HTTPServerService(name: "api-server", server: server) {
+            service.beginDraining()
+            _ = await service.waitUntilIdle()
+        })
         let algorithm = switch config.tokenKey {
         case .hs256: "HS256"
         case .rs256: "RS256"
@@ -87,15 +92,10 @@ public enum APIMain {
             "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
         ])
 
-        let received = process.waitForStop(stopSignals)
-        logger.info("stopping", ["signal": .int(Int(received)), "graceSeconds": .int(config.shutdownGraceSeconds)])
-        service.beginDraining()
-        sweeper?.cancel()
-        let idle = await service.waitUntilIdle(timeout: .seconds(config.shutdownGraceSeconds))
-        await server.shutdown()
-        await metricsServer.shutdown()
+        let outcome = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
         database.close()
-        logger.info("stopped", ["drained": .bool(idle)])
-        exit(0)
+        logger.info("stopped", ["drained": .bool(outcome.stoppedInTime)])
+        withExtendedLifetime(trap) {}
+        exit(outcome.failed ? 1 : 0)
     }
 }

@@ -1,10 +1,7 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The start and stop of a long-running server executable configured by the environment (countdown-api,
-/// countdown-console): one-line failures on stderr, no arguments but `--help`, and SIGINT / SIGTERM taken by `sigwait`.
+/// countdown-console): one-line failures on stderr, no arguments but `--help`.
 public struct ServerProcess: Sendable {
     public let program: String
     public let usage: String
@@ -30,23 +27,5 @@ public struct ServerProcess: Sendable {
             exit(0)
         }
         fail("unexpected argument \"\(arguments[1])\"; \(usage)", code: 2)
-    }
-
-    /// Blocks SIGINT and SIGTERM (call before any thread starts, so every thread inherits it); `waitForStop` takes them.
-    public func blockStopSignals() -> sigset_t {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        return signals
-    }
-
-    /// Waits for SIGINT or SIGTERM; returns the signal.
-    public func waitForStop(_ signals: sigset_t) -> Int32 {
-        var signals = signals
-        var received: Int32 = 0
-        sigwait(&signals, &received)
-        return received
     }
 }

@@ -6,13 +6,11 @@ import CountdownMaintenance
 import DelayQueue
 import Foundation
 import HTTPServer
+import Lifecycle
 import Postgres
 import Push
 import Redis
 import Telemetry
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // countdown-console: the operator console (SPEC 11, docs/console.md). Configured by the environment (README,
 // "Configuration"): CONSOLE_ADDR, CONSOLE_METRICS_ADDR, CONSOLE_AUTH, CONSOLE_USER_HEADER, CONSOLE_GROUPS_HEADER,
@@ -22,8 +20,7 @@ import Glibc
 /// `countdown-console`, run by the `countdown-console` executable and by the multi-call `countdown`.
 public enum ConsoleMain {
     /// Serves until SIGTERM / SIGINT and exits the process. `arguments`: the program name, then its arguments.
-    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
-    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    /// The metrics listener and the console's listener run as the services of one group, stopped in reverse order.
     @MainActor public static func run(arguments: [String]) async -> Never {
         BuildInfo.answerVersionFlag(program: "countdown-console", arguments: arguments)
 
@@ -53,9 +50,12 @@ public enum ConsoleMain {
             fail("\(error)", code: 2)
         }
 
-        let stopSignals = process.blockStopSignals()
-
         let logger = config.worker.logger.with(["component": "countdown-console"])
+        let shutdown = ShutdownSignal()
+        let trap = SignalTrap { number in
+            logger.info("stopping", ["signal": .int(Int(number))])
+            shutdown.trigger()
+        }
         let redis = RedisClient(configuration: config.worker.redis, poolSize: 4)
         let queue = RedisDelayQueue(client: redis, namespace: config.worker.namespace, policy: RetryPolicy(maxAttempts: config.worker.maxAttempts))
         let backend = ConsoleBackend(
@@ -75,12 +75,11 @@ public enum ConsoleMain {
             "csrfKey": .string(config.csrfKey == nil ? "random per process" : "CONSOLE_CSRF_KEY"), "version": .string(BuildInfo.version),
         ])
 
-        let received = process.waitForStop(stopSignals)
-        logger.info("stopping", ["signal": .int(Int(received))])
-        await server.shutdown()
-        await metricsServer.shutdown()
+        let services: [any Service] = [HTTPServerService(name: "metrics-server", server: metricsServer), HTTPServerService(name: "console-server", server: server)]
+        let outcome = await ServiceGroup(services: services, grace: .seconds(config.worker.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)
+        withExtendedLifetime(trap) {}
         redis.close()
         database.close()
-        exit(0)
+        exit(outcome.failed ? 1 : 0)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Lifecycle
 import Synchronization
 import Telemetry
 
@@ -18,6 +19,7 @@ public final class APIService: Sendable {
     let deadlines = RequestDeadlines()
     private let inFlight = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
+    private let requestEnded = Doorbell()
 
     public init(store: any APIStore, authenticator: Authenticator, metrics: APIMetrics, logger: Logger, policy: APIPolicy = APIPolicy()) {
         self.store = store
@@ -33,7 +35,9 @@ public final class APIService: Sendable {
     /// Answers one request (the `HTTPServer` async handler).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         inFlight.add(1, ordering: .relaxed)
-        defer { inFlight.subtract(1, ordering: .relaxed) }
+        defer {
+            if inFlight.subtract(1, ordering: .relaxed).newValue == 0 && isDraining { requestEnded.ring() }
+        }
         let started = clock.now
         let matched = Route.match(request.path)
         let response: HTTPResponse
@@ -98,14 +102,14 @@ public final class APIService: Sendable {
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
-    /// Returns once no request is being answered, or after `timeout`; true when idle.
-    public func waitUntilIdle(timeout: Duration) async -> Bool {
-        let deadline = clock.now.advanced(by: timeout)
-        while requestsInFlight > 0 && clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+    /// After `beginDraining`: returns once no request is being answered (true) or the task is cancelled.
+    public func waitUntilIdle() async -> Bool {
+        while requestsInFlight > 0 && !Task.isCancelled { await requestEnded.wait() }
         return requestsInFlight == 0
     }
+
+    /// Fires request deadlines (`API_REQUEST_TIMEOUT_SECONDS`): a service of the process's group, stopped last.
+    public var deadlineService: any Service { deadlines }
 
     /// `{"success": true}`, encoded once.
     static let success = HTTPResponse.jsonBody(Data(#"{"success":true}"#.utf8))

@@ -17,9 +17,19 @@ public final class DeviceUpsertBatcher: Sendable {
     /// A registration and its caller's user, as the store writes it.
     public typealias Item = DeviceOwnershipStore.Item
 
+    /// What a waiting registration is woken with: its outcome, or a writer's role (its registration still waits).
+    /// Writers are callers of `submit`, each writing in its own task until its own registration is written: no task
+    /// works for the batcher.
+    private enum Turn {
+        case done(Result<DeviceUpsertOutcome, any Error>)
+        case write
+    }
+
     private struct Waiting {
+        let id: UInt64
         let item: Item
-        let continuation: CheckedContinuation<DeviceUpsertOutcome, any Error>
+        /// Nil while its caller is a writer (it takes its own outcome).
+        var continuation: CheckedContinuation<Turn, Never>?
     }
 
     private struct State {
@@ -27,6 +37,7 @@ public final class DeviceUpsertBatcher: Sendable {
         var writers = 0
         /// Devices in a batch being written: a later registration of one waits, so the last one sent wins.
         var writing = Set<String>()
+        var nextID: UInt64 = 0
     }
 
     /// Most registrations in one statement.
@@ -56,62 +67,130 @@ public final class DeviceUpsertBatcher: Sendable {
     /// Writes `registration` (with the next batch); returns its outcome once it is committed.
     @discardableResult
     public func submit(_ registration: DeviceRegistration, userID: String?) async throws -> DeviceUpsertOutcome {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DeviceUpsertOutcome, any Error>) in
-            let startWriter = state.withLock { state -> Bool in
-                state.queue.append(Waiting(item: Item(registration: registration, userID: userID), continuation: continuation))
-                guard state.writers < maxWriters else { return false }
-                state.writers += 1
-                return true
+        let item = Item(registration: registration, userID: userID)
+        var id: UInt64 = 0
+        var turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+            let write = state.withLock { state -> Bool in
+                state.nextID += 1
+                id = state.nextID
+                let write = state.writers < maxWriters
+                if write { state.writers += 1 }
+                state.queue.append(Waiting(id: id, item: item, continuation: write ? nil : continuation))
+                return write
             }
-            if startWriter { Task { await self.drain() } }
+            if write { continuation.resume(returning: .write) }
+        }
+        while true {
+            switch turn {
+            case .done(let result): return try result.get()
+            case .write:
+                if let mine = await writeUntilWritten(id) { return try mine.get() }
+                // Its device is being written by another writer: wait to be woken with the outcome or the role again.
+                turn = await withCheckedContinuation { [id] in retire(waiting: (id, $0)) }
+            }
         }
     }
 
-    /// Writes batches until nothing waits.
-    private func drain() async {
-        while let batch = takeBatch() {
-            defer { finished(batch) }
-            do {
-                let outcomes = try await write(batch.map(\.item))
-                precondition(outcomes.count == batch.count, "a batch write must return one outcome per item")
-                for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
-            } catch where StoreError(classifying: error)?.code == .unreachable {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
-            } catch where batch.count == 1 {
-                batch[0].continuation.resume(throwing: error)  // its own write failed: nothing to separate
-            } catch {
-                var lost: (any Error)?
-                for waiting in batch {
-                    if let lost {
-                        waiting.continuation.resume(throwing: lost)
-                        continue
-                    }
-                    do {
-                        waiting.continuation.resume(returning: try await writeOne(waiting.item))
-                    } catch {
-                        // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
-                        if StoreError(classifying: error)?.code == .unreachable { lost = error }
-                        waiting.continuation.resume(throwing: error)
-                    }
+    /// A writer's work: batches, in arrival order, until its own registration (`id`) is written; nil when it is held
+    /// back by a batch another writer writes. Then the role goes to the next registration waiting.
+    private func writeUntilWritten(_ id: UInt64) async -> Result<DeviceUpsertOutcome, any Error>? {
+        while let batch = takeBatch(writer: id) {
+            let results = await writeBatch(batch.map(\.item))
+            finished(batch)
+            if Task.isCancelled, results.contains(where: { if case .failure = $0 { true } else { false } }) {
+                // This writer's request was cancelled (its deadline passed) and the write failed with it: the other
+                // registrations wait for the next writer.
+                state.withLock { state in
+                    state.queue.removeAll { $0.id == id }
+                    state.queue.insert(contentsOf: batch.filter { $0.continuation != nil }, at: 0)
+                }
+                retire()
+                return .failure(CancellationError())
+            }
+            var own: Result<DeviceUpsertOutcome, any Error>?
+            for (waiting, result) in zip(batch, results) {
+                if let continuation = waiting.continuation { continuation.resume(returning: .done(result)) } else { own = result }
+            }
+            if let own {
+                retire()
+                return own
+            }
+        }
+        return nil
+    }
+
+    /// Writes a batch: one outcome or error per registration, in order.
+    private func writeBatch(_ items: [Item]) async -> [Result<DeviceUpsertOutcome, any Error>] {
+        do {
+            let outcomes = try await write(items)
+            precondition(outcomes.count == items.count, "a batch write must return one outcome per item")
+            return outcomes.map { .success($0) }
+        } catch where StoreError(classifying: error)?.code == .unreachable || items.count == 1 {
+            return items.map { _ in .failure(error) }  // the database is gone, or a lone write failed: nothing to separate
+        } catch {
+            var results: [Result<DeviceUpsertOutcome, any Error>] = []
+            var lost: (any Error)?
+            for item in items {
+                if let lost {
+                    results.append(.failure(lost))
+                    continue
+                }
+                do {
+                    results.append(.success(try await writeOne(item)))
+                } catch {
+                    // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
+                    if StoreError(classifying: error)?.code == .unreachable { lost = error }
+                    results.append(.failure(error))
                 }
             }
+            return results
         }
     }
 
-    /// The next batch in arrival order, at most one registration per device; nil (and this writer retires)
-    /// when the queue is empty.
-    private func takeBatch() -> [Waiting]? {
-        state.withLock { state -> [Waiting]? in
-            guard !state.queue.isEmpty else {
-                state.writers -= 1
-                return nil
+    /// A writer steps down (`waiting`: its registration, still queued, waits again): the role goes to the next
+    /// registration waiting, if any.
+    private func retire(waiting: (id: UInt64, continuation: CheckedContinuation<Turn, Never>)? = nil) {
+        let next = state.withLock { state -> CheckedContinuation<Turn, Never>? in
+            state.writers -= 1
+            if let waiting, let index = state.queue.firstIndex(where: { $0.id == waiting.id }) {
+                state.queue[index].continuation = waiting.continuation
             }
+            return Self.nextWriter(&state, maxWriters: maxWriters)
+        }
+        next?.resume(returning: .write)
+    }
+
+    /// The first waiting registration whose device neither a batch nor a writer's own registration holds, made a
+    /// writer (its continuation taken).
+    private static func nextWriter(_ state: inout State, maxWriters: Int) -> CheckedContinuation<Turn, Never>? {
+        guard state.writers < maxWriters else { return nil }
+        var held = state.writing
+        var found: Int?
+        for (index, waiting) in state.queue.enumerated() {
+            let device = waiting.item.registration.deviceID
+            if waiting.continuation != nil && !held.contains(device) {
+                found = index
+                break
+            }
+            held.insert(device)
+        }
+        guard let index = found else { return nil }
+        state.writers += 1
+        defer { state.queue[index].continuation = nil }
+        return state.queue[index].continuation
+    }
+
+    /// The next batch in arrival order, at most one registration per device, of registrations waiting and the
+    /// writer's own (other writers' own registrations are theirs to take); nil when nothing can be taken now.
+    private func takeBatch(writer id: UInt64) -> [Waiting]? {
+        state.withLock { state -> [Waiting]? in
             var batch: [Waiting] = []
             var rest: [Waiting] = []
             var held = Set<String>()  // devices this batch takes or that an earlier waiting registration holds back
             for waiting in state.queue {
                 let device = waiting.item.registration.deviceID
-                if batch.count < maxBatch, !state.writing.contains(device), held.insert(device).inserted {
+                let takeable = waiting.continuation != nil || waiting.id == id
+                if takeable, batch.count < maxBatch, !state.writing.contains(device), held.insert(device).inserted {
                     batch.append(waiting)
                     state.writing.insert(device)
                 } else {
@@ -120,12 +199,7 @@ public final class DeviceUpsertBatcher: Sendable {
                 }
             }
             state.queue = rest
-            guard !batch.isEmpty else {
-                // Everything waiting is held back by batches other writers are writing; they will take it.
-                state.writers -= 1
-                return nil
-            }
-            return batch
+            return batch.isEmpty ? nil : batch
         }
     }
 

@@ -1,4 +1,5 @@
 import CountdownStore
+import Lifecycle
 import Postgres
 import Telemetry
 
@@ -8,8 +9,10 @@ import Telemetry
 /// is simply created again. Devices that had a user once are kept (migration 30 marks them).
 ///
 /// Every replica sweeps; the batches lock with `SKIP LOCKED`, so replicas and writers never wait for each other,
-/// and the cut-off is PostgreSQL's clock.
-public struct OwnerlessDeviceSweeper: Sendable {
+/// and the cut-off is PostgreSQL's clock. A service of the API process's group: it sweeps at once, then every
+/// `interval`; a failed sweep is logged and tried again then.
+public struct OwnerlessDeviceSweeper: PeriodicService {
+    public let name = "ownerless-device-sweeper"
     public static let defaultTTLHours = 720
     /// Rows deleted per statement, and statements per sweep at most.
     public static let batchSize = 1000
@@ -19,12 +22,14 @@ public struct OwnerlessDeviceSweeper: Sendable {
     let ttlSeconds: Int
     let metrics: APIMetrics
     let logger: Logger
+    let interval: Duration
 
-    public init(database: PostgresClient, ttlHours: Int, metrics: APIMetrics, logger: Logger) {
+    public init(database: PostgresClient, ttlHours: Int, metrics: APIMetrics, logger: Logger, interval: Duration = .seconds(600)) {
         self.database = database
         ttlSeconds = ttlHours * 3600
         self.metrics = metrics
         self.logger = logger
+        self.interval = interval
     }
 
     /// Deletes expired devices in batches; returns how many.
@@ -44,15 +49,12 @@ public struct OwnerlessDeviceSweeper: Sendable {
         return total
     }
 
-    /// Sweeps now and then every `interval` until the task is cancelled; a failed sweep is logged and retried then.
-    public func run(every interval: Duration) async {
-        while !Task.isCancelled {
-            do {
-                _ = try await sweepOnce()
-            } catch {
-                logger.warn("ownerless device sweep failed", ["error": .error(error)])
-            }
-            try? await Task.sleep(for: interval)
+    public func runOnce() async -> Duration? {
+        do {
+            _ = try await sweepOnce()
+        } catch {
+            logger.warn("ownerless device sweep failed", ["error": .error(error)])
         }
+        return interval
     }
 }

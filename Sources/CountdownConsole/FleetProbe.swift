@@ -51,7 +51,7 @@ public struct RedisFleetProbe: FleetProbe {
         let time = try await redis.command("TIME").throwIfError(context: "TIME")
         let parts = time.array?.compactMap(\.string).compactMap(Double.init) ?? []
         let now = parts.count == 2 ? parts[0] * 1000 + parts[1] / 1000 : Date().timeIntervalSince1970 * 1000
-        let reply = try await redis.command("ZRANGE", RedisArgument("{\(namespace)}:fleet:workers"), "0", "-1", "WITHSCORES")
+        let reply = try await redis.command("ZRANGE", RedisArgument(RedisKeys(namespace: namespace).fleetWorkers), "0", "-1", "WITHSCORES")
             .throwIfError(context: "fleet workers")
         let items = reply.array?.compactMap(\.string) ?? []
         var workers: [WorkerHeartbeat] = []

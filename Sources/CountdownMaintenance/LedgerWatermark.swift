@@ -46,8 +46,8 @@ public struct LedgerWatermark: Sendable {
 
     public init(redis: RedisClient, namespace: String) {
         self.redis = redis
-        watermarkKey = "{\(namespace)}:fleet:ledger-watermark"
-        recordKey = "{\(namespace)}:fleet:restore-guard"
+        watermarkKey = RedisKeys(namespace: namespace).ledgerWatermark
+        recordKey = RedisKeys(namespace: namespace).restoreGuard
     }
 
     /// One check: `newest` is PostgreSQL's newest ledger time; `record` describes a trip, written if this check trips.

@@ -17,7 +17,7 @@ public final class ChannelKeeperService: PeriodicService {
     public init(keeper: ChannelKeeper, redis: RedisClient, namespace: String, interval: Duration = .seconds(30), metrics: ChannelMetrics,
                 logger: Logger) {
         self.keeper = keeper
-        lock = FleetRunLock(redis: redis, key: "{\(namespace)}:broadcast:lock", token: UUID().uuidString)
+        lock = FleetRunLock(redis: redis, key: RedisKeys(namespace: namespace).broadcastLock, token: UUID().uuidString)
         self.interval = interval
         self.metrics = metrics
         self.logger = logger.with(["component": "channel-keeper"])

@@ -70,13 +70,19 @@ public final class Dispatcher: Service {
     public func run(shutdown: ShutdownSignal) async throws {
         // Every job runs as a child of this group, beside the lease extender: at the drain deadline the group is
         // cancelled, so a job stops sending before its lease is handed back, and nothing outlives `run`.
+        let extender = LeaseExtender(queue: queue, lease: lease) { [self] in heldLeases }
+        let jobsDone = ShutdownSignal()
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.extendLeases() }
+            group.addTask { try? await extender.run(shutdown: jobsDone) }
             await claimUntilShutdown(shutdown, into: &group)
             await finishOrHandBack(cancelling: &group)
+            jobsDone.trigger()
             group.cancelAll()
         }
     }
+
+    /// The wait after failed claims in a row: 100 ms, doubling up to 5 s.
+    static let claimBackoff = Backoff(first: .milliseconds(100), limit: .seconds(5))
 
     private func claimUntilShutdown(_ shutdown: ShutdownSignal, into group: inout DiscardingTaskGroup) async {
         var failures = 0
@@ -113,7 +119,7 @@ public final class Dispatcher: Service {
                 }
             } catch {
                 failures += 1
-                let wait = Duration.milliseconds(min(5000, 50 * (1 << min(failures, 7))))
+                let wait = Self.claimBackoff.delay(afterFailure: failures)
                 logger.warn("claim failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
                 await shutdown.sleep(for: wait)
             }
@@ -242,33 +248,24 @@ public final class Dispatcher: Service {
         return kindLimits.reduce(into: withheld) { room, limit in room[limit.key] = room[limit.key] ?? max(0, limit.value - (running[limit.key] ?? 0)) }
     }
 
-    private func extendLeases() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: lease / 3)
-            let leases = inFlight.withLock { $0.values.map(\.lease) }
-            for held in leases { _ = try? await queue.extend(held, by: lease) }
-        }
-    }
-
     /// Waits up to the drain time for running jobs; then cancels them (they stop sending and hand themselves back)
     /// and waits up to `cancelGrace` more. A job still running after that keeps its lease, which expires or is
     /// taken over once this process is gone: it is never handed back while it might still send.
     private func finishOrHandBack(cancelling group: inout DiscardingTaskGroup) async {
-        let deadline = ContinuousClock.now.advanced(by: drain)
-        while busySlots > 0 && ContinuousClock.now < deadline {
-            await slotFreed.wait(timeout: .milliseconds(100))
-        }
+        await withTimeout(drain) { await self.untilIdle() }
         let running = busySlots
         guard running > 0 else { return }
         logger.warn("cancelling unfinished jobs at the drain deadline; they are handed back once stopped", ["jobs": .int(running)])
         group.cancelAll()
-        let stopBy = ContinuousClock.now.advanced(by: cancelGrace)
-        while busySlots > 0 && ContinuousClock.now < stopBy {
-            await slotFreed.wait(timeout: .milliseconds(50))
-        }
+        await withTimeout(cancelGrace) { await self.untilIdle() }
         let stuck = busySlots
         if stuck > 0 {
             logger.error("jobs did not stop after cancellation; their leases are left to expire", ["jobs": .int(stuck)])
         }
+    }
+
+    /// Returns once no job runs (or the task is cancelled).
+    private func untilIdle() async {
+        while busySlots > 0 && !Task.isCancelled { await slotFreed.wait() }
     }
 }

@@ -55,7 +55,7 @@ public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
     public init(redis: RedisClient, namespace: String, queue: any DelayQueue, accepted: @escaping @Sendable () -> Int,
                 metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
         self.redis = redis
-        key = RedisArgument("{\(namespace)}:ends:awaiting-recovery")
+        key = RedisArgument(RedisKeys(namespace: namespace).endsAwaitingRecovery)
         self.queue = queue
         self.accepted = accepted
         self.metrics = metrics

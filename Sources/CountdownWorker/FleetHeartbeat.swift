@@ -26,7 +26,6 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     private let claimedThrough: @Sendable () -> Int
     private let namespace: String
     private let membersKey: String
-    private let leasesPrefix: String
     private let ttl: Duration
     private let interval: Duration
     private let metrics: WorkerMetrics
@@ -48,8 +47,7 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         self.leases = leases
         self.claimedThrough = claimedThrough
         self.namespace = namespace
-        membersKey = "{\(namespace)}:fleet:workers"
-        leasesPrefix = "{\(namespace)}:fleet:leases:"
+        membersKey = RedisKeys(namespace: namespace).fleetWorkers
         self.ttl = ttl
         self.interval = interval
         self.metrics = metrics
@@ -73,13 +71,12 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         return interval
     }
 
-    /// The key where the worker `id`'s queue records each claim's leases as it claims (the `claimLog` of
-    /// `RedisDelayQueue`): a worker killed between a claim and its next beat has its jobs handed back by the
-    /// takeover too, not at their lease expiry.
-    public static func claimLogKey(namespace: String, id: String) -> String { "{\(namespace)}:fleet:claims:\(id)" }
-
+    /// The worker's keys: the members, its leases, and its claim log (the `claimLog` of its `RedisDelayQueue`, so a
+    /// worker killed between a claim and its next beat has its jobs handed back by the takeover too, not at their
+    /// lease expiry).
     private func keys(of worker: String) -> [RedisArgument] {
-        [RedisArgument(membersKey), RedisArgument(leasesPrefix + worker), RedisArgument(Self.claimLogKey(namespace: namespace, id: worker))]
+        let keys = RedisKeys(namespace: namespace)
+        return [RedisArgument(membersKey), RedisArgument(keys.fleetLeases(worker: worker)), RedisArgument(keys.fleetClaims(worker: worker))]
     }
 
     /// Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.

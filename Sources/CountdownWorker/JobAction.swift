@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import Foundation
 import Telemetry
@@ -86,6 +87,6 @@ public struct JobDisposition: Sendable, Equatable {
 
     /// 2, 4, 8, … seconds by attempt, at most 30.
     static func transientBackoff(attempt: Int) -> Duration {
-        .seconds(min(30, 1 << min(max(attempt, 1), 5)))
+        Backoff(first: .seconds(2), limit: .seconds(30)).delay(afterFailure: max(attempt, 1))
     }
 }

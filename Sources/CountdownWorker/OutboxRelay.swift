@@ -59,11 +59,14 @@ public final class OutboxRelay: PeriodicService {
                 state.listening = false
                 return state.failures
             }
-            let wait = Duration.milliseconds(min(5000, 100 * (1 << min(failures, 6))))
+            let wait = Self.backoff.delay(afterFailure: failures)
             logger.warn("relay failed; backing off", ["error": .error(error), "retry_in_s": .seconds(wait)])
             return wait
         }
     }
+
+    /// The wait after failed rounds in a row: 200 ms, doubling up to 5 s.
+    static let backoff = Backoff(first: .milliseconds(200), limit: .seconds(5))
 
     public func finish() async {
         await listener.close()

@@ -26,7 +26,7 @@ public final class PrunerService: PeriodicService {
                 logger: Logger) {
         self.pruner = pruner
         self.queue = queue
-        lock = FleetRunLock(redis: redis, key: "{\(namespace)}:retention:lock", token: UUID().uuidString)
+        lock = FleetRunLock(redis: redis, key: RedisKeys(namespace: namespace).retentionLock, token: UUID().uuidString)
         self.interval = interval
         self.metrics = metrics
         self.logger = logger.with(["component": "pruner"])

@@ -34,8 +34,8 @@ public final class ReconcilerService: PeriodicService {
                 failovers: @escaping @Sendable () -> Int = { 0 }) {
         self.reconciler = reconciler
         self.redis = redis
-        lockKey = "{\(namespace)}:reconcile:lock"
-        failoverLockKey = "{\(namespace)}:reconcile:failover-lock"
+        lockKey = RedisKeys(namespace: namespace).reconcileLock
+        failoverLockKey = RedisKeys(namespace: namespace).reconcileFailoverLock
         self.interval = interval
         self.failovers = failovers
         schedule = Locked(Schedule(failoversSeen: failovers()))

@@ -49,7 +49,7 @@ public struct WorkerProcess: Sendable {
         let redis = RedisClient(configuration: config.redis, poolSize: 8)
         let workerID = FleetHeartbeat.makeID()
         let queue = RedisDelayQueue(client: redis, namespace: config.namespace, policy: RetryPolicy(maxAttempts: config.maxAttempts),
-                                    claimLog: FleetHeartbeat.claimLogKey(namespace: config.namespace, id: workerID))
+                                    claimLog: RedisKeys(namespace: config.namespace).fleetClaims(worker: workerID))
         let clock = ServerClock()
         self.clock = clock
         self.redis = redis

@@ -29,17 +29,17 @@ struct QueueKeys: Sendable {
 
     init(namespace: String) {
         self.namespace = namespace
-        let prefix = "{\(namespace)}:\(Self.layout)"
-        due = RedisArgument("\(prefix):due")
-        data = RedisArgument("\(prefix):data")
-        leased = RedisArgument("\(prefix):leased")
-        state = RedisArgument("\(prefix):state")
-        dead = RedisArgument("\(prefix):dead")
-        deadInfo = RedisArgument("\(prefix):deadinfo")
-        sequence = RedisArgument("\(prefix):seq")
-        wakeChannel = RedisArgument("\(prefix):wake")
-        parked = RedisArgument("\(prefix):parked")
-        paused = RedisArgument("\(prefix):paused")
+        let key = { RedisArgument(RedisKeys(namespace: namespace).queue(Self.layout, $0)) }
+        due = key("due")
+        data = key("data")
+        leased = key("leased")
+        state = key("state")
+        dead = key("dead")
+        deadInfo = key("deadinfo")
+        sequence = key("seq")
+        wakeChannel = key("wake")
+        parked = key("parked")
+        paused = key("paused")
     }
 
     /// Every key, in the order the scripts expect them as `KEYS[1…9]`.

@@ -1,3 +1,5 @@
+import BlockingIO
+
 /// How many times a job runs and how long it waits between failed attempts.
 public struct RetryPolicy: Sendable, Hashable {
     /// After this many attempts a failing job becomes a dead letter.
@@ -20,8 +22,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The backoff after failed attempt number `attempt` (1-based): `base × 2^(attempt−1)`, capped, of which the
     /// `jitter` fraction is scaled by `draw` (a number in `0...1`).
     public func delay(afterAttempt attempt: Int, draw: Double) -> Duration {
-        let exponent = Double(min(max(attempt - 1, 0), 62))
-        let full = min(baseDelay.timeInterval * pow2(exponent), maxDelay.timeInterval)
+        let full = Backoff(first: baseDelay, limit: maxDelay).delay(afterFailure: max(attempt, 1)).timeInterval
         let seconds = full * (1 - jitter) + full * jitter * min(max(draw, 0), 1)
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
@@ -29,11 +30,5 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The backoff after failed attempt number `attempt`, with the jitter drawn from `random`.
     public func delay(afterAttempt attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
         delay(afterAttempt: attempt, draw: Double.random(in: 0...1, using: &random))
-    }
-
-    private func pow2(_ exponent: Double) -> Double {
-        var result = 1.0
-        for _ in 0..<Int(exponent) { result *= 2 }
-        return result
     }
 }

@@ -7,7 +7,6 @@ public final class Doorbell: Sendable {
     private struct State {
         var rung = false
         var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-        var timedOut = Set<Int>()
         var nextID = 0
     }
     private let state = Locked(State())
@@ -30,48 +29,34 @@ public final class Doorbell: Sendable {
     /// Returns once the bell rang (since the last wait returned), `timeout` passed (nil: no limit) or the task is
     /// cancelled. One waiter at a time.
     public func wait(timeout: Duration? = nil) async {
+        await withTimeout(timeout) { await self.waitForRing() }
+    }
+
+    private func waitForRing() async {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
-        await withTaskGroup(of: Void.self) { group in
-            if let timeout {
-                group.addTask { [self] in
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    release(id)
-                }
-            }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let now = state.withLock { state -> Bool in
-                        if state.rung || state.timedOut.contains(id) || Task.isCancelled {
-                            state.rung = false
-                            return true
-                        }
-                        state.waiter = (id, continuation)
-                        return false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.rung {
+                        state.rung = false
+                        return true
                     }
-                    if now { continuation.resume() }
+                    if Task.isCancelled { return true }  // a ring stays for the next wait
+                    state.waiter = (id, continuation)
+                    return false
                 }
-            } onCancel: {
-                release(id)
+                if now { continuation.resume() }
             }
-            group.cancelAll()
-        }
-        // The timer has finished (the group waited for it): forget whether it fired.
-        state.withLock { _ = $0.timedOut.remove(id) }
-    }
-
-    /// Ends wait `id`: at once if it waits, else as soon as it would.
-    private func release(_ id: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter, waiter.id == id else {
-                state.timedOut.insert(id)
-                return nil
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let waiter = state.waiter, waiter.id == id else { return nil }
+                state.waiter = nil
+                return waiter.continuation
             }
-            state.waiter = nil
-            return waiter.continuation
+            waiter?.resume()
         }
-        waiter?.resume()
     }
 }

@@ -24,22 +24,9 @@ public final class ShutdownSignal: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once the latch is tripped (or the calling task is cancelled).
+    /// Returns once the latch is tripped (or the calling task is cancelled). Each waiter is resumed exactly once, by
+    /// whichever of those removes it from the table first.
     public func wait() async {
-        await suspend(timeout: nil)
-    }
-
-    /// Sleeps for `duration` or until the latch trips, whichever comes first. Returns `true` if tripped.
-    @discardableResult
-    public func sleep(for duration: Duration) async -> Bool {
-        if isTriggered { return true }
-        await suspend(timeout: duration)
-        return isTriggered
-    }
-
-    /// Suspends until the latch trips, `timeout` passes or the task is cancelled. Each waiter is resumed exactly
-    /// once, by whichever of those removes it from the table first.
-    private func suspend(timeout: Duration?) async {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -51,21 +38,18 @@ public final class ShutdownSignal: Sendable {
                     state.waiters[id] = continuation
                     return false
                 }
-                if resumeNow {
-                    continuation.resume()
-                } else if let timeout {
-                    Task { [self] in
-                        try? await Task.sleep(for: timeout)
-                        release(id)
-                    }
-                }
+                if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            release(id)
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
-    private func release(_ id: Int) {
-        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+    /// Sleeps for `duration` or until the latch trips, whichever comes first. Returns `true` if tripped.
+    @discardableResult
+    public func sleep(for duration: Duration) async -> Bool {
+        if isTriggered { return true }
+        await withTimeout(duration) { await self.wait() }
+        return isTriggered
     }
 }

@@ -12,14 +12,20 @@ import BlockingIO
 /// while a reservation is in flight), are dropped: they were counted against the shared budget, so the fleet
 /// stays within it over any minute and runs ahead by at most `prefetch` per worker within a lifetime.
 public final class CoalescingRateLimiter: RateLimiter {
+    /// What a waiting caller is woken with: its permits, or the lead of the next reservation (its permits still
+    /// to take). The caller that leads is the one that reserves, in its own task: no task works for the limiter.
+    private enum Turn { case granted, lead }
+
     private struct Waiter {
         let id: UInt64
         let permits: Int
-        let continuation: CheckedContinuation<Void, any Error>
+        /// Nil once its caller leads (it is not woken again).
+        var continuation: CheckedContinuation<Turn, any Error>?
     }
 
     private struct State {
         var waiting: [Waiter] = []
+        /// A caller leads a reservation now (or has been woken to).
         var reserving = false
         var nextID: UInt64 = 0
         /// Permits reserved ahead and not yet handed out, usable until `bankedUntil`.
@@ -71,27 +77,28 @@ public final class CoalescingRateLimiter: RateLimiter {
             return state.nextID
         }
         guard let id else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let turn = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Turn, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                let start = state.withLock { state -> Bool in
-                    state.waiting.append(Waiter(id: id, permits: permits, continuation: continuation))
-                    guard !state.reserving else { return false }
+                let lead = state.withLock { state -> Bool in
+                    let lead = !state.reserving
                     state.reserving = true
-                    return true
+                    state.waiting.append(Waiter(id: id, permits: permits, continuation: lead ? nil : continuation))
+                    return lead
                 }
-                if start { Task { await self.reserve() } }
+                if lead { continuation.resume(returning: .lead) }
             }
         } onCancel: {
-            let removed = state.withLock { state -> Waiter? in
-                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiting.remove(at: index)
+            let removed = state.withLock { state -> CheckedContinuation<Turn, any Error>? in
+                guard let index = state.waiting.firstIndex(where: { $0.id == id && $0.continuation != nil }) else { return nil }
+                return state.waiting.remove(at: index).continuation
             }
-            removed?.continuation.resume(throwing: CancellationError())
+            removed?.resume(throwing: CancellationError())
         }
+        if turn == .lead { try await lead(id) }
     }
 
     /// Drops the permits reserved ahead (the slower rate applies at once) and tells `base`.
@@ -104,31 +111,60 @@ public final class CoalescingRateLimiter: RateLimiter {
         await base.reportThrottled()
     }
 
-    /// Serves the gathered callers, from permits reserved ahead first, then group after group by reservations,
-    /// until nobody waits.
-    private func reserve() async {
-        while true {
-            let (covered, group, throttles) = state.withLock { state in
-                (Self.takeCovered(&state, at: now()), nextGroup(&state), state.throttles)
+    /// The leader's round: callers that permits reserved ahead cover go on at once (the leader too, if covered);
+    /// otherwise the leader reserves for the callers at the front, itself first, then hands the lead to the next
+    /// caller waiting. A leader cancelled before or during its reservation gives the lead on and throws.
+    private func lead(_ id: UInt64) async throws {
+        let (covered, group, throttles) = state.withLock { state -> ([Waiter], [Waiter], UInt64) in
+            let covered = Self.takeCovered(&state, at: now())
+            if Task.isCancelled || covered.contains(where: { $0.id == id }) {
+                state.waiting.removeAll { $0.id == id }
+                return (covered, [], state.throttles)
             }
-            for waiter in covered { waiter.continuation.resume() }
-            guard let group else { return }
-            do {
-                try await base.acquire(group.reduce(0) { $0 + $1.permits } + prefetch)
-                if prefetch > 0 {
-                    let at = now()
-                    state.withLock { state in
-                        // Reserved at the rate before a throttle reported meanwhile: not handed out after it.
-                        guard state.throttles == throttles else { return }
-                        state.banked = Self.usable(&state, at: at) + prefetch
-                        state.bankedUntil = at + prefetchLifetime
-                    }
-                }
-                for waiter in group { waiter.continuation.resume() }
-            } catch {
-                for waiter in group { waiter.continuation.resume(throwing: error) }
+            return (covered, nextGroup(&state), state.throttles)
+        }
+        for waiter in covered { waiter.continuation?.resume(returning: .granted) }
+        guard !group.isEmpty else {
+            handOff()
+            if covered.contains(where: { $0.id == id }) { return }
+            throw CancellationError()
+        }
+        do {
+            try await base.acquire(group.reduce(0) { $0 + $1.permits } + prefetch)
+        } catch {
+            if Task.isCancelled {
+                // Only the leader was cancelled: the others wait on for the next leader.
+                state.withLock { $0.waiting.insert(contentsOf: group.filter { $0.id != id }, at: 0) }
+            } else {
+                for waiter in group { waiter.continuation?.resume(throwing: error) }
+            }
+            handOff()
+            throw error
+        }
+        if prefetch > 0 {
+            let at = now()
+            state.withLock { state in
+                // Reserved at the rate before a throttle reported meanwhile: not handed out after it.
+                guard state.throttles == throttles else { return }
+                state.banked = Self.usable(&state, at: at) + prefetch
+                state.bankedUntil = at + prefetchLifetime
             }
         }
+        for waiter in group { waiter.continuation?.resume(returning: .granted) }
+        handOff()
+    }
+
+    /// Wakes the first caller waiting to lead the next reservation, or ends the reserving.
+    private func handOff() {
+        let next = state.withLock { state -> CheckedContinuation<Turn, any Error>? in
+            guard !state.waiting.isEmpty else {
+                state.reserving = false
+                return nil
+            }
+            defer { state.waiting[0].continuation = nil }
+            return state.waiting[0].continuation
+        }
+        next?.resume(returning: .lead)
     }
 
     /// Permits reserved ahead that are still usable at `at` (expired ones are dropped).
@@ -157,12 +193,8 @@ public final class CoalescingRateLimiter: RateLimiter {
         return covered
     }
 
-    /// The callers in arrival order whose permits fit one reservation (always at least one); nil when none wait.
-    private func nextGroup(_ state: inout State) -> [Waiter]? {
-        guard !state.waiting.isEmpty else {
-            state.reserving = false
-            return nil
-        }
+    /// The callers in arrival order whose permits fit one reservation (always at least one when any wait).
+    private func nextGroup(_ state: inout State) -> [Waiter] {
         var total = 0
         var count = 0
         for waiter in state.waiting {

@@ -43,8 +43,8 @@ public final class RedisRateLimiter: RateLimiter {
     ) {
         precondition(perMinute > 0, "the rate must be positive")
         self.redis = redis
-        rateKey = RedisArgument("{\(namespace)}:push:rate")
-        slowKey = RedisArgument("{\(namespace)}:push:rate:slow")
+        rateKey = RedisArgument(RedisKeys(namespace: namespace).pushRate)
+        slowKey = RedisArgument(RedisKeys(namespace: namespace).pushRateSlow)
         intervalMicroseconds = max(1, 60_000_000 / perMinute)
         self.burst = max(1, burst ?? perMinute / 60)
         self.slowdownFactor = max(1, slowdownFactor)

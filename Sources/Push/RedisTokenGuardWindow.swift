@@ -34,7 +34,7 @@ public final class RedisTokenGuardWindow: TokenGuardWindow {
     /// - Parameter namespace: `COUNTDOWN_NAMESPACE`; the key is `{namespace}:push:tokenguard`.
     public init(redis: RedisClient, namespace: String, window: Duration = .seconds(60)) {
         self.redis = redis
-        key = RedisArgument("{\(namespace)}:push:tokenguard")
+        key = RedisArgument(RedisKeys(namespace: namespace).pushTokenGuard)
         windowSeconds = max(1, Int(window.components.seconds))
     }
 

@@ -31,8 +31,8 @@ public final class SharedAPNsProviderToken: AccessTokenProviding {
     public init(signer: APNsProviderToken, redis: RedisClient, namespace: String, waitForOther: Duration = .seconds(3)) {
         self.signer = signer
         self.redis = redis
-        tokenKey = RedisArgument("{\(namespace)}:push:apns:token:\(signer.keyID)")
-        lockKey = RedisArgument("{\(namespace)}:push:apns:lock:\(signer.keyID)")
+        tokenKey = RedisArgument(RedisKeys(namespace: namespace).apnsToken(keyID: signer.keyID))
+        lockKey = RedisArgument(RedisKeys(namespace: namespace).apnsLock(keyID: signer.keyID))
         self.waitForOther = waitForOther
     }
 

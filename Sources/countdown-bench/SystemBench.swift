@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Redis
 import TestSupport
 
 #if canImport(Glibc)
@@ -127,7 +128,7 @@ final class SystemBench {
         for workers in options.workerCounts {
             // The previous fleet's reconcile lock (held for one interval) would make this fleet skip its startup
             // reconcile; clear it, as if the interval had passed, so every phase starts alike.
-            _ = try await system.redis.command(["DEL", .init("{\(system.namespace)}:reconcile:lock")])
+            _ = try await system.redis.command(["DEL", .init(RedisKeys(namespace: system.namespace).reconcileLock)])
             let started = Date()
             fleet = try await system.startWorkers(workers)
             for worker in fleet { children.record(worker.pid, executable: worker.process.executable) }

@@ -169,3 +169,27 @@ struct DeviceUpsertBatcherTests {
         #expect(outcomes == ["linked": .refused, "shared": .takenOver(previousUser: "u0", sessionsEnded: 2), "free": .written])
     }
 }
+
+extension DeviceUpsertBatcherTests {
+    @Test func aWriterWhoseRequestIsCancelledLeavesTheOthersToTheNextWriter() async throws {
+        let recorder = Recorder()
+        let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
+            recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
+            if items.map(\.registration.deviceID) == ["first"] {
+                await recorder.held()
+                try Task.checkCancellation()  // the statement is cancelled with the writer's request
+            }
+            return items.map { _ in .written }
+        }, writeOne: { _ in .written })
+        let first = Task { try await batcher.submit(Self.registration("first"), userID: nil) }
+        defer { recorder.open() }
+        try await waitUntil(timeout: .seconds(20), "the first batch is being written") { recorder.batches.value.count == 1 }
+        let others = (0..<3).map { index in Task { try await batcher.submit(Self.registration("d\(index)"), userID: nil) } }
+        try await waitUntil(timeout: .seconds(20), "three registrations wait") { batcher.waiting == 3 }
+        first.cancel()
+        recorder.open()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        for other in others { #expect(try await other.value == .written) }
+        #expect(Set(recorder.batches.value.dropFirst().joined()) == ["d0", "d1", "d2"])
+    }
+}

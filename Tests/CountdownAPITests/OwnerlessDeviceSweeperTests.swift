@@ -40,6 +40,9 @@ struct OwnerlessDeviceSweeperTests {
             let sweeper = OwnerlessDeviceSweeper(database: fixture.client, ttlHours: 1, metrics: APIMetrics(registry: MetricsRegistry()), logger: Logger(level: .error))
             #expect(try await sweeper.sweepOnce() == 0)
             #expect(try await fixture.count("SELECT count(*) FROM devices") == 1)
+            let periodic = OwnerlessDeviceSweeper(database: fixture.client, ttlHours: 1, metrics: APIMetrics(registry: MetricsRegistry()),
+                                                  logger: Logger(level: .error), interval: .seconds(7))
+            #expect(await periodic.runOnce() == .seconds(7), "a round sweeps, then waits its interval")
         }
     }
 }

@@ -85,7 +85,7 @@ import TestSupport
         let queue = RedisDelayQueue(client: redis, namespace: namespace)
         defer { queue.close() }
         let doomedQueue = RedisDelayQueue(client: redis, namespace: namespace,
-                                          claimLog: FleetHeartbeat.claimLogKey(namespace: namespace, id: "doomed"))
+                                          claimLog: RedisKeys(namespace: namespace).fleetClaims(worker: "doomed"))
         defer { doomedQueue.close() }
         let doomed = Self.heartbeat("doomed", redis, namespace, doomedQueue)
         let survivor = Self.heartbeat("survivor", redis, namespace, queue)
@@ -113,7 +113,7 @@ import TestSupport
         #expect(takeover < .seconds(3), "handed back after \(takeover)")
         // The survivor drops the claim log after it has handed the job back, so the claim above can come first.
         #expect(try await Self.eventually {
-            try await redis.command(["EXISTS", RedisArgument(FleetHeartbeat.claimLogKey(namespace: namespace, id: "doomed"))]).integer == 0
+            try await redis.command(["EXISTS", RedisArgument(RedisKeys(namespace: namespace).fleetClaims(worker: "doomed"))]).integer == 0
         }, "the dead worker's claim log is gone after the takeover")
         shutdown.trigger()
         try await running.value
@@ -124,8 +124,8 @@ import TestSupport
         let redis = try RedisClient(url: TestEnvironment.redisURL, poolSize: 4)
         defer { redis.close() }
         let namespace = TestEnvironment.uniqueName("fleet")
-        let logKey = RedisArgument(FleetHeartbeat.claimLogKey(namespace: namespace, id: "w"))
-        let queue = RedisDelayQueue(client: redis, namespace: namespace, claimLog: FleetHeartbeat.claimLogKey(namespace: namespace, id: "w"))
+        let logKey = RedisArgument(RedisKeys(namespace: namespace).fleetClaims(worker: "w"))
+        let queue = RedisDelayQueue(client: redis, namespace: namespace, claimLog: RedisKeys(namespace: namespace).fleetClaims(worker: "w"))
         defer { queue.close() }
         try await queue.enqueue([NewJob(id: "start:a", kind: "start", due: .now), NewJob(id: "start:b", kind: "start", due: .now)])
         let first = try await queue.claim(max: 1, lease: .seconds(60)).items

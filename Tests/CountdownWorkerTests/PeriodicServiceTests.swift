@@ -56,4 +56,14 @@ import TestSupport
         #expect(service.rounds.value == 0)
         #expect(service.finished.value == 1)
     }
+
+    @Test func aCancelledServiceStopsWithoutItsSignalAndStillFinishes() async throws {
+        let service = Rounds([], later: .seconds(3600))
+        let task = Task { try await service.run(shutdown: ShutdownSignal()) }
+        try await waitUntil("the first round") { service.rounds.value == 1 }
+        task.cancel()
+        try await task.value
+        #expect(service.rounds.value == 1, "a cancelled wait does not start round after round")
+        #expect(service.finished.value == 1)
+    }
 }

@@ -147,3 +147,36 @@ import TestSupport
         #expect(base.throttled.value == 1)
     }
 }
+
+extension CoalescingRateLimiterTests {
+    /// Holds each reservation until opened; a reservation whose caller was cancelled meanwhile throws.
+    final class CancellableLimiter: RateLimiter {
+        let reservations = Locked([Int]())
+        private let gate = AsyncGate()
+
+        func acquire(_ permits: Int) async throws {
+            reservations.withLock { $0.append(permits) }
+            await gate.pass()
+            try Task.checkCancellation()
+        }
+
+        func reportThrottled() async {}
+
+        func open() { gate.open() }
+    }
+
+    @Test func aLeaderCancelledDuringItsReservationLeavesTheOthersToTheNextLeader() async throws {
+        let base = CancellableLimiter()
+        let limiter = CoalescingRateLimiter(base)
+        let leader = Task { try await limiter.acquire(1) }
+        defer { base.open() }
+        try await waitUntil(timeout: .seconds(15), "the leader's reservation is held") { base.reservations.value == [1] }
+        let follower = Task { try await limiter.acquire(2) }
+        try await waitUntil(timeout: .seconds(15), "the follower waits") { limiter.waiting == 1 }
+        leader.cancel()
+        base.open()
+        await #expect(throws: CancellationError.self) { try await leader.value }
+        try await follower.value
+        #expect(base.reservations.value == [1, 2], "the follower led a reservation of its own")
+    }
+}

@@ -60,6 +60,10 @@ REFUSED_NAMES = {
     "CountdownFlows": {"StoreConnection", "StoreClient", "PostgresConnection", "PostgresClient"},
 }
 
+# Every Redis key is spelled in one file: a key's hash tag, `"{\(namespace)}…`, written anywhere else is refused.
+REDIS_KEYS = os.path.join("Sources", "Redis", "RedisKeys.swift")
+REDIS_KEY = re.compile(r'"\{\\\(')
+
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|@preconcurrency\s+|(?:public|internal|package)\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
@@ -115,6 +119,19 @@ def names(path, refused):
     return found
 
 
+def spelled_redis_keys(root, path):
+    """Files below `path` (but the key catalogue) whose code spells a Redis key's hash tag."""
+    found = []
+    for directory, _, files in os.walk(os.path.join(root, path)):
+        for name in sorted(files):
+            file = os.path.join(directory, name)
+            if name.endswith(".swift") and os.path.relpath(file, root) != REDIS_KEYS:
+                with open(file, encoding="utf-8") as handle:
+                    if any(REDIS_KEY.search(line.split("//")[0]) for line in handle):
+                        found.append(file)
+    return found
+
+
 def layer(name):
     for index, members in enumerate(LAYERS):
         if name in members:
@@ -152,6 +169,10 @@ def check(package, root="."):
         for module, file in sorted(imports(os.path.join(root, path)).items()):
             if module in banned:
                 problems.append(f"{name} imports {module} ({file}) directly")
+    for name, (kind, path, _) in sorted(graph.items()):
+        if kind in ("regular", "executable") and path.startswith("Sources"):
+            for file in spelled_redis_keys(root, path):
+                problems.append(f"{name} spells a Redis key ({file}): name it in {REDIS_KEYS}")
     for name, refused in REFUSED_NAMES.items():
         if name in graph:
             for used, file in names(os.path.join(root, graph[name][1]), refused):
@@ -199,7 +220,7 @@ def self_test():
         os.makedirs(os.path.join(root, "Sources", "Push"))
         os.makedirs(os.path.join(root, "Sources", "Telemetry"))
         with open(os.path.join(root, "Sources", "Push", "A.swift"), "w") as handle:
-            handle.write("import Foundation\n@testable import Telemetry\n")
+            handle.write("import Foundation\n@testable import Telemetry\nlet key = \"{\\(namespace)}:push:rate\"\n")
         package = {"targets": [
             {"name": "Telemetry", "type": "regular", "dependencies": []},
             {"name": "Push", "type": "regular", "dependencies": []},
@@ -222,20 +243,22 @@ def self_test():
         expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
                     "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres",
                     "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand",
-                    "CountdownWorker depends on TestSupport"]
+                    "CountdownWorker depends on TestSupport", "Push spells a Redis key"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
         missing += [f"(wrongly) {p}" for p in problems if p.startswith("countdown-bench depends on TestSupport")]
         if missing:
             print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
             return 1
         package["targets"][1]["dependencies"] = [{"byName": ["Telemetry", None]}]
+        with open(os.path.join(root, "Sources", "Push", "A.swift"), "w") as handle:
+            handle.write("import Foundation\n@testable import Telemetry\n")
         package["targets"] = package["targets"][:2]
         if check(package, root):
             print("error: the layer check complains about a sound graph", file=sys.stderr)
             return 1
     print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
-          "the flows, a main that is not thin, a command missing from the multi-call executable and TestSupport used outside the "
-          "tests and the benchmark")
+          "the flows, a main that is not thin, a command missing from the multi-call executable, TestSupport used outside the "
+          "tests and the benchmark, and a Redis key spelled outside the key catalogue")
     return 0
 
 

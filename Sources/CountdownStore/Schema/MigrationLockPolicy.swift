@@ -1,3 +1,5 @@
+import BlockingIO
+
 /// How a migration waits for the locks it needs and for the server.
 ///
 /// A statement such as `ALTER TABLE` queues for its lock behind any open transaction on the table, and every
@@ -42,8 +44,7 @@ public struct MigrationLockPolicy: Sendable, Equatable {
     private static func pause(afterAttempt attempt: Int, elapsed: Duration, patience: Duration) -> Duration? {
         let left = patience - elapsed
         guard left > .zero else { return nil }
-        let doubling = Duration.milliseconds(500) * (1 << min(max(attempt - 1, 0), 10))
-        return min(doubling, maxPause, left)
+        return min(Backoff(first: .milliseconds(500), limit: maxPause).delay(afterFailure: max(attempt, 1)), left)
     }
 
     /// `lock_timeout` as PostgreSQL reads it: whole milliseconds, at least 1 (0 would mean no limit).
