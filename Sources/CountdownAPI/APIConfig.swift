@@ -97,6 +97,13 @@ public struct APIConfig: Sendable {
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
+        let broadcast = read { () throws -> Bool in
+            switch env.optionalString("APNS_BROADCAST")?.lowercased() {
+            case nil, "off": return false
+            case "on": return true
+            case let other?: throw ConfigError(.invalid, variable: "APNS_BROADCAST", problem: "must be on or off, got \"\(other)\"")
+            }
+        }
         let level = read { try env.logLevel() }
         let format = read { try env.logFormat() }
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
@@ -120,6 +127,7 @@ public struct APIConfig: Sendable {
             requestTimeout: .seconds(requestTimeout), writesPerMinutePerUser: perUser > 0 ? perUser : nil,
             writesPerMinutePerIP: perAddress > 0 ? perAddress : nil)
         config.policy.trustedProxies = proxies
+        config.policy.broadcastChannels = broadcast ?? false
         config.policy.anonymousWritesPerMinute = anonymous > 0 ? anonymous : nil
         config.requestReadTimeout = .seconds(readTimeout)
         config.connectionsPerIP = perIP

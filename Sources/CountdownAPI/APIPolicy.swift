@@ -15,6 +15,8 @@ public struct APIPolicy: Sendable {
     public var anonymousWritesPerMinute: Int? = defaultAnonymousWritesPerMinute
     /// Proxies whose `X-Forwarded-For` names the client address (`API_TRUSTED_PROXIES`).
     public var trustedProxies = TrustedProxies.none
+    /// Whether the workers run broadcast channels (`APNS_BROADCAST=on`): otherwise the channel endpoint answers 404.
+    public var broadcastChannels = false
 
     public static let defaultRequestTimeout = Duration.seconds(10)
     public static let defaultWritesPerMinutePerUser = 120

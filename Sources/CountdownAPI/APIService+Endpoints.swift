@@ -21,6 +21,9 @@ extension APIService {
                 "sessionsEnded": .int(sessions),
             ])
         }
+        if let os = registration.osVersion {
+            try await store.recordOSVersion(deviceID: registration.deviceID, version: os.version, major: os.major)
+        }
         return Self.success
     }
 
@@ -78,4 +81,19 @@ extension APIService {
     }
 
     static let notReady = APIError(.unavailable, "not ready")
+}
+
+extension APIService {
+    /// `GET /live-stream/:id/live-activity-channel`: auth required. The stream's broadcast channel id (SPEC 12.5), so an
+    /// app that starts an activity locally subscribes with `pushType: .channel(id)`; 404 when broadcast channels are off
+    /// or the stream has none (then the app starts with `pushType: .token`).
+    func liveActivityChannel(_ request: HTTPRequest, streamID: String) async throws -> HTTPResponse {
+        _ = try authenticator.requireCaller(of: request)
+        let stream = try FieldRules.identifier(streamID, field: "id")
+        guard policy.broadcastChannels else { throw APIError(.notFound, "broadcast channels are off (APNS_BROADCAST)") }
+        guard let channel = try await store.liveActivityChannel(streamID: stream) else {
+            throw APIError(.notFound, "stream \(stream) has no broadcast channel; start the activity with pushType .token")
+        }
+        return .json(["streamId": stream, "channelId": channel])
+    }
 }

@@ -71,6 +71,7 @@ public final class APIService: Sendable {
             case .sessions: return try await registerSession(request)
             case .session: return try await removeSession(request, streamID: parameters[0], deviceID: parameters[1])
             case .cancelStream: return try await cancelStream(request, streamID: parameters[0])
+            case .liveActivityChannel: return try await liveActivityChannel(request, streamID: parameters[0])
             case .healthz: return .json(["status": "ok"])
             case .readyz: return try await readiness()
             }

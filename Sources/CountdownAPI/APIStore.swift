@@ -24,6 +24,12 @@ public protocol APIStore: Sendable {
     /// Throws `.unknownUser`, `.streamNotFound`, `.forbidden`, `.streamAlreadyEnded`.
     func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport
 
+    /// Records the iOS version the device's app reported (`osVersion`).
+    func recordOSVersion(deviceID: String, version: String, major: Int) async throws
+
+    /// The stream's broadcast channel id (SPEC 12.5), nil when it has none. Throws `.streamNotFound`.
+    func liveActivityChannel(streamID: String) async throws -> String?
+
     /// Succeeds when PostgreSQL answers.
     func ping() async throws
 }

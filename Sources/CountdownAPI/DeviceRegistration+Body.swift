@@ -9,6 +9,7 @@ extension DeviceRegistration {
         let timezone = try body.string("timezone")
         let locale = try body.string("locale")
         let pushToStart = try body.string("liveActivityPushToStartToken")
+        let osVersion = try body.string("osVersion")
 
         guard let deviceID else {
             let why = pushToStart == nil ? "is required" : "is required when liveActivityPushToStartToken is sent"
@@ -24,11 +25,16 @@ extension DeviceRegistration {
         if pushToStartToken != nil && platform != "ios" {
             throw APIError.invalid("liveActivityPushToStartToken", "only iOS devices have push-to-start tokens (platform is \(platform))")
         }
+        let checkedOS = try osVersion.map { (value) throws(APIError) in try FieldRules.osVersion(value) }
+        if checkedOS != nil && platform != "ios" {
+            throw APIError.invalid("osVersion", "is the iOS version; only iOS devices send it (platform is \(platform))")
+        }
         if fcmToken == nil && pushToStartToken == nil {
             throw APIError.invalid("token", "is required (send liveActivityPushToStartToken without token only to update an existing device)")
         }
         self.init(deviceID: checkedDeviceID, platform: checkedPlatform, fcmToken: fcmToken, pushToStartToken: pushToStartToken,
                   timezone: try timezone.map { (value) throws(APIError) in try FieldRules.timezone(value) },
                   locale: try locale.map { (value) throws(APIError) in try FieldRules.locale(value) })
+        self.osVersion = checkedOS
     }
 }

@@ -94,7 +94,7 @@ public final class PostgresAPIStore: APIStore {
 
     /// Runs database work, translating what the API answers specially (`StoreError`): a lost database or a session
     /// time limit (503) and a caller or stream missing for a foreign key (403, 404).
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {

@@ -4,6 +4,7 @@ enum Route: String, Sendable, CaseIterable {
     case sessions = "/notifications/live-activity-sessions"
     case session = "/notifications/live-activity-sessions/:streamId/:deviceId"
     case cancelStream = "/live-stream/:id/cancel"
+    case liveActivityChannel = "/live-stream/:id/live-activity-channel"
     case healthz = "/healthz"
     case readyz = "/readyz"
 
@@ -15,7 +16,7 @@ enum Route: String, Sendable, CaseIterable {
         switch self {
         case .deviceToken, .sessions, .cancelStream: "POST"
         case .session: "DELETE"
-        case .healthz, .readyz: "GET"
+        case .healthz, .readyz, .liveActivityChannel: "GET"
         }
     }
 

@@ -86,9 +86,10 @@ public final class ConsoleBackend: Sendable {
                 actions: try ConsoleReadStore.operatorActions(stream: id, from: from, to: to, on: connection))
         }
         let ownInvalidations = story.invalidations.filter { $0.streamID == id }
+        let channels = try await database.withConnection { try BroadcastChannels.all(stream: id, on: $0) }
         return ConsolePages.Stream(report: report, plannedStartHistory: story.history, invalidations: ownInvalidations,
                                    unreachable: ConsoleTimeline.unreachable(report, invalidations: story.invalidations).mapValues(\.invalidatedAt),
-                                   timeline: ConsoleTimeline.stream(story))
+                                   timeline: ConsoleTimeline.stream(story), channels: channels)
     }
 
     public func device(_ id: String) async throws -> ConsolePages.Device? {

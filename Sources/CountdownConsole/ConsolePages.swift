@@ -75,6 +75,8 @@ public enum ConsolePages {
         /// Devices whose start went out and whose token was cleared since: device id → when it was cleared.
         public var unreachable: [String: Date]
         public var timeline: [TimelineEntry]
+        /// The stream's broadcast channels (`APNS_BROADCAST=on`), newest first; nil or empty: none.
+        public var channels: [BroadcastChannel]? = nil
     }
 
     /// `/devices/{id}`.

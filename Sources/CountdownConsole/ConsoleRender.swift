@@ -171,7 +171,7 @@ struct ConsoleRender {
             return [deviceLink(device.deviceID), userLink(device.userID), text(device.platform), "\(decision)\(reach)", time(row?.sentAt ?? row?.updatedAt)]
         })
         let timeline = self.timeline(page.timeline, now: report.databaseNow)
-        return self.page("Stream \(report.id)", "\(summary)\(cancel)\(history)\(participants)\(devices)\(timeline)")
+        return self.page("Stream \(report.id)", "\(summary)\(cancel)\(history)\(participants)\(devices)\(channels(page.channels ?? []))\(timeline)")
     }
 
     /// The device page, its times in the device's own zone when it has a known one.

@@ -36,11 +36,13 @@ public struct FlowContext: Sendable {
     public let startPageSize: Int
     /// Where end jobs that the push service refused wait for it to accept again.
     public let endRecovery: any EndRecoveryWaits
+    /// `APNS_BROADCAST=on`: a channel per stream (SPEC 12.5); nil: token pushes only.
+    public let broadcast: BroadcastSetup?
 
     public init(database: some FlowStores, settler: StartSettler, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
                 transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
                 liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000,
-                endRecovery: any EndRecoveryWaits = BackoffOnlyEnds()) {
+                endRecovery: any EndRecoveryWaits = BackoffOnlyEnds(), broadcast: BroadcastSetup? = nil) {
         starts = database
         sessions = database
         reminders = database
@@ -57,6 +59,7 @@ public struct FlowContext: Sendable {
         self.settler = settler
         self.startPageSize = max(1, startPageSize)
         self.endRecovery = endRecovery
+        self.broadcast = broadcast
     }
 
     /// Reads the other workers holding claims (`read`) and sorts them by liveness; this worker counts as alive.

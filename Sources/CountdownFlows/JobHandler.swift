@@ -14,15 +14,18 @@ public struct JobHandler: Sendable {
         case .end(let stream):
             // The stream's runtime sessions and its Android countdowns (SPEC 10.4): a retry of either retries both
             // (what was accepted is not sent again).
-            try await Self.merged(retired: AndroidCountdownFanout(context: context).end(stream: stream),
-                                  live: SessionFanout(context: context).end(stream: stream))
+            // With a broadcast channel, the end goes on it first (one request for every subscribed activity).
+            try await Self.merged(retired: onChannel { try await $0.end(stream: stream) },
+                                  live: Self.merged(retired: AndroidCountdownFanout(context: context).end(stream: stream),
+                                                    live: SessionFanout(context: context).end(stream: stream)))
         case .sessionEnd(let stream, let device):
             // The device's sessions retired by a takeover, then its live session if the stream has ended.
             try await Self.merged(retired: SessionFanout(context: context).endRetired(stream: stream, device: device),
                                   live: SessionFanout(context: context).end(stream: stream, device: device))
         case .update(let stream):
-            try await Self.merged(retired: AndroidCountdownFanout(context: context).update(stream: stream),
-                                  live: SessionFanout(context: context).update(stream: stream))
+            try await Self.merged(retired: onChannel { try await $0.update(stream: stream) },
+                                  live: Self.merged(retired: AndroidCountdownFanout(context: context).update(stream: stream),
+                                                    live: SessionFanout(context: context).update(stream: stream)))
         case .reminder(let stream): try await ReminderFanout(context: context).run(stream: stream)
         case .reminderPage(let stream, let after, let through): try await ReminderFanout(context: context).run(stream: stream, after: after, through: through)
         case .expire(let stream): try await ExpireHandler(context: context).run(stream: stream)
@@ -32,6 +35,12 @@ public struct JobHandler: Sendable {
     /// Several T-60 start jobs at once (one fan-out over all their streams); the outcome of each stream by id.
     public func handleStarts(_ streams: [String]) async throws -> [String: HandlerOutcome] {
         try await StartFanout(context: context).run(streams: streams, scope: .stream)
+    }
+
+    /// The broadcast part of an update or end (`APNS_BROADCAST=on`); nil when broadcast is off or the stream has no channel.
+    private func onChannel(_ body: (ChannelBroadcast) async throws -> HandlerOutcome?) async throws -> HandlerOutcome? {
+        guard let setup = context.broadcast else { return nil }
+        return try await body(ChannelBroadcast(context: context, setup: setup))
     }
 
     /// One outcome for a job's two parts (a session-end job's retired and live sessions; an end or update job's

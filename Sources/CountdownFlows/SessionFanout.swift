@@ -28,6 +28,7 @@ struct SessionFanout: Sendable {
             try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
                                      viewerCount: stream.viewerCount)
         } roles: { stream.roles[$0] }
+        context.broadcast?.metrics.endRequests(path: "token", count: pushes.count)
         let (deliveries, deletedEarly) = await sendEnds(pushes, to: addressed, stream: streamID)
         // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
         // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).

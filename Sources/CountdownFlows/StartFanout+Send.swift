@@ -20,17 +20,19 @@ extension StartFanout {
             var stream: String
             var role: ParticipantRole
             var language: PayloadLanguage
+            var channel: String? = nil
         }
 
         private var payloads: [Key: LiveActivityPayload] = [:]
         private var androidStarts: [Key: AndroidCountdownMessage] = [:]
         private var prepared: [String: PreparedStream] = [:]
 
-        mutating func start(for stream: StreamSnapshotRow, role: ParticipantRole, language: PayloadLanguage,
+        mutating func start(for stream: StreamSnapshotRow, role: ParticipantRole, language: PayloadLanguage, channel: String? = nil,
                             with builder: PushPayloadBuilder) throws(PushPayloadError) -> LiveActivityPayload {
-            let key = Key(stream: stream.snapshot.id, role: role, language: language)
+            let key = Key(stream: stream.snapshot.id, role: role, language: language, channel: channel)
             if let payload = payloads[key] { return payload }
-            let payload = try builder.start(try prepare(stream, with: builder), role: role, language: language, now: stream.now, viewerCount: stream.viewerCount)
+            let payload = try builder.start(try prepare(stream, with: builder), role: role, language: language, now: stream.now,
+                                            viewerCount: stream.viewerCount, channel: channel)
             payloads[key] = payload
             return payload
         }
@@ -100,9 +102,11 @@ extension StartFanout {
                            ticket: StartSettler.Ticket, tally: inout Tally) async throws {
         var page = plans
         var built = BuiltPayloads()
+        let channels = await StartChannels.channels(of: plans, context: context)
         while true {
             let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
-            await send(page: page, ticket: ticket, built: &built, tally: &tally)
+            let onChannel = await channels.devicesOnChannel(page, context: context)
+            await send(page: page, ticket: ticket, built: &built, tally: &tally, channels: onChannel)
             // A stream asked to retry stops paging: its rows given back as pending must wait for the retry.
             let more = page.keys.filter { tally.retryAfter[$0] == nil }
             guard claimedInPage >= context.startPageSize, !more.isEmpty else { break }
@@ -129,7 +133,7 @@ extension StartFanout {
 
     /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
     private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout BuiltPayloads,
-                      tally: inout Tally) async {
+                      tally: inout Tally, channels: [StartLedger.Key: String] = [:]) async {
         let owner = context.liveness.workerID
         var pushes: [OutgoingPush] = []
         var sent: [Sent] = []
@@ -151,7 +155,8 @@ extension StartFanout {
                         let message = try built.androidStart(for: plan.stream, role: role, language: language, with: context.payloads)
                         pushes.append(.androidCountdown(message, fcmToken: fcm))
                     } else {
-                        let payload = try built.start(for: plan.stream, role: role, language: language, with: context.payloads)
+                        let payload = try built.start(for: plan.stream, role: role, language: language, channel: channels[claim.key],
+                                                      with: context.payloads)
                         pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: pts))
                     }
                     sent.append(Sent(claim: claim, owner: owner, pts: pts, fcm: fcm, tokenHash: target.tokenHash))

@@ -80,6 +80,8 @@ public struct CountdownConfig: Sendable {
     public var pushProxy: ProxySettings = .none
     /// The pruner's settings (`RETENTION_DAYS`, `AUDIT_RETENTION_DAYS`, `RETENTION_BATCH_ROWS`, `RETENTION_INTERVAL_SECONDS`).
     public var retention = RetentionSettings()
+    /// Broadcast channels (`APNS_BROADCAST`, `APNS_CHANNEL_URL`, `APNS_BROADCAST_MAX_CHANNELS`; SPEC 12.5).
+    public var broadcast = BroadcastSettings()
 
     /// Reads and validates every variable; throws all problems at once so an operator fixes them in one go.
     public static func load(from env: Environment = Environment(), requirePush: Bool = true) throws -> CountdownConfig {
@@ -187,6 +189,7 @@ public struct CountdownConfig: Sendable {
         configured.reminderAndroidChannelID = read({ try Self.androidChannelID(env) }, default: nil)
         configured.pushProxy = ProxySettings(environment: env.values)
         configured.retention = RetentionSettings.load(env, into: &problems)
+        configured.broadcast = BroadcastSettings.load(env, transport: transport, environment: apns?.environment ?? .production, into: &problems)
         if env.optionalString("FLEET_MAX_WORKERS") != nil {
             let workers = read({ try env.integer("FLEET_MAX_WORKERS", default: 1, range: 1...10_000) }, default: 1)
             let api = read({ try env.integer("FLEET_API_REPLICAS", default: 0, range: 0...10_000) }, default: 0)

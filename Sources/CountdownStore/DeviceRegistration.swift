@@ -11,6 +11,18 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var pushToStartToken: String?
     public var timezone: String?
     public var locale: String?
+    /// The iOS version the app reported (`osVersion`), validated, with its major version; recorded apart from the
+    /// device row (`countdown_device_os`).
+    public var osVersion: (version: String, major: Int)? {
+        get { os.map { ($0.version, $0.major) } }
+        set { os = newValue.map { OSVersion(version: $0.version, major: $0.major) } }
+    }
+    private var os: OSVersion?
+
+    private struct OSVersion: Sendable, Equatable {
+        var version: String
+        var major: Int
+    }
 
     /// Whether this only updates the push-to-start token of an existing device.
     public var isPushToStartUpdate: Bool { fcmToken == nil }

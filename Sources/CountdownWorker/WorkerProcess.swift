@@ -71,10 +71,14 @@ public struct WorkerProcess: Sendable {
         let claimSeconds = config.jobLeaseSeconds * 2
         let settlerLogger = logger.with(["worker": .string(workerID)])
         let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics)
+        // Exported whatever APNS_BROADCAST says (dashboards read zeros rather than gaps).
+        let channelMetrics = ChannelMetrics(registry: metrics.registry)
+        let broadcast = try Self.makeBroadcast(config: config, store: store, redis: redis, metrics: metrics, channelMetrics: channelMetrics,
+                                               clock: clock, logger: logger)
         let context = FlowContext(database: store, settler: settler, push: gateway, payloads: payloads, settings: config.flow,
                                   transport: config.pushTransport, metrics: metrics, logger: settlerLogger,
                                   claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize,
-                                  endRecovery: endRecovery)
+                                  endRecovery: endRecovery, broadcast: broadcast?.setup)
         let planner = JobPlanner(settings: config.flow)
         let reconcilerSession = PostgresSession(configuration: postgresConfiguration, name: "reconciler")
         let schemaVersion = Migration.all.map(\.version).max() ?? 0
@@ -110,7 +114,7 @@ public struct WorkerProcess: Sendable {
                                     onClaimed: { try? await heartbeat.beat() })
         leases.withLock { $0 = dispatcher }
         let serverWatch = RedisServerWatch(redis: redis, logger: logger)
-        services = [
+        var services: [any Service] = [
             HealthServer(address: config.httpAddress, metrics: metrics.registry, logger: logger, readiness: readiness),
             TokenGuardTicker(tokenGuard: tokenGuard),
             ClockSync(clock: clock, redis: redis, metrics: metrics, logger: logger),
@@ -133,6 +137,11 @@ public struct WorkerProcess: Sendable {
             gate.guarding(settler),
             gate.guarding(dispatcher),
         ]
+        // APNS_BROADCAST=on: the channels' upkeep (deletions, orphans, creation retries), before the relay.
+        if let keeper = broadcast?.keeper, let relay = services.firstIndex(where: { $0.name == "outbox-relay" }) {
+            services.insert(gate.guarding(keeper), at: relay)
+        }
+        self.services = services
         closers = [{ database.close() }, { reconcilerSession.close() }, { redis.close() }]
     }
 
@@ -239,13 +248,7 @@ public struct WorkerProcess: Sendable {
             base = try makeFCMTransport(fcm, http: try http("fcm", nil), metrics: metrics, clock: clock)
         case .apns:
             guard let apns = config.apns else { throw ConfigError(.missing, variable: "APNS_KEY_FILE", problem: "is required for PUSH_TRANSPORT=apns") }
-            let signer = try APNsProviderToken(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, now: clock.now, onRefresh: {
-                metrics.tokenRefreshes.increment(labels: "apns", "ok")
-            })
-            let tokens = SharedAPNsProviderToken(signer: signer, redis: redis, namespace: config.namespace)
-            let configuration = APNsConfiguration(keyFile: apns.keyFile, keyID: apns.keyID, teamID: apns.teamID, bundleID: apns.bundleID,
-                                                  environment: apns.environment == .production ? .production : .development,
-                                                  baseURLOverride: apns.baseURL)
+            let (configuration, tokens) = try apnsCredentials(apns, redis: redis, namespace: config.namespace, metrics: metrics, clock: clock)
             let direct = APNsTransport(configuration: configuration, tokens: tokens, http: try http("apns", apns.caFile))
             // Reminders are plain notifications and the Android countdown FCM data messages: with REMINDER_TRANSPORT=fcm
             // or ANDROID_COUNTDOWN=on they go through FCM credentials.

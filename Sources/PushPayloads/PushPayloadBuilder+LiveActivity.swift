@@ -3,17 +3,19 @@ import JSON
 
 extension PushPayloadBuilder {
     /// The push-to-start payload for one target user: attributes, a counting-down content-state, a localized
-    /// alert with the real minutes left, `stale-date` = planned start + expireAfter, `input-push-token: 1`.
+    /// alert with the real minutes left, `stale-date` = planned start + expireAfter, and `input-push-token: 1`, or,
+    /// with `channel` (a device on iOS 18 or later, the stream's broadcast channel, SPEC 12.5), `input-push-channel`
+    /// = that channel's id, so the activity subscribes to the channel instead of asking for a token.
     /// Headers: `apns-priority: 10`, `apns-expiration: <planned start>` (dropped rather than shown late).
     public func start(
-        _ stream: StreamSnapshot, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0
+        _ stream: StreamSnapshot, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0, channel: String? = nil
     ) throws(PushPayloadError) -> LiveActivityPayload {
-        try start(prepare(stream), role: role, language: language, now: now, viewerCount: viewerCount)
+        try start(prepare(stream), role: role, language: language, now: now, viewerCount: viewerCount, channel: channel)
     }
 
     /// `start` for a stream prepared once for all its payloads (a fan-out builds one per role and language).
     public func start(
-        _ prepared: PreparedStream, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0
+        _ prepared: PreparedStream, role: ParticipantRole, language: PayloadLanguage, now: Date, viewerCount: Int = 0, channel: String? = nil
     ) throws(PushPayloadError) -> LiveActivityPayload {
         let (stream, streamId) = (prepared.snapshot, prepared.streamId)
         let texts = LocalizedTexts.of(language)
@@ -48,8 +50,13 @@ extension PushPayloadBuilder {
                 contentState(&json, stream, fitted, texts, role: role, now: now, viewerCount: viewerCount, display: .countdown)
                 json.key("event")
                 json.string(LiveActivityEvent.start.rawValue)
-                json.key("input-push-token")
-                json.int(1)
+                if let channel {
+                    json.key("input-push-channel")
+                    json.string(channel)
+                } else {
+                    json.key("input-push-token")
+                    json.int(1)
+                }
                 json.key("stale-date")
                 json.int(scheduledStartAt + settings.expireAfterSeconds)
                 json.key("timestamp")

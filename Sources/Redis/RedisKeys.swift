@@ -27,6 +27,8 @@ public struct RedisKeys: Sendable, Hashable {
     public var reconcileFailoverLock: String { "\(tag):reconcile:failover-lock" }
     /// The pruner's run lock.
     public var retentionLock: String { "\(tag):retention:lock" }
+    /// The broadcast channel keeper's run lock.
+    public var broadcastLock: String { "\(tag):broadcast:lock" }
     /// End jobs waiting for the push service to accept pushes again.
     public var endsAwaitingRecovery: String { "\(tag):ends:awaiting-recovery" }
 

@@ -24,6 +24,8 @@ struct APIDrainTests {
         func registerSession(_ session: SessionRegistration, userID: String) async throws { throw Unused() }
         func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws { throw Unused() }
         func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport { throw Unused() }
+        func recordOSVersion(deviceID: String, version: String, major: Int) async throws { throw Unused() }
+        func liveActivityChannel(streamID: String) async throws -> String? { throw Unused() }
 
         struct Unused: Error {}
     }

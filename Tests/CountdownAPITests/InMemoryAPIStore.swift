@@ -31,6 +31,10 @@ final class InMemoryAPIStore: APIStore {
         var streams: [String: Stream] = [:]
         var sessions: [[String]: Session] = [:]
         var reachable = true
+        /// iOS versions recorded, by device.
+        var osVersions: [String: String] = [:]
+        /// Broadcast channel ids, by stream.
+        var channels: [String: String] = [:]
     }
 
     let state = Mutex(State())
@@ -86,6 +90,14 @@ final class InMemoryAPIStore: APIStore {
             state.streams[id]?.status = "cancelled"
             return StreamCommands.CancelReport(remindersCancelled: 0, sessionsToEnd: state.sessions.keys.filter { $0[0] == id }.count)
         }
+    }
+
+    func recordOSVersion(deviceID: String, version: String, major: Int) async throws {
+        state.withLock { $0.osVersions[deviceID] = version }
+    }
+
+    func liveActivityChannel(streamID: String) async throws -> String? {
+        state.withLock { $0.channels[streamID] }
     }
 
     func ping() async throws {

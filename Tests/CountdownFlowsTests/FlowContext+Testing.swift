@@ -10,12 +10,12 @@ extension FlowContext {
     init(database client: PostgresClient, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
          transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
          liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000,
-         endRecovery: any EndRecoveryWaits = BackoffOnlyEnds()) {
+         endRecovery: any EndRecoveryWaits = BackoffOnlyEnds(), broadcast: BroadcastSetup? = nil) {
         let store = StoreClient(client)
         let settler = StartSettler(store: store, logger: logger)
         RunningSettlers.start(settler, on: client)
         self.init(database: store, settler: settler, push: push, payloads: payloads, settings: settings, transport: transport,
                   metrics: metrics, logger: logger, claimSeconds: claimSeconds, liveness: liveness, startPageSize: startPageSize,
-                  endRecovery: endRecovery)
+                  endRecovery: endRecovery, broadcast: broadcast)
     }
 }

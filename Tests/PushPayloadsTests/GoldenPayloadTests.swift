@@ -6,7 +6,7 @@ import Testing
     let builder = Fixtures.builder()
 
     /// Headers as sorted `name: value` lines, a blank line, then the `aps` JSON exactly as sent.
-    private func rendered(_ payload: LiveActivityPayload) -> [UInt8] {
+    func rendered(_ payload: LiveActivityPayload) -> [UInt8] {
         let headers = payload.apnsHeaders.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
         return Array("event: \(payload.event.rawValue)\n\(headers)\n".utf8) + payload.apsJSON + Array("\n".utf8)
     }
