@@ -64,7 +64,8 @@ public enum ReminderStore {
         }
     }
 
-    /// Marks the active reminders of `users` for the stream as sent.
+    /// Marks the active reminders of `users` for the stream as sent (and sets `updated_at`, so the touch trigger
+    /// is not called per row).
     ///
     /// The users' id range (taken in SQL, so by the column's collation) bounds the rows read: without it, a plan
     /// made for the page's real size (the first executions of the prepared statement on a session) hashed every
@@ -72,7 +73,7 @@ public enum ReminderStore {
     public static func markSent(_ stream: String, users: [String], on connection: PostgresConnection) throws {
         guard !users.isEmpty else { return }
         try connection.execute("""
-            UPDATE stream_reminders r SET status = 'sent'
+            UPDATE stream_reminders r SET status = 'sent', updated_at = now()
             FROM unnest($2::text[]) AS t(user_id)
             WHERE r.stream_id = $1 AND r.user_id = t.user_id AND r.status = 'active'
               AND r.user_id >= (SELECT min(b) FROM unnest($2::text[]) AS b) AND r.user_id <= (SELECT max(b) FROM unnest($2::text[]) AS b)

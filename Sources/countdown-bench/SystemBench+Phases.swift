@@ -20,19 +20,28 @@ extension SystemBench {
         try await system.db.withConnection { try $0.executeScript(Self.analyze) }
     }
 
-    /// Inserts rows planned far ahead (`insert`, then ANALYZE), lets the relay drain, then moves them (`move(due)`,
-    /// `moved` rows) so their due second is T, and lets the relay drain again. Returns T and the timings.
+    /// Inserts rows planned far ahead (`insert`, and ANALYZE in the same transaction), lets the relay drain, then
+    /// moves them (`move(due)`, `moved` rows) so their due second is T, and lets the relay drain again. Returns T and
+    /// the timings.
+    ///
+    /// The relay is timed from the commit: it sees no row before it. With ANALYZE after the commit, the relay
+    /// drained part of the rows while ANALYZE ran, and the time left after it (the relay's time as reported) depended
+    /// on how long ANALYZE took. ANALYZE in the inserting transaction counts its own rows.
     func queueWithDueSecond(
-        insert: () async throws -> Void, outboxRows: Int, moved: Int, move: (_ due: Double) async throws -> Void
+        insert: @escaping @Sendable (PostgresConnection) throws -> Void, outboxRows: Int, moved: Int, move: (_ due: Double) async throws -> Void
     ) async throws -> (due: Double, timings: SystemBenchResults.Seeding) {
         let round = SystemBenchReport.rounded
         var started = Date()
-        try await insert()
-        try await analyzeTables()
+        try await system.db.transaction { connection in
+            try insert(connection)
+            try connection.executeScript(Self.analyze)
+        }
         let inserted = Date().timeIntervalSince(started)
         started = Date()
+        try await resetStatementStatistics()
         try await system.waitOutboxDrained(timeout: .seconds(900))
         let drained = Date().timeIntervalSince(started)
+        let relayStatements = try await topStatements()
         let rate = Double(outboxRows) / max(drained, 0.05)
         let slowest = min(rate, relayRowsPerSecond ?? rate)
         relayRowsPerSecond = slowest
@@ -47,7 +56,7 @@ extension SystemBench {
         let timings = SystemBenchResults.Seeding(
             insertSeconds: round(inserted, 2), relaySeconds: round(drained, 2), relayRowsPerSecond: Int(rate.rounded()), outboxRows: outboxRows,
             updateSeconds: round(updated, 2), requeueSeconds: round(requeued, 2), queuedBeforeDue: Date().timeIntervalSince1970 < due,
-            leadSeconds: lead)
+            leadSeconds: lead, relayStatements: relayStatements)
         return (due, timings)
     }
 
@@ -57,10 +66,10 @@ extension SystemBench {
         let streams = options.streams
         let prefix = "w\(workers)r\(run)."
         progress("burst \(prefix): seeding \(streams) streams")
+        let planned = try await system.databaseNow() + 86_400
         let (due, timings) = try await queueWithDueSecond(
-            insert: {
-                let planned = try await system.databaseNow() + 86_400
-                try await system.seedStreams(peoplePrefix: "b", streamPrefix: prefix, count: streams, plannedAtEpoch: planned)
+            insert: { connection in
+                try CountdownSystem.seedStreams(peoplePrefix: "b", streamPrefix: prefix, count: streams, plannedAtEpoch: planned, on: connection)
             },
             outboxRows: streams * 4, moved: streams,
             move: { due in
@@ -112,28 +121,26 @@ extension SystemBench {
         progress("reminders: seeding \(reminders) users, devices and active reminders")
         let reminderLead = Double(system.settings["REMINDER_LEAD_SECONDS"].flatMap(Double.init) ?? 600)
         let (due, timings) = try await queueWithDueSecond(
-            insert: {
-                try await system.db.transaction { connection in
-                    _ = try connection.execute("""
-                        INSERT INTO users (id, display_name, locale)
-                        SELECT 'rmu' || i, 'Fan ' || i, CASE WHEN i % 3 = 0 THEN 'en' ELSE 'tr' END FROM generate_series(1, $1) i
-                        """, [reminders])
-                    _ = try connection.execute("""
-                        INSERT INTO devices (device_id, user_id, platform, fcm_token)
-                        SELECT 'rmd' || i, 'rmu' || i, CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
-                               'fcm-rm-' || md5('rm' || i) || lpad(i::text, 8, '0')
-                        FROM generate_series(1, $1) i
-                        """, [reminders])
-                    _ = try connection.execute("DELETE FROM countdown_outbox WHERE topic = 'device'")
-                    _ = try connection.execute(
-                        "INSERT INTO streams (id, title, planned_start_at) VALUES ($1, 'Büyük final', now() + interval '1 day')", [stream])
-                    _ = try connection.execute("""
-                        INSERT INTO stream_participants (stream_id, user_id, role, position)
-                        VALUES ($1, 'bu1_0', 'creator', 0), ($1, 'bu1_1', 'guest', 1)
-                        """, [stream])
-                    _ = try connection.execute(
-                        "INSERT INTO stream_reminders (stream_id, user_id) SELECT $1::text, 'rmu' || i FROM generate_series(1, $2) i", [stream, reminders])
-                }
+            insert: { connection in
+                _ = try connection.execute("""
+                    INSERT INTO users (id, display_name, locale)
+                    SELECT 'rmu' || i, 'Fan ' || i, CASE WHEN i % 3 = 0 THEN 'en' ELSE 'tr' END FROM generate_series(1, $1) i
+                    """, [reminders])
+                _ = try connection.execute("""
+                    INSERT INTO devices (device_id, user_id, platform, fcm_token)
+                    SELECT 'rmd' || i, 'rmu' || i, CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
+                           'fcm-rm-' || md5('rm' || i) || lpad(i::text, 8, '0')
+                    FROM generate_series(1, $1) i
+                    """, [reminders])
+                _ = try connection.execute("DELETE FROM countdown_outbox WHERE topic = 'device'")
+                _ = try connection.execute(
+                    "INSERT INTO streams (id, title, planned_start_at) VALUES ($1, 'Büyük final', now() + interval '1 day')", [stream])
+                _ = try connection.execute("""
+                    INSERT INTO stream_participants (stream_id, user_id, role, position)
+                    VALUES ($1, 'bu1_0', 'creator', 0), ($1, 'bu1_1', 'guest', 1)
+                    """, [stream])
+                _ = try connection.execute(
+                    "INSERT INTO stream_reminders (stream_id, user_id) SELECT $1::text, 'rmu' || i FROM generate_series(1, $2) i", [stream, reminders])
             },
             outboxRows: reminders + 3, moved: 1,
             move: { due in
@@ -173,27 +180,25 @@ extension SystemBench {
         let threshold = Int((options.androidShare * 65_536).rounded())
         progress("giant stream: seeding a creator and \(guests) guests with two devices each")
         let (due, timings) = try await queueWithDueSecond(
-            insert: {
-                try await system.db.transaction { connection in
-                    _ = try connection.execute(
-                        "INSERT INTO users (id, display_name, locale) SELECT 'gsu' || i, 'Guest ' || i, 'tr' FROM generate_series(0, $1) i", [guests])
-                    _ = try connection.execute("""
-                        INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
-                        SELECT 'gsd' || i || '_' || j, 'gsu' || i, CASE WHEN a.android THEN 'android' ELSE 'ios' END,
-                               'fcm-gs-' || md5('gs' || i || '_' || j) || lpad((i * 2 + j)::text, 8, '0'),
-                               CASE WHEN a.android THEN NULL ELSE md5('pts-gs' || i || '_' || j) || md5('gs' || i) END
-                        FROM generate_series(0, $1) i, generate_series(1, 2) j,
-                             LATERAL (SELECT get_byte(decode(md5('gsd' || i || '_' || j), 'hex'), 0) * 256
-                                             + get_byte(decode(md5('gsd' || i || '_' || j), 'hex'), 1) < $2 AS android) a
-                        """, [guests, threshold])
-                    _ = try connection.execute("DELETE FROM countdown_outbox WHERE topic = 'device'")
-                    _ = try connection.execute(
-                        "INSERT INTO streams (id, title, planned_start_at) VALUES ($1, 'Dev yayın', now() + interval '1 day')", [stream])
-                    _ = try connection.execute("""
-                        INSERT INTO stream_participants (stream_id, user_id, role, position)
-                        SELECT $1::text, 'gsu' || i, CASE WHEN i = 0 THEN 'creator' ELSE 'guest' END, i FROM generate_series(0, $2) i
-                        """, [stream, guests])
-                }
+            insert: { connection in
+                _ = try connection.execute(
+                    "INSERT INTO users (id, display_name, locale) SELECT 'gsu' || i, 'Guest ' || i, 'tr' FROM generate_series(0, $1) i", [guests])
+                _ = try connection.execute("""
+                    INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token)
+                    SELECT 'gsd' || i || '_' || j, 'gsu' || i, CASE WHEN a.android THEN 'android' ELSE 'ios' END,
+                           'fcm-gs-' || md5('gs' || i || '_' || j) || lpad((i * 2 + j)::text, 8, '0'),
+                           CASE WHEN a.android THEN NULL ELSE md5('pts-gs' || i || '_' || j) || md5('gs' || i) END
+                    FROM generate_series(0, $1) i, generate_series(1, 2) j,
+                         LATERAL (SELECT get_byte(decode(md5('gsd' || i || '_' || j), 'hex'), 0) * 256
+                                         + get_byte(decode(md5('gsd' || i || '_' || j), 'hex'), 1) < $2 AS android) a
+                    """, [guests, threshold])
+                _ = try connection.execute("DELETE FROM countdown_outbox WHERE topic = 'device'")
+                _ = try connection.execute(
+                    "INSERT INTO streams (id, title, planned_start_at) VALUES ($1, 'Dev yayın', now() + interval '1 day')", [stream])
+                _ = try connection.execute("""
+                    INSERT INTO stream_participants (stream_id, user_id, role, position)
+                    SELECT $1::text, 'gsu' || i, CASE WHEN i = 0 THEN 'creator' ELSE 'guest' END, i FROM generate_series(0, $2) i
+                    """, [stream, guests])
             },
             outboxRows: guests + 3, moved: 1,
             move: { due in

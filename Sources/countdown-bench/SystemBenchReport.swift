@@ -20,6 +20,11 @@ enum SystemBenchReport {
     static let targetRelayRepeatRatio = 1.5
     /// PostgreSQL's CPU per reminder push, the per-device delivery records included.
     static let targetReminderPostgresMicrosPerPush = 20
+    /// What the same bench measured when these targets were set (main at 1ec4353, 2026-12-06): printed beside each
+    /// target's figure.
+    static let startingRelayRowsPerSecond = "4.4k rows/s"
+    static let startingRelayRepeat = "0.40 s -> 3.24 s"
+    static let startingReminderPostgresMicros = "38 µs"
 
     typealias Results = SystemBenchResults
 
@@ -113,7 +118,8 @@ enum SystemBenchReport {
                 let fake = fakeMicrosPerPush(fanout.usage, fanout.accepted).map(String.init) ?? "None"
                 checks.append(Verdict(name: "reminder fan-out PostgreSQL CPU <= \(targetReminderPostgresMicrosPerPush) µs per push",
                                       passed: cost.postgres <= targetReminderPostgresMicrosPerPush,
-                                      detail: "\(cost.postgres) µs (the fake FCM's, the machine-speed reference: \(fake) µs)"))
+                                      detail: "\(cost.postgres) µs (the fake FCM's, the machine-speed reference: \(fake) µs; "
+                                          + "was \(startingReminderPostgresMicros) at 1ec4353)"))
             }
             let cpu = fanout.usage.workerCpuSeconds
             // Every worker took part: none did less than a fifth of an equal share of the work.
@@ -152,7 +158,7 @@ enum SystemBenchReport {
         if let seed = results.reminderFanout?.seeding {
             checks.append(Verdict(name: "\(seed.outboxRows) reminder rows relayed at >= \(targetRelayRowsPerSecond) rows/s",
                                   passed: seed.relayRowsPerSecond >= targetRelayRowsPerSecond,
-                                  detail: "\(seed.relayRowsPerSecond) rows/s (\(py(seed.relaySeconds))s)"))
+                                  detail: "\(seed.relayRowsPerSecond) rows/s (\(py(seed.relaySeconds))s; was \(startingRelayRowsPerSecond) at 1ec4353)"))
         }
         let target = results.bursts.filter { $0.workers == options.repeatWorkers }
         if let first = target.first, target.count >= 2 {
@@ -162,7 +168,7 @@ enum SystemBenchReport {
                 name: "later bursts' relay within \(py(targetRelayRepeatRatio))x of the first's",
                 passed: worst <= first.seeding.relaySeconds * targetRelayRepeatRatio,
                 detail: ([first.seeding.relaySeconds] + later).map { py($0) }.joined(separator: " -> ") + " s for "
-                    + "\(first.seeding.outboxRows) rows each"))
+                    + "\(first.seeding.outboxRows) rows each (was \(startingRelayRepeat) at 1ec4353)"))
         }
         return checks
     }
@@ -268,6 +274,15 @@ enum SystemBenchReport {
             results.bursts.prefix(1).map { ("burst w\($0.workers)r\($0.run)", $0.statements, $0.ledgerWrites, $0.workerSamples) }
             + (results.reminderFanout.map { [("reminder fan-out", $0.statements, $0.ledgerWrites, $0.workerSamples)] } ?? [])
         if options.profile {
+            var relays = results.bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding) }
+            if let fanout = results.reminderFanout { relays.append(("reminders", fanout.seeding)) }
+            for (title, seeding) in relays {
+                guard let statements = seeding.relayStatements else { continue }
+                out += "\nstatements by total time (relay of \(title), \(seeding.outboxRows) rows in \(py(seeding.relaySeconds))s):\n"
+                for s in statements {
+                    out += "  " + String(format: "%7.0f ms exec %6.0f ms plan %6d calls %5.2f ms  ", s.totalMs, s.planMs, s.calls, s.meanMs) + s.query + "\n"
+                }
+            }
             for phase in profiled {
                 out += "\nstatements by total time (\(phase.title)):\n"
                 for s in phase.statements ?? [] {

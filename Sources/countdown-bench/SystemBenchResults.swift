@@ -39,6 +39,8 @@ struct SystemBenchResults: Codable, Sendable {
         var requeueSeconds: Double
         var queuedBeforeDue: Bool
         var leadSeconds: Int
+        /// `--profile`: the statements from the seeding's commit until the relay drained.
+        var relayStatements: [Statement]? = nil
     }
 
     /// What a measured phase cost each process.

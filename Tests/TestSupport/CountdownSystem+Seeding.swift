@@ -47,17 +47,24 @@ extension CountdownSystem {
     /// (`seedPeople(prefix: peoplePrefix, ...)`).
     public func seedStreams(peoplePrefix: String, streamPrefix: String, count: Int, plannedAtEpoch: Double) async throws {
         try await db.transaction { connection in
-            try connection.execute("""
-                INSERT INTO streams (id, title, planned_start_at)
-                SELECT $1::text || i, 'Yayın ' || i || ': akşam sohbeti', to_timestamp($2::float8)
-                FROM generate_series(1, $3::bigint) i
-                """, [streamPrefix, plannedAtEpoch, count])
-            try connection.execute("""
-                INSERT INTO stream_participants (stream_id, user_id, role, position)
-                SELECT $1::text || i, $2::text || 'u' || i || '_' || k, CASE WHEN k = 0 THEN 'creator' ELSE 'guest' END, k
-                FROM generate_series(1, $3::bigint) i, generate_series(0, 2) k
-                """, [streamPrefix, peoplePrefix, count])
+            try Self.seedStreams(peoplePrefix: peoplePrefix, streamPrefix: streamPrefix, count: count, plannedAtEpoch: plannedAtEpoch,
+                                 on: connection)
         }
+    }
+
+    /// `seedStreams` in the caller's transaction on `connection`.
+    public static func seedStreams(peoplePrefix: String, streamPrefix: String, count: Int, plannedAtEpoch: Double,
+                                   on connection: PostgresConnection) throws {
+        try connection.execute("""
+            INSERT INTO streams (id, title, planned_start_at)
+            SELECT $1::text || i, 'Yayın ' || i || ': akşam sohbeti', to_timestamp($2::float8)
+            FROM generate_series(1, $3::bigint) i
+            """, [streamPrefix, plannedAtEpoch, count])
+        try connection.execute("""
+            INSERT INTO stream_participants (stream_id, user_id, role, position)
+            SELECT $1::text || i, $2::text || 'u' || i || '_' || k, CASE WHEN k = 0 THEN 'creator' ELSE 'guest' END, k
+            FROM generate_series(1, $3::bigint) i, generate_series(0, 2) k
+            """, [streamPrefix, peoplePrefix, count])
     }
 
     /// What PostgreSQL says should get a start, read from the contract tables (SPEC section 5), not the ledger:
