@@ -103,8 +103,10 @@ extension StartFanout {
         while true {
             let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
             await send(page: page, ticket: ticket, built: &built, tally: &tally)
-            // A stream asked to retry stops paging: its rows given back as pending must wait for the retry.
-            let more = page.keys.filter { tally.retryAfter[$0] == nil }
+            // A stream asked to retry stops paging: its rows given back as pending must wait for the retry. Every
+            // other stream of the fan-out is asked again, not only this page's: a full page taken in key order may
+            // have reached none of a later stream's rows.
+            let more = plans.keys.filter { tally.retryAfter[$0] == nil }
             guard claimedInPage >= context.startPageSize, !more.isEmpty else { break }
             let claimed = try await claimPage(more.sorted(), scope: scope, owners: owners)
             if claimed.isEmpty { break }
