@@ -129,7 +129,8 @@ extension StartFanout {
         return Dictionary(grouping: claims, by: \.key.stream)
     }
 
-    /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
+    /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known, with
+    /// the batch's slots.
     private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout BuiltPayloads,
                       tally: inout Tally) async {
         let owner = context.liveness.workerID
@@ -165,13 +166,14 @@ extension StartFanout {
         }
         let settler = context.settler
         await settler.add(immediate, to: ticket)
-        await context.push.sendEach(pushes, kind: .start) { start, deliveries in
+        // Each batch's slots go back as the settler commits its outcomes: a slot's next push waits for the record.
+        await context.push.sendEachRecorded(pushes, kind: .start) { start, deliveries, slots in
             var results: [StartSettler.Result] = []
             results.reserveCapacity(deliveries.count)
             for (offset, delivery) in deliveries.enumerated() {
                 results.append(Self.result(of: delivery, for: sent[start + offset], tally: &tally))
             }
-            await settler.add(results, to: ticket)
+            await settler.add(results, to: ticket, slots: slots)
         }
     }
 

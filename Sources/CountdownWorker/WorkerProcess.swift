@@ -70,7 +70,8 @@ public struct WorkerProcess: Sendable {
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
         let settlerLogger = logger.with(["worker": .string(workerID)])
-        let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics)
+        // Answered starts keep their slots until written: a batch goes once half the slots wait on it, at the latest.
+        let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics, fill: min(200, max(1, config.pushConcurrency / 2)))
         let context = FlowContext(database: store, settler: settler, push: gateway, payloads: payloads, settings: config.flow,
                                   transport: config.pushTransport, metrics: metrics, logger: settlerLogger,
                                   claimSeconds: claimSeconds, liveness: heartbeat, startPageSize: config.startPageSize,
