@@ -27,9 +27,9 @@ import TestSupport
         }
         try await system.stream("s1", startsIn: 120, creator: "creator")
         try await system.execute("INSERT INTO stream_reminders (stream_id, user_id) SELECT 's1', 'u' || i FROM generate_series(1, $1) i", [users])
-        try await system.fault(["latencyMs": 200])
+        try await system.fault(["latencyMs": 40])
         let doomed = try system.startWorker()
-        try await system.waitForPushes(timeout: .seconds(60), "the fan-out under way") { $0.events("notification").count >= users / 5 }
+        try await system.waitForPushes(timeout: .seconds(180), "the fan-out under way") { $0.events("notification").count >= users / 5 }
         doomed.kill9()
         // What the service took before the kill (the fake records a send when its latency is over, whether or not
         // the sender is still there), and what the killed worker left claimed.
