@@ -8,6 +8,10 @@ public enum HandlerOutcome: Sendable, Equatable {
     case skipped(reason: String)
     /// Try again later: after `after` if the push service asked for it, else with backoff.
     case retry(after: Duration?, reason: String)
+    /// Try again after `after` on a schedule of the work's own that also bounds it (an end push retried until its
+    /// dismissal window closes, `EndRetrySchedule`): the attempt is given back, so the queue's `JOB_MAX_ATTEMPTS`
+    /// neither cuts the schedule short nor leaves the job's later failures without attempts.
+    case retryOnSchedule(after: Duration, reason: String)
     /// Not due yet by PostgreSQL's clock (the stream moved, or clocks disagree): run again after `after`.
     case reschedule(after: Duration, reason: String)
     /// Finished by handing its work to `jobs` (due now, for any worker); `detail` is a short summary for the log.

@@ -70,7 +70,7 @@ struct AndroidCountdownFanout: Sendable {
         if ledger.retrying > 0 {
             // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
             await SessionFanout(context: context).awaitRecovery(recovery, job: .end(stream: streamID), attempts: ledger.attempts)
-            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "android_end_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         return .done(detail: "ended \(recorded + settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")

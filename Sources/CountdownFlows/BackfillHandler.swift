@@ -32,6 +32,7 @@ struct BackfillHandler: Sendable {
             case .reschedule: details.append("\(stream): not in window")
             case .fanOut(_, let detail): details.append("\(stream): \(detail)")
             case .retry(let after, let reason): retry = .retry(after: after, reason: reason)
+            case .retryOnSchedule(let after, let reason): retry = retry ?? .retryOnSchedule(after: after, reason: reason)
             }
         }
         return retry ?? .done(detail: details.joined(separator: "; "))

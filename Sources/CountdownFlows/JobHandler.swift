@@ -45,15 +45,20 @@ public struct JobHandler: Sendable {
 
     /// One outcome for a job's two parts (a session-end job's retired and live sessions; an end or update job's
     /// Android countdowns and runtime sessions): a retry of either retries the job (both parts are idempotent);
-    /// otherwise the first part's result stands unless the second did something too.
+    /// otherwise the first part's result stands unless the second did something too. Two retries on their own
+    /// schedules stay one (the attempt given back); with a counted retry, the attempt is spent.
     static func merged(retired: HandlerOutcome?, live: HandlerOutcome) -> HandlerOutcome {
         guard let retired else { return live }
         switch (retired, live) {
+        case (.retryOnSchedule(let first, let reason), .retryOnSchedule(let second, _)):
+            return .retryOnSchedule(after: max(first, second), reason: reason)
         case (.retry(let first, let reason), .retry(let second, _)):
             guard let first, let second else { return .retry(after: first ?? second, reason: reason) }
             return .retry(after: max(first, second), reason: reason)
-        case (.retry, _): return retired
-        case (_, .retry), (_, .reschedule): return live
+        case (.retry(let first, let reason), .retryOnSchedule(let second, _)), (.retryOnSchedule(let second, _), .retry(let first, let reason)):
+            return .retry(after: first.map { max($0, second) } ?? second, reason: reason)
+        case (.retry, _), (.retryOnSchedule, _): return retired
+        case (_, .retry), (_, .retryOnSchedule), (_, .reschedule): return live
         case (.done(let first), .done(let second)): return .done(detail: first + "; " + second)
         default: return retired
         }

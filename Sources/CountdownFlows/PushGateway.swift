@@ -36,6 +36,11 @@ public protocol PushGateway: Sendable {
 
     /// Most pushes the gateway has out at once (`PUSH_CONCURRENCY`), when it bounds them.
     var pushesInFlightLimit: Int? { get }
+
+    /// Sends the pushes as `sendBatch` does, but their slots (`PUSH_CONCURRENCY`) stay taken after the answers until
+    /// the caller gives them back (`PushSlots.release`), once it recorded the outcomes. At most `recordedBatchSize`
+    /// pushes per call: a call takes all its slots at once, so calls holding slots never wait on each other.
+    func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots)
 }
 
 /// How many pushes `sendEach` hands to the gateway together.
@@ -43,6 +48,17 @@ public let pushBatchSize = 32
 
 extension PushGateway {
     public var pushesInFlightLimit: Int? { nil }
+
+    /// Without a bound on pushes in flight there are no slots to keep.
+    public func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots) {
+        (await sendBatch(pushes, kind: kind), .none)
+    }
+
+    /// Pushes per batch of `sendEachRecorded`: `pushBatchSize`, at most a quarter of `PUSH_CONCURRENCY` (so several
+    /// batches are out at once, each taking its slots in one go).
+    public var recordedBatchSize: Int {
+        min(pushBatchSize, max(1, (pushesInFlightLimit ?? 4 * pushBatchSize) / 4))
+    }
 
     /// One `send` per push, concurrently.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
@@ -65,21 +81,38 @@ extension PushGateway {
     /// once all of them complete near the end, and answers arrive long before `onBatch` sees them.
     public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, window: Int? = nil,
                          _ onBatch: (_ start: Int, [Delivery]) async -> Void) async {
-        let starts = Array(stride(from: 0, to: pushes.count, by: pushBatchSize))
-        await withTaskGroup(of: (Int, [Delivery]).self) { group in
+        await sendInBatches(pushes, size: pushBatchSize, window: window, send: { (await self.sendBatch($0, kind: kind), PushSlots.none) }) {
+            start, deliveries, _ in await onBatch(start, deliveries)
+        }
+    }
+
+    /// As `sendEach`, in batches of `recordedBatchSize`, for pushes whose outcomes are recorded so that a crash does
+    /// not repeat them (starts, reminders): each batch's slots stay taken until `onBatch` (or whoever it hands them
+    /// to) gives them back once the outcomes are durable, so a slot never takes its next push while the previous
+    /// one's outcome lives only in memory, and a crash repeats at most one push per slot (SPEC 12.1).
+    public func sendEachRecorded(_ pushes: [OutgoingPush], kind: PushKind, window: Int? = nil,
+                                 _ onBatch: (_ start: Int, [Delivery], PushSlots) async -> Void) async {
+        await sendInBatches(pushes, size: recordedBatchSize, window: window, send: { await self.sendBatchKeepingSlots($0, kind: kind) }, onBatch)
+    }
+
+    private func sendInBatches(_ pushes: [OutgoingPush], size: Int, window: Int?,
+                               send: @escaping @Sendable ([OutgoingPush]) async -> (deliveries: [Delivery], slots: PushSlots),
+                               _ onBatch: (_ start: Int, [Delivery], PushSlots) async -> Void) async {
+        let starts = Array(stride(from: 0, to: pushes.count, by: size))
+        await withTaskGroup(of: (Int, [Delivery], PushSlots).self) { group in
             func add(_ start: Int) {
-                let batch = Array(pushes[start..<min(start + pushBatchSize, pushes.count)])
+                let batch = Array(pushes[start..<min(start + size, pushes.count)])
                 group.addTask {
-                    let deliveries = await self.sendBatch(batch, kind: kind)
+                    let (deliveries, slots) = await send(batch)
                     precondition(deliveries.count == batch.count, "the gateway answered \(deliveries.count) of \(batch.count) pushes")
-                    return (start, deliveries)
+                    return (start, deliveries, slots)
                 }
             }
             var next = starts.makeIterator()
             for _ in 0..<min(starts.count, max(1, window ?? starts.count)) { next.next().map(add) }
-            for await (start, deliveries) in group {
+            for await (start, deliveries, slots) in group {
                 next.next().map(add)
-                await onBatch(start, deliveries)
+                await onBatch(start, deliveries, slots)
             }
         }
     }

@@ -144,13 +144,14 @@ struct ReminderFanout: Sendable {
 
     /// Batches a chunk hands the gateway at once: enough to keep twice its `PUSH_CONCURRENCY` waiting (256 when it
     /// does not say), so the gateway stays busy while answers are recorded as they arrive.
-    static func batchesOut(_ gateway: any PushGateway) -> Int {
-        max(2, 2 * (gateway.pushesInFlightLimit ?? 256) / pushBatchSize)
+    static func batchesOut(_ gateway: any PushGateway, batchSize: Int = pushBatchSize) -> Int {
+        max(2, 2 * (gateway.pushesInFlightLimit ?? 256) / batchSize)
     }
 
     /// Sends one chunk: claims its range of users (nothing when another live sender holds part of it), skips the
     /// devices the reminder reached before, sends to the others, and records each answered batch's accepted devices
-    /// as its answers arrive (one row), so a crash repeats at most the pushes in flight (SPEC 10.1).
+    /// as its answers arrive (one row) before the batch's slots take their next pushes, so a crash repeats at most
+    /// one push per slot (SPEC 10.1, 12.1).
     private func send(_ recipients: [Recipient], stream: StreamSnapshotRow, deadOwners: [String]) async throws -> ChunkOutcome {
         var candidates: [(recipient: Recipient, device: String, push: OutgoingPush)] = []
         // One notification per language for the chunk: it depends only on the stream, the language and `now`.
@@ -195,7 +196,10 @@ struct ReminderFanout: Sendable {
             }
         }
         var outcome = ChunkOutcome(sent: [], refused: [], claim: claim.id, needsRetry: !pendingUsers.isEmpty, retryAfter: nil)
-        await context.push.sendEach(addressed.map(\.push), kind: .reminder, window: Self.batchesOut(context.push)) { start, deliveries in
+        await context.push.sendEachRecorded(addressed.map(\.push), kind: .reminder, window: Self.batchesOut(context.push, batchSize: context.push.recordedBatchSize)) {
+            start, deliveries, slots in
+            // The batch's slots go back once its accepted devices are recorded (or the write failed).
+            defer { slots.releaseAll() }
             var accepted: [String] = []
             for (candidate, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 switch delivery {

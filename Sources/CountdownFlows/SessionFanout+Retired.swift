@@ -93,7 +93,7 @@ extension SessionFanout {
         }
         if ledger.retrying > 0 {
             await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
-            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
         }
         let why = Set(retired.map(\.reason)).sorted().joined(separator: ", ")
         return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (\(why), \(reason.rawValue))")

@@ -75,7 +75,7 @@ struct SessionFanout: Sendable {
         }
         if ledger.retrying > 0 {
             await awaitRecovery(recovery, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID), attempts: ledger.attempts)
-            return .retry(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
         }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
                      + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))

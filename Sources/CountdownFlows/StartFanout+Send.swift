@@ -107,8 +107,10 @@ extension StartFanout {
             let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
             let onChannel = await channels.devicesOnChannel(page, context: context)
             await send(page: page, ticket: ticket, built: &built, tally: &tally, channels: onChannel)
-            // A stream asked to retry stops paging: its rows given back as pending must wait for the retry.
-            let more = page.keys.filter { tally.retryAfter[$0] == nil }
+            // A stream asked to retry stops paging: its rows given back as pending must wait for the retry. Every
+            // other stream of the fan-out is asked again, not only this page's: a full page taken in key order may
+            // have reached none of a later stream's rows.
+            let more = plans.keys.filter { tally.retryAfter[$0] == nil }
             guard claimedInPage >= context.startPageSize, !more.isEmpty else { break }
             let claimed = try await claimPage(more.sorted(), scope: scope, owners: owners)
             if claimed.isEmpty { break }
@@ -131,7 +133,8 @@ extension StartFanout {
         return Dictionary(grouping: claims, by: \.key.stream)
     }
 
-    /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known.
+    /// Sends one page's pushes concurrently; each batch's outcomes go to the settler as soon as they are known, with
+    /// the batch's slots.
     private func send(page plans: [String: Plan], ticket: StartSettler.Ticket, built: inout BuiltPayloads,
                       tally: inout Tally, channels: [StartLedger.Key: String] = [:]) async {
         let owner = context.liveness.workerID
@@ -168,13 +171,14 @@ extension StartFanout {
         }
         let settler = context.settler
         await settler.add(immediate, to: ticket)
-        await context.push.sendEach(pushes, kind: .start) { start, deliveries in
+        // Each batch's slots go back as the settler commits its outcomes: a slot's next push waits for the record.
+        await context.push.sendEachRecorded(pushes, kind: .start) { start, deliveries, slots in
             var results: [StartSettler.Result] = []
             results.reserveCapacity(deliveries.count)
             for (offset, delivery) in deliveries.enumerated() {
                 results.append(Self.result(of: delivery, for: sent[start + offset], tally: &tally))
             }
-            await settler.add(results, to: ticket)
+            await settler.add(results, to: ticket, slots: slots)
         }
     }
 

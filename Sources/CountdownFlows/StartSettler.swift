@@ -15,6 +15,11 @@ import Telemetry
 /// group's grace period runs out are logged as lost to this process (their rows stay claimed until the claims
 /// expire, then another worker settles them).
 ///
+/// An outcome may hold its push's slot (`PushSlots`, from `PushGateway.sendEachRecorded`): the slot is given back
+/// once the outcome is committed, so a slot takes its next push only after the previous one is recorded and a crash
+/// repeats at most one push per slot (SPEC 12.1). While PostgreSQL is away the slots stay taken: this worker sends
+/// no more recorded pushes until their outcomes are written.
+///
 /// It also knows which ledger rows this process holds: a fan-out hands it the rows it claimed (`hold`), and a row
 /// is let go once its outcome is written. `ClaimKeeper` extends exactly those claims.
 public actor StartSettler: Service {
@@ -22,6 +27,8 @@ public actor StartSettler: Service {
     public struct Result: Sendable {
         public var settlement: StartLedger.Settlement
         public var refused: DeviceTokenStore.Invalidation?
+        /// The slot of the push this outcome answers, given back once the outcome is committed.
+        var slots: PushSlots?
 
         public init(_ settlement: StartLedger.Settlement, refused: DeviceTokenStore.Invalidation? = nil) {
             self.settlement = settlement
@@ -91,9 +98,14 @@ public actor StartSettler: Service {
 
     public func openTicket() -> Ticket { pending.openTicket() }
 
-    /// Queues outcomes under `ticket`; they are written within milliseconds while the settler runs.
-    public func add(_ results: [Result], to ticket: Ticket) {
-        pending.add(results, to: ticket)
+    /// Queues outcomes under `ticket`; they are written within milliseconds while the settler runs. `slots`: the
+    /// slots of the pushes they answer (one per outcome), given back as the outcomes are committed.
+    public func add(_ results: [Result], to ticket: Ticket, slots: PushSlots? = nil) {
+        if let slots {
+            pending.add(results.map { var result = $0; result.slots = slots; return result }, to: ticket)
+        } else {
+            pending.add(results, to: ticket)
+        }
         if stopped {
             logger.error("start outcomes arrived after the settler stopped; they are not written", ["outcomes": .int(results.count)])
         }
@@ -142,6 +154,7 @@ public actor StartSettler: Service {
             do {
                 let refused = try await store.settle(batch.map(\.settlement), refused: batch.compactMap(\.refused))
                 for result in batch { held.remove(result.settlement.key) }
+                Self.giveBackSlots(of: batch)
                 report(refused)
                 for ticket in pending.committed() { waiters.removeValue(forKey: ticket)?.resume() }
             } catch {
@@ -153,6 +166,16 @@ public actor StartSettler: Service {
                 try? await Task.sleep(for: pending.backoff)
             }
         }
+    }
+
+    /// The committed outcomes' slots go back to the gateway, one per outcome, in one call per batch of pushes.
+    private static func giveBackSlots(of batch: [Result]) {
+        var counts: [ObjectIdentifier: (slots: PushSlots, count: Int)] = [:]
+        for result in batch {
+            guard let slots = result.slots else { continue }
+            counts[ObjectIdentifier(slots), default: (slots, 0)].count += 1
+        }
+        for (slots, count) in counts.values { slots.release(count) }
     }
 
     /// Outcomes the ledger refused are not written again: each is logged and counted (a late outcome of a sender

@@ -3,7 +3,8 @@ import Foundation
 import Postgres
 
 /// The Android countdowns of a stream, kept on the start ledger (SPEC 10.4): a row of an Android device whose start
-/// was accepted and whose end was not is a countdown showing there. Updates and ends claim such rows (taking their
+/// was accepted (`sent`) or may have been (`assumed_sent`: recorded by the restore guard, the start may have gone out
+/// before the database went back) and whose end was not is a countdown showing there. Updates and ends claim such rows (taking their
 /// next `seq` before the push) and settle them with the answers.
 public enum AndroidCountdownStore {
     /// One Android device's countdown for a stream, claimed for a message, with what that message needs.
@@ -79,7 +80,7 @@ public enum AndroidCountdownStore {
                 android_claimed_until = now() + make_interval(secs => $1)
             FROM (SELECT c.stream_id, c.user_id, c.device_id FROM countdown_start_ledger c
                   JOIN devices d ON d.device_id = c.device_id AND d.platform = 'android'
-                  WHERE c.status = 'sent' AND c.android_ended_at IS NULL
+                  WHERE c.status IN ('sent', 'assumed_sent') AND c.android_ended_at IS NULL
                     AND (c.android_claimed_until IS NULL OR c.android_claimed_until < now())
                     AND \(condition)
                   ORDER BY c.stream_id, c.user_id, c.device_id
@@ -104,7 +105,7 @@ public enum AndroidCountdownStore {
     public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws -> Int {
         try connection.query("""
             SELECT count(*) AS n FROM countdown_start_ledger
-            WHERE stream_id = $1 AND status = 'sent' AND android_ended_at IS NULL AND android_claimed_until >= now()
+            WHERE stream_id = $1 AND status IN ('sent', 'assumed_sent') AND android_ended_at IS NULL AND android_claimed_until >= now()
               AND android_claimed_by IS DISTINCT FROM $2
             """, [stream, owner]).first?.decode("n", as: Int.self) ?? 0
     }
@@ -170,7 +171,7 @@ public enum AndroidCountdownStore {
     public static let liveRows = """
         FROM countdown_start_ledger a JOIN devices ad ON ad.device_id = a.device_id AND ad.platform = 'android'
         WHERE a.stream_id = s.id AND a.android_ended_at IS NULL
-          AND (a.status = 'sent' OR (a.status = 'sending' AND a.claimed_until > now()))
+          AND (a.status IN ('sent', 'assumed_sent') OR (a.status = 'sending' AND a.claimed_until > now()))
         """
 
     /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight: `true`, or NULL when it

@@ -36,7 +36,7 @@ public struct JobDisposition: Sendable, Equatable {
         if cancelled {
             switch result {
             case .success(.done), .success(.fanOut), .success(.skipped), .success(.reschedule): break
-            case .success(.retry), .failure: return decide(.failure(CancellationError()), attempt: attempt, transient: transient)
+            case .success(.retry), .success(.retryOnSchedule), .failure: return decide(.failure(CancellationError()), attempt: attempt, transient: transient)
             }
         }
         switch result {
@@ -54,6 +54,10 @@ public struct JobDisposition: Sendable, Equatable {
                                   fields: ["outcome": "rescheduled", "reason": reason])
         case .success(.retry(let after?, let reason)):
             return JobDisposition(action: .retry(after: after, error: reason), outcome: "retried", level: .warn, message: "job will be retried",
+                                  fields: ["outcome": "retry", "reason": reason])
+        case .success(.retryOnSchedule(let after, let reason)):
+            // Bounded by the work's own schedule, not by the queue's attempts: the attempt is given back.
+            return JobDisposition(action: .postpone(after: after, error: reason), outcome: "retried", level: .warn, message: "job will be retried",
                                   fields: ["outcome": "retry", "reason": reason])
         case .success(.retry(nil, let reason)):
             return JobDisposition(action: .fail(error: reason), outcome: nil, level: .warn, message: "job will be retried",

@@ -56,37 +56,65 @@ public final class TransportPushGateway: PushGateway {
         deliveries.reserveCapacity(pushes.count)
         let size = max(1, permits.capacity / 4)
         for start in stride(from: 0, to: pushes.count, by: size) {
-            let messages = pushes[start..<min(start + size, pushes.count)].map { Self.message($0, kind: kind) }
-            let started = ContinuousClock.now
-            await permits.acquire(messages.count)
-            let held = HeldPermits(messages.count, of: permits)
-            if Task.isCancelled {
-                // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
-                // whichever worker runs the job next.
-                held.giveBackRest()
+            guard let (sent, held) = await send(pushes[start..<min(start + size, pushes.count)], kind: kind, givingBackOnAnswer: true) else {
                 deliveries.append(contentsOf: repeatElement(Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count - start))
                 break
             }
-            let results = await transport.sendAll(messages, onAnswer: { held.giveBackOne() })
             held.giveBackRest()
-            precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
-            let latency = ContinuousClock.now - started
-            var configurationErrors: [String: Int] = [:]
-            var acceptedByEndService = 0
-            for (offset, (message, result)) in zip(messages, results).enumerated() {
-                metrics.pushLatency.observe(latency, labels: transportName)
-                let delivery = Self.delivery(result, kind: kind)
-                metrics.push(kind: kind, platform: pushes[start + offset].platform, delivery: delivery)
-                if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
-                if case .accepted = delivery, notificationsShareEndService || Self.isLiveActivity(message) { acceptedByEndService += 1 }
-                deliveries.append(delivery)
-            }
-            if acceptedByEndService > 0 { endServiceAccepted.withLock { $0 += acceptedByEndService } }
-            for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
-                logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
-            }
+            deliveries.append(contentsOf: sent)
         }
         return deliveries
+    }
+
+    /// Sends the pushes (at most `PUSH_CONCURRENCY`, as `recordedBatchSize` keeps them) in one batch that takes all
+    /// its permits at once and keeps them after the answers: the caller gives them back once the outcomes are
+    /// recorded. Cancelled before sending, it keeps nothing.
+    public func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots) {
+        precondition(pushes.count <= permits.capacity, "a batch keeping its slots takes at most PUSH_CONCURRENCY (\(permits.capacity))")
+        guard !pushes.isEmpty else { return ([], .none) }
+        guard let (sent, held) = await send(pushes[...], kind: kind, givingBackOnAnswer: false) else {
+            return (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), .none)
+        }
+        // The permits pass to the slots (the held count is not given back through `held`).
+        return (sent, PushSlots(held.count) { [permits] in permits.release($0) })
+    }
+
+    /// Takes one permit per push, sends them and counts their results; nil when the calling task was cancelled
+    /// before they went out (the permits given back). `givingBackOnAnswer`: each push gives its permit back as its
+    /// answer arrives; else the returned permits are all still held.
+    private func send(_ pushes: ArraySlice<OutgoingPush>, kind: PushKind, givingBackOnAnswer: Bool) async -> ([Delivery], HeldPermits)? {
+        let messages = pushes.map { Self.message($0, kind: kind) }
+        let started = ContinuousClock.now
+        await permits.acquire(messages.count)
+        let held = HeldPermits(messages.count, of: permits)
+        if Task.isCancelled {
+            // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
+            // whichever worker runs the job next.
+            held.giveBackRest()
+            return nil
+        }
+        let giveBackOne: PushAnswerHook = { held.giveBackOne() }
+        let onAnswer = givingBackOnAnswer ? giveBackOne : nil
+        let results = await transport.sendAll(messages, onAnswer: onAnswer)
+        precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
+        let latency = ContinuousClock.now - started
+        var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(messages.count)
+        var configurationErrors: [String: Int] = [:]
+        var acceptedByEndService = 0
+        for (push, (message, result)) in zip(pushes, zip(messages, results)) {
+            metrics.pushLatency.observe(latency, labels: transportName)
+            let delivery = Self.delivery(result, kind: kind)
+            metrics.push(kind: kind, platform: push.platform, delivery: delivery)
+            if case .configurationError(let reason) = delivery { configurationErrors[reason, default: 0] += 1 }
+            if case .accepted = delivery, notificationsShareEndService || Self.isLiveActivity(message) { acceptedByEndService += 1 }
+            deliveries.append(delivery)
+        }
+        if acceptedByEndService > 0 { endServiceAccepted.withLock { $0 += acceptedByEndService } }
+        for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
+            logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
+        }
+        return (deliveries, held)
     }
 
     static func isLiveActivity(_ message: PushMessage) -> Bool {

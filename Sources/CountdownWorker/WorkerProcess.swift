@@ -70,7 +70,8 @@ public struct WorkerProcess: Sendable {
         self.heartbeat = heartbeat
         let claimSeconds = config.jobLeaseSeconds * 2
         let settlerLogger = logger.with(["worker": .string(workerID)])
-        let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics)
+        // Answered starts keep their slots until written: a batch goes once half the slots wait on it, at the latest.
+        let settler = StartSettler(store: store, logger: settlerLogger, metrics: metrics, fill: min(200, max(1, config.pushConcurrency / 2)))
         // Exported whatever APNS_BROADCAST says (dashboards read zeros rather than gaps).
         let channelMetrics = ChannelMetrics(registry: metrics.registry)
         let broadcast = try Self.makeBroadcast(config: config, store: store, redis: redis, metrics: metrics, channelMetrics: channelMetrics,

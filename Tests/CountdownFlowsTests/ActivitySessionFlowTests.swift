@@ -79,7 +79,7 @@ import Testing
     @Test func anEndReachesBothActivitiesAndARetryEndsOnlyTheOneThatRefusedIt() async throws {
         try await Self.with(failing: ["run-a": 1]) { handler, db, gateway in
             try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
-            guard case .retry = try await handler.handle(.end(stream: "s")) else { Issue.record("expected a retry"); return }
+            guard case .retryOnSchedule = try await handler.handle(.end(stream: "s")) else { Issue.record("expected a retry"); return }
             #expect(gateway.drain() == ["end run-a", "end run-b", "end run-c"])
             #expect(try await Self.sessions(db) == 1, "only the activity whose end was refused is left")
             let attempts = try await db.query("SELECT device_id || ' ' || activity_id AS a FROM countdown_end_attempts")
@@ -94,7 +94,7 @@ import Testing
     @Test func anEndRefusedForTheNewestActivityIsRetriedForItAlone() async throws {
         try await Self.with(failing: ["run-b": 1]) { handler, db, gateway in
             try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
-            guard case .retry = try await handler.handle(.end(stream: "s")) else { Issue.record("expected a retry"); return }
+            guard case .retryOnSchedule = try await handler.handle(.end(stream: "s")) else { Issue.record("expected a retry"); return }
             #expect(gateway.drain() == ["end run-a", "end run-b", "end run-c"])
             guard case .done = try await handler.handle(.end(stream: "s")) else { Issue.record("expected done"); return }
             #expect(gateway.drain() == ["end run-b"])

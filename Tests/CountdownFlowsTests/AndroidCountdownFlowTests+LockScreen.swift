@@ -37,7 +37,7 @@ extension AndroidCountdownFlowTests {
             try await client.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
             gateway.answers.withLock { $0 = ["fcm-g-and": .retry(after: .seconds(2), reason: "QUOTA_EXCEEDED")] }
             let outcome = try await handler.handle(.end(stream: "s"))
-            guard case .retry(_, let reason) = outcome else { Issue.record("expected a retry, got \(outcome)"); return }
+            guard case .retryOnSchedule(_, let reason) = outcome else { Issue.record("expected a retry, got \(outcome)"); return }
             #expect(reason == "android_end_retry")
             #expect(recovery.waiting.value == ["\(CountdownJob.end(stream: "s")) \(Duration.seconds(2))"], "not before the Retry-After")
 

@@ -249,11 +249,11 @@ import TestSupport
             _ = gateway.takeAll()
             try await db.execute("UPDATE streams SET status = 'expired' WHERE id = 's'")
             let first = try await handler.handle(.end(stream: "s"))
-            guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
             #expect(after == .seconds(5), "an end refused for a non-token reason is retried every few seconds in its first minute (SPEC 12.2)")
             #expect(gateway.takeAndroid() == ["end fcm-c-and end 2"])
             let second = try await handler.handle(.end(stream: "s"))
-            guard case .retry = second else { Issue.record("expected a retry, got \(second)"); return }
+            guard case .retryOnSchedule = second else { Issue.record("expected a retry, got \(second)"); return }
             #expect(gateway.takeAndroid() == ["end fcm-c-and end 3"])
             try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '5 hours'")
             let last = try await handler.handle(.end(stream: "s"))

@@ -95,7 +95,7 @@ import TestSupport
                   ('s', 'a', 'u', 'run-a'), ('s', 'b', 'u', 'run-b'), ('s', 'c', 'u', 'run-c'), ('s', 'd', 'u', 'run-d')
                 """)
             let first = try await handler.handle(.end(stream: "s"))
-            guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
             #expect(after == EndRetrySchedule.firstMinuteInterval, "every few seconds in the first minute (SPEC 12.2)")
             let left = try await db.query("SELECT device_id FROM live_activity_sessions ORDER BY device_id").map { try $0.decode("device_id", as: String.self) }
             #expect(left == ["b", "d"], "accepted (a) and dead runtime token (c) go; a refused push and a missing FCM token stay")
@@ -107,7 +107,7 @@ import TestSupport
             // A minute after the first failure, the backoff: 30 s, doubling.
             try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '90 seconds'")
             let second = try await handler.handle(.end(stream: "s"))
-            guard case .retry(let later?, _) = second else { Issue.record("expected a retry, got \(second)"); return }
+            guard case .retryOnSchedule(let later, _) = second else { Issue.record("expected a retry, got \(second)"); return }
             #expect(later >= .seconds(59) && later <= .seconds(61), "backoff doubles: \(later)")
 
             // The dismissal window closes.

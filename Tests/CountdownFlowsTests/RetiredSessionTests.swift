@@ -61,7 +61,7 @@ import Testing
         try await PushSafetyFlowTests.with(gateway) { handler, db, metrics in
             try await Self.seed(db)
             let first = try await handler.handle(.sessionEnd(stream: "s", device: "phone"))
-            guard case .retry(let after?, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
             #expect(after == EndRetrySchedule.firstMinuteInterval, "the Retry-After (5 s) and the first minute's interval")
             let rows = try await db.query("SELECT live_activity_token, attempts, last_reason, claimed_until FROM countdown_retired_sessions ORDER BY 1")
             #expect(try rows.map { "\(try $0.decode("live_activity_token", as: String.self))=\(try $0.decode("last_reason", as: String.self))/\(try $0.decode("attempts", as: Int.self))" }
@@ -97,5 +97,12 @@ import Testing
         #expect(JobHandler.merged(retired: .retry(after: .seconds(3), reason: "r"), live: .done(detail: "b")) == .retry(after: .seconds(3), reason: "r"))
         #expect(JobHandler.merged(retired: .retry(after: .seconds(3), reason: "r"), live: .retry(after: .seconds(9), reason: "q"))
                 == .retry(after: .seconds(9), reason: "r"))
+        // Retries on the parts' own schedules stay so (the attempt given back); a counted retry of either part counts.
+        #expect(JobHandler.merged(retired: .retryOnSchedule(after: .seconds(5), reason: "r"), live: .retryOnSchedule(after: .seconds(2), reason: "q"))
+                == .retryOnSchedule(after: .seconds(5), reason: "r"))
+        #expect(JobHandler.merged(retired: .done(detail: "a"), live: .retryOnSchedule(after: .seconds(5), reason: "q"))
+                == .retryOnSchedule(after: .seconds(5), reason: "q"))
+        #expect(JobHandler.merged(retired: .retryOnSchedule(after: .seconds(5), reason: "r"), live: .retry(after: nil, reason: "q"))
+                == .retry(after: .seconds(5), reason: "q"))
     }
 }

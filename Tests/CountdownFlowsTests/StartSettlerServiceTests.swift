@@ -87,6 +87,29 @@ import Testing
         #expect(await settler.unsettled == 0)
     }
 
+    /// A push's slot goes back only once its outcome is committed: while PostgreSQL refuses the write the slots stay
+    /// taken (the worker's next recorded pushes wait), so a crash repeats at most one push per slot (SPEC 12.1).
+    @Test func theSlotsOfAnsweredPushesGoBackOnlyOnceTheirOutcomesAreCommitted() async throws {
+        let store = Store(failing: 2)
+        let settler = StartSettler(store: store, logger: Logger(level: .error, sink: CapturingLogSink()), gather: .milliseconds(1))
+        let shutdown = ShutdownSignal()
+        let given = Locked(0)
+        let first = PushSlots(2) { count in given.withLock { $0 += count } }
+        let second = PushSlots(1) { count in given.withLock { $0 += count } }
+        let ticket = await settler.openTicket()
+        await settler.add(Array(Self.outcomes(3).prefix(2)), to: ticket, slots: first)
+        await settler.add([Self.outcomes(3)[2]], to: ticket, slots: second)
+        #expect(given.value == 0 && first.count == 2 && second.count == 1, "queued in memory: the slots stay taken")
+        let run = Task { try await settler.run(shutdown: shutdown) }
+        while store.attempts.value < 2 { await Task.yield() }
+        #expect(given.value == 0, "the database refused the write: still taken")
+        try await settler.settle(ticket)
+        #expect(store.written.value.count == 3)
+        #expect(given.value == 3 && first.count == 0 && second.count == 0, "committed: one slot back per outcome")
+        shutdown.trigger()
+        try await run.value
+    }
+
     @Test func cancelledAtTheGraceDeadlineItStopsAndNoFanoutWaitsForever() async throws {
         let store = Store(failing: -1)
         let settler = Self.settler(store)

@@ -48,6 +48,32 @@ import Testing
         #expect(backoff.level == .warn)
     }
 
+    /// An end push refused for a while is retried every few seconds on its own schedule (`EndRetrySchedule`, bounded
+    /// by its dismissal window): a dozen retries in its first minute must not use up `JOB_MAX_ATTEMPTS`, or the
+    /// job's next failure (or a worker dying while it runs) dead-letters the end early.
+    @Test func aRetryOnItsOwnScheduleGivesTheAttemptBack() async throws {
+        let decision = Self.decide(.success(.retryOnSchedule(after: .seconds(5), reason: "end_push_retry")), attempt: 7)
+        #expect(decision.action == .postpone(after: .seconds(5), error: "end_push_retry"))
+        #expect(decision.outcome == "retried")
+        #expect(JobDisposition.decide(.success(.retryOnSchedule(after: .seconds(5), reason: "r")), attempt: 2, cancelled: true) { _ in false }.action
+                == .postpone(after: .zero, error: "worker shut down before the job finished"))
+
+        let queue = InMemoryDelayQueue(policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(2), jitter: 0))
+        try await queue.enqueue(NewJob(id: "end:s", kind: "end", due: .now))
+        for _ in 0..<12 {
+            let job = try #require(try await queue.claim(max: 1, lease: .seconds(30)).jobs.first)
+            guard case .postpone(let after, let error) = Self.decide(.success(.retryOnSchedule(after: .zero, reason: "end_push_retry")),
+                                                                     attempt: job.attempt).action
+            else { Issue.record("expected a postpone"); return }
+            #expect(try await queue.postpone(job.lease, after: after, error: error))
+        }
+        let job = try #require(try await queue.claim(max: 1, lease: .seconds(30)).jobs.first)
+        #expect(job.attempt == 1, "twelve scheduled retries spent no attempt")
+        guard case .retrying = try await queue.fail(job.lease, error: "Broken()") else {
+            Issue.record("a failure after the scheduled retries is dead-lettered early"); return
+        }
+    }
+
     @Test func transientErrorsArePostponedWithGrowingWaitsAndOthersFail() {
         #expect(Self.decide(.failure(Away()), attempt: 1).action == .postpone(after: .seconds(2), error: "Away()"))
         #expect(Self.decide(.failure(Away()), attempt: 3).action == .postpone(after: .seconds(8), error: "Away()"))

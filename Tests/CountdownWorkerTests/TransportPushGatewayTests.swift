@@ -64,6 +64,43 @@ import TestSupport
         #expect(gateway.permitsAvailable == 16, "every permit given back")
     }
 
+    /// A batch whose outcomes are recorded keeps its slots after the answers, until the caller gives them back: the
+    /// slots' next pushes wait for the record, so a crash repeats at most one push per slot (SPEC 12.1).
+    @Test func aRecordedBatchKeepsItsSlotsUntilTheyAreGivenBack() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        #expect(gateway.recordedBatchSize == 4)
+        let (deliveries, slots) = await gateway.sendBatchKeepingSlots(Self.pushes(["a", "b", "c", "d"]), kind: .start)
+        #expect(deliveries.count == 4 && transport.batches.value == [4], "all its slots taken at once")
+        #expect(gateway.permitsAvailable == 12, "answered, not yet recorded: the slots stay taken")
+        slots.release(3)
+        #expect(gateway.permitsAvailable == 15)
+        slots.releaseAll()
+        slots.releaseAll()
+        #expect(gateway.permitsAvailable == 16, "given back once")
+        _ = await gateway.sendBatch(Self.pushes(["e", "f"]), kind: .start)
+        #expect(gateway.permitsAvailable == 16, "an unrecorded batch gives its slots back with the answers")
+        do {
+            let (_, dropped) = await gateway.sendBatchKeepingSlots(Self.pushes(["g"]), kind: .reminder)
+            #expect(dropped.count == 1)
+        }
+        #expect(gateway.permitsAvailable == 16, "slots nobody gives back go back when dropped")
+    }
+
+    /// `sendEachRecorded` hands each batch's slots to its caller; the gateway's next pushes wait for them.
+    @Test func sendEachRecordedWaitsForTheRecordBeforeASlotTakesItsNextPush() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 8, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        await gateway.sendEachRecorded(Self.pushes((0..<40).map { "m\($0)" }), kind: .reminder) { _, deliveries, slots in
+            #expect(slots.count == deliveries.count && gateway.permitsAvailable <= 8 - deliveries.count, "this batch's slots are still taken")
+            slots.releaseAll()
+        }
+        #expect(transport.batches.value.allSatisfy { $0 <= 2 } && transport.batches.value.reduce(0, +) == 40)
+        #expect(gateway.permitsAvailable == 8)
+    }
+
     @Test func aReminderKeepsItsDeliveryOptions() {
         let delivery = NotificationDelivery(expiresAt: 1_776_708_000, timeToLiveSeconds: 412, collapseID: "reminder-0123456789abcdef",
                                             androidChannelID: "stream_reminders", androidTag: "reminder-0123456789abcdef")
