@@ -80,7 +80,7 @@ public enum AndroidCountdownStore {
                 android_claimed_until = now() + make_interval(secs => $1)
             FROM (SELECT c.stream_id, c.user_id, c.device_id FROM countdown_start_ledger c
                   JOIN devices d ON d.device_id = c.device_id AND d.platform = 'android'
-                  WHERE c.status IN ('sent', 'assumed_sent') AND c.android_ended_at IS NULL
+                  WHERE \(showing("c")) AND c.android_ended_at IS NULL
                     AND (c.android_claimed_until IS NULL OR c.android_claimed_until < now())
                     AND \(condition)
                   ORDER BY c.stream_id, c.user_id, c.device_id
@@ -101,11 +101,19 @@ public enum AndroidCountdownStore {
         }
     }
 
+    /// Whether ledger row `alias` may be a countdown on its phone: its start accepted (`sent`), assumed so by the restore
+    /// guard (`assumed_sent`), or left `sending` by a sender whose claim expired (a worker killed between the push
+    /// service's answer and its record: the start may be showing, and an end to a phone that never showed it is
+    /// harmless).
+    static func showing(_ alias: String) -> String {
+        "(\(alias).status IN ('sent', 'assumed_sent') OR (\(alias).status = 'sending' AND (\(alias).claimed_until IS NULL OR \(alias).claimed_until <= now())))"
+    }
+
     /// How many of the stream's live Android countdowns another sender holds now.
     public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws -> Int {
         try connection.query("""
             SELECT count(*) AS n FROM countdown_start_ledger
-            WHERE stream_id = $1 AND status IN ('sent', 'assumed_sent') AND android_ended_at IS NULL AND android_claimed_until >= now()
+            WHERE stream_id = $1 AND \(showing("countdown_start_ledger")) AND android_ended_at IS NULL AND android_claimed_until >= now()
               AND android_claimed_by IS DISTINCT FROM $2
             """, [stream, owner]).first?.decode("n", as: Int.self) ?? 0
     }
@@ -166,12 +174,12 @@ public enum AndroidCountdownStore {
             """, [stream]).first?.decode("n", as: Int.self) ?? 0
     }
 
-    /// The stream's (`s`) Android countdowns showing or being started, as a `FROM … WHERE` clause: they need its
-    /// update and end jobs.
+    /// The stream's (`s`) Android countdowns showing, being started, or left `sending` by a dead sender, as a
+    /// `FROM … WHERE` clause: they need its update and end jobs.
     public static let liveRows = """
         FROM countdown_start_ledger a JOIN devices ad ON ad.device_id = a.device_id AND ad.platform = 'android'
         WHERE a.stream_id = s.id AND a.android_ended_at IS NULL
-          AND (a.status IN ('sent', 'assumed_sent') OR (a.status = 'sending' AND a.claimed_until > now()))
+          AND a.status IN ('sent', 'assumed_sent', 'sending')
         """
 
     /// Whether the stream (`s`) has an Android countdown showing or a start of one in flight: `true`, or NULL when it

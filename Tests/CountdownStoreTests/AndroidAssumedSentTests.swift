@@ -39,4 +39,32 @@ import Testing
                 """) == ["accepted sent ended", "iphone assumed_sent -", "restored assumed_sent ended", "waiting pending -"])
         }
     }
+
+    /// A worker killed between FCM's answer and its record leaves the start `sending` under a claim that expires: the
+    /// countdown may be showing, so it is reached like an accepted one once the claim has expired (before, the end job
+    /// found no countdown and the phone counted down to its `staleAt`).
+    @Test func aStartLeftSendingByADeadWorkerIsACountdownTheEndReaches() async throws {
+        try await StoreDatabase.with(prefix: "store_android_dead_sending") { client in
+            try await client.seed("""
+                INSERT INTO users (id, display_name, locale) VALUES ('u', 'U', 'en');
+                INSERT INTO devices (device_id, user_id, platform, fcm_token) VALUES
+                    ('dead', 'u', 'android', 'fcm-d'), ('inflight', 'u', 'android', 'fcm-f');
+                INSERT INTO streams (id, title, planned_start_at) VALUES ('s', 'S', now() + interval '30 minutes');
+                INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, claimed_by, claimed_until) VALUES
+                    ('s', 'u', 'dead', 'sending', 'killed', now() - interval '1 second'),
+                    ('s', 'u', 'inflight', 'sending', 'alive', now() + interval '1 minute');
+                """)
+            #expect(try await client.lines("""
+                SELECT (SELECT count(*) \(AndroidCountdownStore.liveRows))::text FROM streams s WHERE s.id = 's'
+                """) == ["2"], "both keep the stream's end job wanted")
+            let claimed = try await client.transaction { try AndroidCountdownStore.claimLive("s", seconds: 60, owner: "w1", on: $0) }
+            #expect(claimed.map(\.device) == ["dead"], "the start still in flight is waited for, not ended")
+            try await client.transaction {
+                try AndroidCountdownStore.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "cancelled") }, on: $0)
+            }
+            #expect(try await client.lines("""
+                SELECT concat_ws(' ', device_id, coalesce(android_end_reason, '-')) FROM countdown_start_ledger ORDER BY 1
+                """) == ["dead cancelled", "inflight -"])
+        }
+    }
 }
