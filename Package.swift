@@ -167,6 +167,8 @@ let package = Package(
         ]),
         // The system harness' own parts (comparisons, the record file, seeding).
         .testTarget(name: "HarnessTests", dependencies: ["TestSupport"]),
+        // scripts/soak's churn for 3 minutes (TestSupport's Soak): a target of its own, so scripts/test runs it alone.
+        .testTarget(name: "SoakTests", dependencies: ["TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: [
             "CountdownAdmin", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "Postgres", "Redis",
             "Telemetry", "TestSupport",

@@ -46,7 +46,6 @@ public struct Pruner: Sendable {
             for table in RetentionStore.StreamTable.all {
                 try await inBatches(between) { try await store.deleteRows(of: streams, from: table, limit: $0) } counted: { count(table.name, $0) }
             }
-            try await store.markPruned(streams)
             report.streams += streams.count
         } while streams.count == Self.streamsPerPass
         for (table, seconds) in [(RetentionStore.AgedTable.audit, settings.auditSeconds), (.tokenInvalidations, settings.seconds)] {

@@ -4,8 +4,6 @@ public protocol PrunerStore: Sendable {
     func agedStreams(olderThan seconds: Double, limit: Int) async throws -> [String]
     /// Deletes at most `limit` of `streams`' rows from `table`; returns how many.
     func deleteRows(of streams: [String], from table: RetentionStore.StreamTable, limit: Int) async throws -> Int
-    /// Records that `streams`' rows were deleted.
-    func markPruned(_ streams: [String]) async throws
     /// Deletes at most `limit` rows of `table` older than `seconds`; returns how many.
     func deleteAged(_ table: RetentionStore.AgedTable, olderThan seconds: Double, limit: Int) async throws -> Int
     /// How many rows each table would lose now, by table name.

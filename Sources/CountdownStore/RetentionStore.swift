@@ -10,9 +10,11 @@ public enum RetentionStore {
         public let name: String
         let key: [String]
 
-        /// Every table with a stream's rows, in the order the pruner empties them (the progress row last).
+        /// Every table with a stream's rows, in the order the pruner empties them (the progress row, then the
+        /// pruner's own record of when the stream left `scheduled`, last: a run cut short finds the stream again).
         /// `live_activity_sessions` is the contract table: only the sessions of streams that left `scheduled` go
         /// (their end claims with them, by its foreign key), with their older activities (`countdown_activity_sessions`).
+        /// A stream that leaves `scheduled` again later gets a new `countdown_stream_ends` row from the trigger.
         public static let all: [StreamTable] = [
             StreamTable(name: "countdown_start_ledger", key: ["stream_id", "user_id", "device_id"]),
             StreamTable(name: "countdown_reminder_deliveries", key: ["stream_id", "device_id"]),
@@ -26,6 +28,7 @@ public enum RetentionStore {
             StreamTable(name: "countdown_undeliverable_ends", key: ["id"]),
             StreamTable(name: "countdown_planned_start_history", key: ["id"]),
             StreamTable(name: "countdown_stream_progress", key: ["stream_id"]),
+            StreamTable(name: "countdown_stream_ends", key: ["stream_id"]),
         ]
     }
 
@@ -40,7 +43,8 @@ public enum RetentionStore {
         public static let tokenInvalidations = AgedTable(name: "countdown_token_invalidations", column: "invalidated_at")
     }
 
-    /// Streams not `scheduled` whose rows are due (first left `scheduled` more than `seconds` ago, not pruned since),
+    /// Streams not `scheduled` whose rows are due (first left `scheduled` more than `seconds` ago; the pruner deletes
+    /// the `countdown_stream_ends` row with the stream's other rows, so a pruned stream is not found again),
     /// the longest-ended first, at most `limit`.
     public static func agedStreams(olderThan seconds: Double, limit: Int, on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
@@ -62,13 +66,6 @@ public enum RetentionStore {
                   AND EXISTS (SELECT 1 FROM streams s WHERE s.id = t.stream_id AND s.status <> 'scheduled')
                 LIMIT $2)
             """, [PostgresTextArray(streams), limit])
-    }
-
-    /// Records that `streams`' rows were deleted (until the stream changes status again).
-    public static func markPruned(_ streams: [String], on connection: PostgresConnection) throws {
-        guard !streams.isEmpty else { return }
-        try connection.execute("UPDATE countdown_stream_ends SET pruned_at = now() WHERE stream_id = ANY($1::text[])",
-                               [PostgresTextArray(streams)])
     }
 
     /// Deletes at most `limit` rows of `table` written more than `seconds` ago, the oldest first; returns how many.

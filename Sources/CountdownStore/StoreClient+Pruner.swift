@@ -7,10 +7,6 @@ extension StoreClient: PrunerStore {
         try await withConnection { try RetentionStore.deleteRows(of: streams, from: table, limit: limit, on: $0) }
     }
 
-    public func markPruned(_ streams: [String]) async throws {
-        try await withConnection { try RetentionStore.markPruned(streams, on: $0) }
-    }
-
     public func deleteAged(_ table: RetentionStore.AgedTable, olderThan seconds: Double, limit: Int) async throws -> Int {
         try await withConnection { try RetentionStore.deleteAged(table, olderThan: seconds, limit: limit, on: $0) }
     }

@@ -12,6 +12,8 @@ let usage = """
       push     start pushes per second through the FCM transport to countdown-fake-fcm
       system   the whole system (workers, PostgreSQL, Redis, fake FCM) under a start burst and a reminder fan-out
                (run it through scripts/bench system, which starts the servers)
+      soak     the fleet under steady churn with a short retention, a reading per interval and a flat-or-not verdict
+               (run it through scripts/soak, which starts the servers)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -23,6 +25,8 @@ case "push":
     status = await PushBenchmark.main(Array(arguments.dropFirst()))
 case "system":
     status = await SystemBench.main(Array(arguments.dropFirst()))
+case "soak":
+    status = await SoakBench.main(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     print(usage)
     status = 0

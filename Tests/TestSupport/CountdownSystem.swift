@@ -47,7 +47,8 @@ public final class CountdownSystem: @unchecked Sendable {
 
         var serverURL = TestEnvironment.databaseURL
         if case .own = options.postgres {
-            let server = try await offThePool { try ThrowawayPostgres(settings: ["max_connections": "400"]) }
+            let settings = ["max_connections": "400"].merging(options.postgresSettings) { $1 }
+            let server = try await offThePool { try ThrowawayPostgres(settings: settings) }
             ownPostgres = server
             serverURL = server.url
         }

@@ -67,6 +67,16 @@ public final class PushTally: @unchecked Sendable {
     public var starts: [(key: StartKey, receivedAt: Double)] { state.withLock { $0.starts } }
     public var reminders: [(stream: String, receivedAt: Double)] { state.withLock { $0.reminders } }
     public var other: Int { state.withLock { $0.other } }
+    /// The starts read so far from the `index`-th on (a reader that keeps its place copies only what is new).
+    public func starts(from index: Int) -> [(key: StartKey, receivedAt: Double)] {
+        state.withLock { index < $0.starts.count ? Array($0.starts[max(index, 0)...]) : [] }
+    }
+
+    /// The reminders read so far from the `index`-th on.
+    public func reminders(from index: Int) -> [(stream: String, receivedAt: Double)] {
+        state.withLock { index < $0.reminders.count ? Array($0.reminders[max(index, 0)...]) : [] }
+    }
+
     /// Starts and reminders read so far (without copying them).
     public var tallied: Int { state.withLock { $0.starts.count + $0.reminders.count } }
 

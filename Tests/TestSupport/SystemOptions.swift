@@ -6,6 +6,8 @@ public struct SystemOptions: Sendable {
     public var defaults: SystemDefaults = .endToEnd
     public var redis: SystemRedis = .shared
     public var postgres: SystemPostgres = .shared
+    /// Server settings of a PostgreSQL of the system's own (`SystemPostgres.own`), on top of `max_connections` 400.
+    public var postgresSettings: [String: String] = [:]
     /// `LOG_LEVEL=debug` for the fake FCM, so its log lists every send it answered.
     public var fakeDebug = false
     /// The fake's `--threads`.

@@ -1,9 +1,10 @@
 extension Migration {
     /// When each stream first left `scheduled` (SPEC 12.3: its rows go `RETENTION_DAYS` later), written by triggers on
     /// `streams` in the writer's transaction, so every writer (the backend, the API, countdown-admin, psql) is covered.
-    /// A row stays while its stream exists (the foreign key removes it with the stream) and keeps the first time;
-    /// `pruned_at` is when the pruner last deleted the stream's rows, cleared when the stream changes status again (a
-    /// stream brought back and ended again is pruned again). The partial index holds only streams still to prune.
+    /// A row keeps the first time until the pruner deletes it with the stream's other rows (`RetentionStore`), or the
+    /// foreign key with the stream; a stream that leaves `scheduled` again after that gets a new row. `pruned_at` is no
+    /// longer written (an earlier pruner marked pruned rows instead of deleting them; such rows are skipped, and the
+    /// trigger clears the mark when the stream changes status again). The partial index holds the rows still to prune.
     ///
     /// Streams that had already left `scheduled` get the later of their `updated_at` and planned start, at most now
     /// (a stream leaves `scheduled` around its start unless cancelled before: the estimate is never early by more than
