@@ -9,22 +9,17 @@ public struct PayloadSettings: Sendable, Equatable {
     public var expireAfterSeconds: Int
     /// Seconds from sending an end push until iOS removes the ended activity (`dismissal-date`).
     public var endDismissAfterSeconds: Int
-    /// The language for locales that are missing or not supported. Turkish, since the product is Turkish-first
-    /// and `users.locale` defaults to `tr`.
-    public var fallbackLanguage: PayloadLanguage
     /// `android.notification.channel_id` of reminders; nil leaves the channel to the app's default.
     public var reminderAndroidChannelID: String?
 
     public init(
         attributesType: String = "AllmineLiveActivityAttributes", deepLinkScheme: String = "allmine",
-        expireAfterSeconds: Int = 3600, endDismissAfterSeconds: Int = 900, fallbackLanguage: PayloadLanguage = .tr,
-        reminderAndroidChannelID: String? = nil
+        expireAfterSeconds: Int = 3600, endDismissAfterSeconds: Int = 900, reminderAndroidChannelID: String? = nil
     ) {
         self.attributesType = attributesType
         self.deepLinkScheme = deepLinkScheme
         self.expireAfterSeconds = expireAfterSeconds
         self.endDismissAfterSeconds = endDismissAfterSeconds
-        self.fallbackLanguage = fallbackLanguage
         self.reminderAndroidChannelID = reminderAndroidChannelID
     }
 
