@@ -12,17 +12,22 @@ from dockerignore import DockerIgnore
 from package_manifest import RUNTIME_OF_DEV, debian_candidates, runtime_packages_from_debian
 
 BUILD_STAGE, RUNTIME_STAGE = "build", "runtime"
+# The development image (`docker build --target development`): the fake FCM for the development compose stack, built
+# in a stage of its own; the production image (the last stage, runtime) never copies from either.
+DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE = "build-development", "development"
+DEVELOPMENT_OUT = "/out/development/"
 REQUIRED_LABELS = ["org.opencontainers.image.title", "org.opencontainers.image.description",
                    "org.opencontainers.image.version", "org.opencontainers.image.revision"]
 SECRET_FILE = re.compile(r"(\.p8|\.pem|\.key|service-account[^/]*\.json|\.env)$")
 SECRET_NAME = re.compile(r"(PASSWORD|SECRET|TOKEN|PRIVATE|CREDENTIAL|_KEY$)", re.I)
 
 
-# The image's one executable and where it lists its commands; the executable products that stay out of the image.
+# The image's one executable and where it lists its commands; the executable products in neither image.
 MULTI_CALL = "countdown"
 MULTI_CALL_SOURCE = "Sources/countdown/MultiCall.swift"
 MULTI_CALL_TABLE = re.compile(r"static let commands = \[([^\]]*)\]")
 NOT_IN_IMAGE = {"countdown-bench"}
+PRODUCT = re.compile(r"--product\s+([\w-]+)")
 
 
 def multi_call_commands(repo):
@@ -40,6 +45,12 @@ def image_commands(repo):
 def image_executables(repo, manifest):
     """What the image holds in /usr/local/bin: the multi-call executable and a link to it per command."""
     return [MULTI_CALL] + image_commands(repo)
+
+
+def development_executables(repo):
+    """What the development image holds in /usr/local/bin: the products its build stage builds."""
+    stage = Dockerfile((repo / "Dockerfile").read_text()).stage(DEVELOPMENT_BUILD_STAGE)
+    return [p for i in stage.all("RUN") for p in PRODUCT.findall(i.arguments)] if stage else []
 
 
 def check_dockerfile(repo, manifest, tools, report):
@@ -64,6 +75,7 @@ def check_dockerfile(repo, manifest, tools, report):
     _check_build(repo, manifest, build, runtime, report)
     _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
+    _check_development(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
     _check_offline_build(path.read_text(), runtime, report)
 
@@ -149,10 +161,12 @@ def _check_build(repo, manifest, build, runtime, report):
     for command in known:
         if command not in commands:
             report.error("Dockerfile", f"COMMANDS lacks {command}: `{MULTI_CALL}` runs it but the image has no link")
+    development = development_executables(repo)
     for executable in manifest.executables:
-        if executable != MULTI_CALL and executable not in known and executable not in NOT_IN_IMAGE:
+        if executable != MULTI_CALL and executable not in known and executable not in NOT_IN_IMAGE | set(development):
             report.error("Package.swift", f"executable product {executable} is neither a command of `{MULTI_CALL}` "
-                                          f"({MULTI_CALL_SOURCE}) nor in NOT_IN_IMAGE (deploy/lint/image_checks.py)")
+                                          f"({MULTI_CALL_SOURCE}), nor built into the development image "
+                                          f"(stage {DEVELOPMENT_BUILD_STAGE}), nor in NOT_IN_IMAGE (deploy/lint/image_checks.py)")
     copies = [i.flags_and_words() for i in runtime.all("COPY")]
     if not any(flags.get("from") == BUILD_STAGE and words[:1] == ["/out/bin/"] and words[-1] == "/usr/local/bin/"
                for flags, words in copies):
@@ -217,6 +231,44 @@ def _check_runtime(repo, dockerfile, runtime, manifest, report):
     image = image_executables(repo, manifest)
     if cmd and cmd[-1].exec_form() and cmd[-1].exec_form()[0] not in image:
         report.error("Dockerfile", f"CMD runs {cmd[-1].exec_form()[0]}, which is not in the image ({image})")
+
+
+def _check_development(repo, dockerfile, runtime, manifest, report):
+    """The development image: a stage of its own (not the last), built from its own build stage, holding development
+    executables only, none of which the production image or the multi-call executable holds."""
+    build, image = dockerfile.stage(DEVELOPMENT_BUILD_STAGE), dockerfile.stage(DEVELOPMENT_STAGE)
+    if not build or not image:
+        report.error("Dockerfile", f"needs the stages '{DEVELOPMENT_BUILD_STAGE}' and '{DEVELOPMENT_STAGE}' (the fake FCM "
+                                   "of the development compose stack), has " + str([s.name for s in dockerfile.stages]))
+        return
+    if dockerfile.resolved_base(build) != BUILD_STAGE:
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} must build FROM {BUILD_STAGE} (the same sources and version)")
+    executables = development_executables(repo)
+    if not executables:
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds no `--product`")
+    commands = set(multi_call_commands(repo)) | {MULTI_CALL}
+    for executable in executables:
+        if executable not in manifest.executables:
+            report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds {executable}, which is no executable product")
+        if executable in commands:
+            report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds {executable}, a production command: "
+                                       "the development image holds development executables only")
+        if executable in NOT_IN_IMAGE:
+            report.error("Dockerfile", f"{executable} is in NOT_IN_IMAGE but built into the development image")
+    if DEVELOPMENT_OUT not in " ".join(i.arguments for i in build.all("RUN")):
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} must install its executables into {DEVELOPMENT_OUT}")
+    copies = [i.flags_and_words() for i in image.all("COPY")]
+    if not any(flags.get("from") == DEVELOPMENT_BUILD_STAGE and words[:1] == [DEVELOPMENT_OUT] for flags, words in copies):
+        report.error("Dockerfile", f"stage {DEVELOPMENT_STAGE} must `COPY --from={DEVELOPMENT_BUILD_STAGE} {DEVELOPMENT_OUT} ...`")
+    for instruction in runtime.all("COPY"):
+        flags, _ = instruction.flags_and_words()
+        if flags.get("from") in (DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE):
+            report.error(f"Dockerfile:{instruction.line}", "the production image copies from a development stage")
+    if dockerfile.resolved_base(runtime) in (DEVELOPMENT_STAGE, DEVELOPMENT_BUILD_STAGE):
+        report.error("Dockerfile", f"the production image must not build FROM {dockerfile.resolved_base(runtime)}")
+    users = image.all("USER")
+    if not users or not users[-1].arguments.split(":")[0].isdigit() or users[-1].arguments.split(":")[0] == "0":
+        report.error("Dockerfile", f"stage {DEVELOPMENT_STAGE} must run as a numeric non-root user, as the production image")
 
 
 def _check_no_secrets(dockerfile, report):
