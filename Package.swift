@@ -95,7 +95,7 @@ let package = Package(
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library; its SQL is the store's.
         .target(name: "CountdownAPI", dependencies: [
-            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JWT", "Lifecycle", "Postgres", "Telemetry",
+            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JSON", "JWT", "Lifecycle", "Postgres", "Telemetry",
         ]),
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
