@@ -72,17 +72,17 @@ RUN --mount=type=cache,target=/src/.build,id=countdown-swiftpm-build \
  && ls -l /out/development
 
 # ---------------------------------------------------------------------------------------------------------
-# The development image (`--target development`): the fake FCM for the development compose stack, never deployed.
-# Runtime libraries of what the fake links (libssl3, libmicrohttpd12); curl for its compose health check; openssl
-# for generating its throwaway service account (compose's fcm-account); tini as PID 1.
-FROM ${RUNTIME_IMAGE} AS development
+# What both images share: the runtime libraries of libssl-dev and libmicrohttpd-dev (libssl3, libmicrohttpd12),
+# ca-certificates for TLS, curl for the health checks, tini as PID 1 so signals reach the process and children are
+# reaped, the numeric user, and the labels but title and description.
+# `apt-get clean`: no downloaded packages or apt caches in the layer, whatever the base image's apt settings.
+FROM ${RUNTIME_IMAGE} AS runtime-base
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libssl3 \
       libmicrohttpd12 \
       ca-certificates \
       curl \
-      openssl \
       tini \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* \
@@ -91,61 +91,48 @@ RUN apt-get update \
       --shell /usr/sbin/nologin countdown \
  && install -d -o countdown -g countdown -m 0750 /var/lib/countdown /var/lib/countdown/fcm
 
-COPY --from=build-development /out/development/ /usr/local/bin/
-
 ARG VERSION=""
 ARG REVISION=unknown
-LABEL org.opencontainers.image.title="countdown-development" \
-      org.opencontainers.image.description="Countdown's development stand-ins (the fake FCM); not for production" \
-      org.opencontainers.image.version="${VERSION:-dev}" \
+LABEL org.opencontainers.image.version="${VERSION:-dev}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.base.name="debian:bookworm-slim" \
       org.opencontainers.image.licenses="Apache-2.0"
-
-USER 10001:10001
 WORKDIR /var/lib/countdown
-EXPOSE 8085
 ENTRYPOINT ["/usr/bin/tini", "--"]
+
+# ---------------------------------------------------------------------------------------------------------
+# The development image (`--target development`): the fake FCM for the development compose stack, never deployed,
+# and openssl, which generates its throwaway service account (compose's fcm-account).
+FROM runtime-base AS development
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssl \
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
+COPY --from=build-development /out/development/ /usr/local/bin/
+LABEL org.opencontainers.image.title="countdown-development" \
+      org.opencontainers.image.description="Countdown's development stand-ins (the fake FCM); not for production"
+USER 10001:10001
+EXPOSE 8085
 CMD ["countdown-fake-fcm", "--help"]
 
 # ---------------------------------------------------------------------------------------------------------
 # The production image: the last stage, what `docker build` without --target builds.
-FROM ${RUNTIME_IMAGE} AS runtime
+FROM runtime-base AS runtime
 
-# Runtime libraries of the -dev packages above (libpq5, libhiredis0.14, libssl3, libmicrohttpd12, libcurl4);
-# ca-certificates and tzdata for TLS and time zones; curl for the health check; tini as PID 1 so signals reach
-# the process and children are reaped.
-# `apt-get clean`: no downloaded packages or apt caches in the layer, whatever the base image's apt settings.
+# The other runtime libraries of the -dev packages above (libpq5, libhiredis0.14, libcurl4); tzdata for time zones.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libpq5 \
       libhiredis0.14 \
-      libssl3 \
-      libmicrohttpd12 \
       libcurl4 \
-      ca-certificates \
       tzdata \
-      curl \
-      tini \
  && apt-get clean \
- && rm -rf /var/lib/apt/lists/* \
- && groupadd --system --gid 10001 countdown \
- && useradd --system --uid 10001 --gid countdown --home-dir /var/lib/countdown --no-create-home \
-      --shell /usr/sbin/nologin countdown \
- && install -d -o countdown -g countdown -m 0750 /var/lib/countdown /var/lib/countdown/fcm
+ && rm -rf /var/lib/apt/lists/*
 
 COPY --from=build /out/bin/ /usr/local/bin/
 COPY --from=build /out/libexec/swift-backtrace-static /usr/local/libexec/countdown/swift-backtrace-static
 COPY --chmod=0755 deploy/docker/countdown-healthcheck /usr/local/bin/countdown-healthcheck
 
-ARG VERSION=""
-ARG REVISION=unknown
 LABEL org.opencontainers.image.title="countdown" \
-      org.opencontainers.image.description="Starts and ends scheduled-stream iOS Live Activities and sends stream reminders: worker, admin, API and console" \
-      org.opencontainers.image.version="${VERSION:-dev}" \
-      org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="debian:bookworm-slim" \
-      org.opencontainers.image.licenses="Apache-2.0"
+      org.opencontainers.image.description="Starts and ends scheduled-stream iOS Live Activities and sends stream reminders: worker, admin, API and console"
 
 ENV SWIFT_BACKTRACE="enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/usr/local/libexec/countdown/swift-backtrace-static"
 

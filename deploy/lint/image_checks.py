@@ -71,19 +71,24 @@ def check_dockerfile(repo, manifest, tools, report):
     if dockerfile.stages[-1] is not runtime:
         report.error(where, f"the last stage (the image) must be '{RUNTIME_STAGE}'")
     _check_bases(dockerfile, build, runtime, report)
-    _check_packages(manifest, build, runtime, report)
+    _check_packages(manifest, build, installed_packages(dockerfile, runtime), report)
     _check_build(repo, manifest, build, runtime, report)
     _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
     _check_development(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
-    _check_offline_build(path.read_text(), runtime, report)
+    _check_offline_build(path.read_text(), dockerfile, report)
 
 
 SYNTAX_DIRECTIVE = re.compile(r"^#\s*syntax\s*=", re.I)
 
 
-def _check_offline_build(text, runtime, report):
+def installed_packages(dockerfile, stage):
+    """The packages `apt-get install` puts into the stage: its own and those of the stages it is built FROM."""
+    return [package for s in reversed(dockerfile.chain(stage)) for package in apt_installed(s)]
+
+
+def _check_offline_build(text, dockerfile, report):
     """The image builds without a registry beyond its base images (scripts/compose-smoke builds it so): no
     `# syntax=` parser directive, which makes BuildKit fetch a frontend image first (the engine's built-in frontend
     builds this file); and the runtime stage's apt-get leaves no caches in its layer, whatever the base's apt
@@ -94,14 +99,17 @@ def _check_offline_build(text, runtime, report):
         if SYNTAX_DIRECTIVE.match(line):
             report.error("Dockerfile", f"`{line.strip()}` fetches the Dockerfile frontend from a registry before building; "
                                        "leave it out (the built-in frontend builds this file)")
-    for instruction in runtime.all("RUN"):
-        if "apt-get install" in instruction.arguments and "apt-get clean" not in instruction.arguments:
-            report.error(f"Dockerfile:{instruction.line}", "runtime stage installs packages without `apt-get clean` "
-                                                           "(apt's caches would stay in the layer on some bases)")
+    for stage in dockerfile.stages:
+        if stage.name in (BUILD_STAGE, DEVELOPMENT_BUILD_STAGE):
+            continue
+        for instruction in stage.all("RUN"):
+            if "apt-get install" in instruction.arguments and "apt-get clean" not in instruction.arguments:
+                report.error(f"Dockerfile:{instruction.line}", f"stage {stage.name} installs packages without `apt-get "
+                                                               "clean` (apt's caches would stay in the layer on some bases)")
 
 
 def _check_bases(dockerfile, build, runtime, report):
-    build_base, runtime_base = dockerfile.resolved_base(build), dockerfile.resolved_base(runtime)
+    build_base, runtime_base = dockerfile.resolved_base(build), dockerfile.root_base(runtime)
     if not re.fullmatch(r"swift:6\.3(\.\d+)?-[a-z]+", build_base):
         report.error("Dockerfile", f"build stage must use the official Swift 6.3 image, uses {build_base}")
     release = build_base.rsplit("-", 1)[-1]
@@ -110,9 +118,8 @@ def _check_bases(dockerfile, build, runtime, report):
                                    f"({release}): the C libraries would not match")
 
 
-def _check_packages(manifest, build, runtime, report):
+def _check_packages(manifest, build, installed, report):
     built_with = set(apt_installed(build))
-    installed = apt_installed(runtime)
     for dev in manifest.dev_packages:
         if dev not in built_with:
             report.error("Dockerfile", f"build stage does not install {dev} (a .systemLibrary provider)")
@@ -208,7 +215,7 @@ def _check_runtime(repo, dockerfile, runtime, manifest, report):
     user = users[-1].arguments.split(":")[0] if users else "root"
     if not user.isdigit() or int(user) == 0:
         report.error("Dockerfile", f"image must run as a numeric non-root user (for runAsNonRoot), has USER {user}")
-    labels = " ".join(i.arguments for i in runtime.all("LABEL"))
+    labels = " ".join(i.arguments for i in dockerfile.all(runtime, "LABEL"))
     for label in REQUIRED_LABELS:
         if label + "=" not in labels:
             report.error("Dockerfile", f"missing label {label}")
@@ -264,8 +271,14 @@ def _check_development(repo, dockerfile, runtime, manifest, report):
         flags, _ = instruction.flags_and_words()
         if flags.get("from") in (DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE):
             report.error(f"Dockerfile:{instruction.line}", "the production image copies from a development stage")
-    if dockerfile.resolved_base(runtime) in (DEVELOPMENT_STAGE, DEVELOPMENT_BUILD_STAGE):
-        report.error("Dockerfile", f"the production image must not build FROM {dockerfile.resolved_base(runtime)}")
+    for stage in dockerfile.chain(runtime)[1:]:
+        if stage.name in (DEVELOPMENT_STAGE, DEVELOPMENT_BUILD_STAGE, BUILD_STAGE):
+            report.error("Dockerfile", f"the production image must not build FROM {stage.name}")
+    for stage in dockerfile.chain(runtime):
+        for instruction in stage.all("COPY"):
+            flags, _ = instruction.flags_and_words()
+            if flags.get("from") in (DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE) and stage is not runtime:
+                report.error(f"Dockerfile:{instruction.line}", "the production image copies from a development stage")
     users = image.all("USER")
     if not users or not users[-1].arguments.split(":")[0].isdigit() or users[-1].arguments.split(":")[0] == "0":
         report.error("Dockerfile", f"stage {DEVELOPMENT_STAGE} must run as a numeric non-root user, as the production image")

@@ -19,7 +19,7 @@ import release_checks
 import selector_labels
 import native_build
 import runtime_libraries
-from dockerfile import Dockerfile, apt_installed
+from dockerfile import Dockerfile
 from metrics_catalog import Catalog
 from package_manifest import Manifest
 from report import Report
@@ -129,8 +129,9 @@ def _pin_images(report):
 
 
 def _runtime_packages(stage=image_checks.RUNTIME_STAGE):
-    runtime = Dockerfile((REPO / "Dockerfile").read_text()).stage(stage)
-    return apt_installed(runtime) if runtime else []
+    dockerfile = Dockerfile((REPO / "Dockerfile").read_text())
+    runtime = dockerfile.stage(stage)
+    return image_checks.installed_packages(dockerfile, runtime) if runtime else []
 
 
 def _yamllint(tools, report):
