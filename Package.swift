@@ -15,7 +15,8 @@ let package = Package(
         .executable(name: "countdown-bench", targets: ["countdown-bench"]),
         .executable(name: "countdown-api", targets: ["countdown-api"]),
         .executable(name: "countdown-console", targets: ["countdown-console"]),
-        // The image's one executable: every command above but the benchmark, chosen by the name it runs as.
+        // The image's one executable: the production commands (worker, admin, API, console), chosen by the name it runs
+        // as. The fake FCM and the benchmark are development executables, outside the production image.
         .executable(name: "countdown", targets: ["countdown"]),
     ],
     targets: [
@@ -52,7 +53,9 @@ let package = Package(
 
         // Push: payload builders (pure) and transports (FCM, APNs, log) that know nothing about the queue.
         .target(name: "PushPayloads", dependencies: ["JSON"]),
-        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "Redis", "Telemetry"]),
+        // The token guard's rule and its fleet-wide window in Redis: the worker's guard and the console's fleet page.
+        .target(name: "PushGuard", dependencies: ["Redis"]),
+        .target(name: "Push", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JSON", "JWT", "PushGuard", "Redis", "Telemetry"]),
 
         // Reading and validating the environment (one line per problem, naming the variable).
         .target(name: "Configuration", dependencies: ["Telemetry"]),
@@ -81,7 +84,7 @@ let package = Package(
         // The worker runtime: dispatcher, outbox relay, health server, service group, push transports.
         .target(name: "CountdownWorker", dependencies: [
             "BlockingIO", "Configuration", "CountdownDomain", "CountdownFlows", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPClient",
-            "HTTPServer", "HTTPTypes", "JSON", "JWT", "Lifecycle", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry",
+            "HTTPServer", "HTTPTypes", "JSON", "JWT", "Lifecycle", "Postgres", "Push", "PushGuard", "PushPayloads", "Redis", "Telemetry",
         ]),
 
         // What countdown-admin does beyond parsing: connections, reports, stats, demo rows. No push stack, no HTTP.
@@ -92,13 +95,13 @@ let package = Package(
 
         // The integration guide's HTTP API (device tokens, runtime sessions, cancel), as a testable library; its SQL is the store's.
         .target(name: "CountdownAPI", dependencies: [
-            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JWT", "Lifecycle", "Postgres", "Telemetry",
+            "BlockingIO", "Configuration", "CountdownCommands", "CountdownStore", "HTTPServer", "JSON", "JWT", "Lifecycle", "Postgres", "Telemetry",
         ]),
 
         // The operator console (SPEC 11): pages, authentication, CSRF, actions with audit; SQL in CountdownStore.
         .target(name: "CountdownConsole", dependencies: [
             "CivilTime", "Configuration", "CountdownAPI", "CountdownCommands", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue",
-            "HTTPServer", "JWT", "Postgres", "Push", "Redis", "Telemetry",
+            "HTTPServer", "JWT", "Postgres", "PushGuard", "Redis", "Telemetry",
         ]),
 
         // Each executable's code as a library with one entry (`<Name>Main.run(arguments:)`), so that the executables
@@ -111,7 +114,7 @@ let package = Package(
         .target(name: "FakeFCMCommand", dependencies: ["BlockingIO", "HTTPServer", "JSON", "JWT", "Telemetry"]),
         .target(name: "APICommand", dependencies: ["Configuration", "CountdownAPI", "HTTPServer", "JWT", "Lifecycle", "Postgres", "Telemetry"]),
         .target(name: "ConsoleCommand", dependencies: [
-            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Lifecycle", "Postgres", "Push",
+            "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "DelayQueue", "HTTPServer", "Lifecycle", "Postgres", "PushGuard",
             "Redis", "Telemetry",
         ]),
 
@@ -121,7 +124,7 @@ let package = Package(
         .executableTarget(name: "countdown-fake-fcm", dependencies: ["FakeFCMCommand"]),
         .executableTarget(name: "countdown-api", dependencies: ["APICommand"]),
         .executableTarget(name: "countdown-console", dependencies: ["ConsoleCommand"]),
-        .executableTarget(name: "countdown", dependencies: ["AdminCommand", "APICommand", "ConsoleCommand", "FakeFCMCommand", "Telemetry", "WorkerCommand"]),
+        .executableTarget(name: "countdown", dependencies: ["AdminCommand", "APICommand", "ConsoleCommand", "Telemetry", "WorkerCommand"]),
         // The benchmarks; `system` runs the whole system on TestSupport's CountdownSystem (the one executable allowed to
         // depend on TestSupport: scripts/lib/layers.py).
         .executableTarget(name: "countdown-bench", dependencies: [
@@ -130,9 +133,10 @@ let package = Package(
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.
         // Also a whole system (CountdownSystem: database, Redis namespace, fake FCM, worker processes) for end-to-end and chaos runs.
+        // Also the test doubles of production seams: InMemoryDelayQueue, CapturingLogSink.
         .target(name: "TestSupport", dependencies: [
             "BlockingIO", "Postgres",
-            "CountdownStore", "DelayQueue", "Redis",
+            "CountdownStore", "DelayQueue", "Redis", "Telemetry",
         ], path: "Tests/TestSupport"),
 
         .testTarget(name: "BlockingIOTests", dependencies: ["BlockingIO", "TestSupport"]),
@@ -145,8 +149,8 @@ let package = Package(
         .testTarget(name: "CountdownBenchTests", dependencies: ["countdown-bench"]),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "PushPayloadsTests", dependencies: ["JSON", "PushPayloads"], resources: [.copy("Golden")]),
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
-        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "Redis", "Telemetry", "TestSupport"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["BlockingIO", "HTTPClient", "HTTPTypes", "JWT", "Push", "PushGuard", "Redis", "Telemetry", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "FakeFCMTests", dependencies: ["HTTPClient", "JWT", "TestSupport"]),
         .testTarget(name: "CountdownDomainTests", dependencies: ["CountdownDomain", "PushPayloads"]),
@@ -179,7 +183,7 @@ let package = Package(
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",
-            "Push", "Redis", "Telemetry", "TestSupport",
+            "PushGuard", "Redis", "Telemetry", "TestSupport",
         ]),
         // The scripts/chaos scenarios: faults injected into the whole system (TestSupport's CountdownSystem), quick sizes
         // unless COUNTDOWN_CHAOS=full, and the device model of scenario 20 (pure, unit-tested). Last, as the slowest target.

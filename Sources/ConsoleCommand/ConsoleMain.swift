@@ -8,7 +8,7 @@ import Foundation
 import HTTPServer
 import Lifecycle
 import Postgres
-import Push
+import PushGuard
 import Redis
 import Telemetry
 

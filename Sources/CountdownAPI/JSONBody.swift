@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// A request body read as one JSON object, with typed field access. Unknown fields are ignored; `null` and the
 /// empty string count as absent.
@@ -7,7 +8,7 @@ struct JSONBody {
     /// Largest body the API reads (the server itself refuses much larger ones before they are read).
     static let maxBytes = 16 * 1024
 
-    private let object: [String: Any]
+    private let object: [String: JSONValue]
 
     /// Checks size, media type and syntax, in that order.
     /// - Throws: `APIError` 413, 415 or 400.
@@ -18,13 +19,10 @@ struct JSONBody {
         guard let contentType = request.headers["Content-Type"], Self.isJSON(contentType) else {
             throw APIError(.unsupportedMediaType, "the body must be JSON with Content-Type: application/json")
         }
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: request.body)
-        } catch {
+        guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: request.body) else {
             throw APIError(.malformedJSON, "the body is not valid JSON")
         }
-        guard let object = parsed as? [String: Any] else {
+        guard case .object(let object) = parsed else {
             throw APIError(.malformedJSON, "the body must be a JSON object")
         }
         self.object = object
@@ -34,9 +32,9 @@ struct JSONBody {
     /// - Throws: `APIError` 400 `.wrongType` when it is not a string.
     func string(_ name: String) throws(APIError) -> String? {
         switch object[name] {
-        case nil, is NSNull:
+        case nil, .null?:
             return nil
-        case let text as String:
+        case .string(let text)?:
             return text.isEmpty ? nil : text
         default:
             throw APIError(.wrongType, "\(name) must be a string", field: name)

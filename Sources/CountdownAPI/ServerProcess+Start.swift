@@ -12,12 +12,20 @@ extension ServerProcess {
         } catch {
             fail("\(error)", code: 1)
         }
-        let announcement: [String: Any] = [
-            "event": "listening", "address": server.boundAddress ?? "", "port": server.boundPort ?? 0,
-            "metricsAddress": metrics.boundAddress ?? "", "metricsPort": metrics.boundPort ?? 0,
-        ]
-        if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
+        let announcement = Announcement(
+            address: server.boundAddress ?? "", port: server.boundPort ?? 0,
+            metricsAddress: metrics.boundAddress ?? "", metricsPort: metrics.boundPort ?? 0)
+        if let line = try? HTTPResponse.jsonEncoder.encode(announcement) {
             FileHandle.standardOutput.write(line + Data("\n".utf8))
         }
     }
+}
+
+/// The `{"event":"listening",...}` line.
+private struct Announcement: Encodable {
+    var event = "listening"
+    var address: String
+    var port: Int
+    var metricsAddress: String
+    var metricsPort: Int
 }

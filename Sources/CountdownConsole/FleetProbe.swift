@@ -1,6 +1,6 @@
 import CountdownMaintenance
 import Foundation
-import Push
+import PushGuard
 import Redis
 
 /// What the fleet page reads besides the queue and PostgreSQL: the workers' heartbeats and the token guard's window,

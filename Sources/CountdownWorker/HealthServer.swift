@@ -29,7 +29,7 @@ public final class HealthServer: Service {
             case ("GET", "/readyz"):
                 let problems = await readiness()
                 if problems.isEmpty { return .text("ready\n") }
-                return .json(object: ["ready": false, "problems": problems], status: 503)
+                return .json(Unready(problems: problems), status: 503)
             case ("GET", "/metrics"):
                 return .text(metrics.render(), contentType: MetricsRegistry.contentType)
             default:
@@ -41,4 +41,10 @@ public final class HealthServer: Service {
         await shutdown.wait()
         await server.shutdown()
     }
+}
+
+/// `/readyz`'s answer while something is not ready: `{"problems":{dependency: error},"ready":false}`.
+private struct Unready: Encodable {
+    var ready = false
+    var problems: [String: String]
 }

@@ -11,6 +11,7 @@ import JWT
 import Lifecycle
 import Postgres
 import Push
+import PushGuard
 import PushPayloads
 import Redis
 import Telemetry

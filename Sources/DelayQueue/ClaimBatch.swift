@@ -9,6 +9,11 @@ public struct ClaimedJob: Sendable, Hashable {
     public let dueAt: Date
     public let lease: JobLease
     public var attempt: Int { lease.attempt }
+
+    /// The queues of this package (and TestSupport's in-memory one) make claimed jobs.
+    package init(id: String, kind: String, payload: [UInt8], dueAt: Date, lease: JobLease) {
+        (self.id, self.kind, self.payload, self.dueAt, self.lease) = (id, kind, payload, dueAt, lease)
+    }
 }
 
 /// One item of a claim.

@@ -1,6 +1,6 @@
 /// A delayed job queue: jobs with ids, kinds, payload bytes and due times, claimed under leases.
 ///
-/// Semantics shared by `RedisDelayQueue` and `InMemoryDelayQueue`:
+/// Semantics shared by `RedisDelayQueue` and the tests' `InMemoryDelayQueue` (TestSupport):
 /// - `enqueue` is idempotent per id; enqueuing an existing id replaces its kind, payload and due time and resets its
 ///   attempts (a leased copy's lease becomes stale, a dead letter comes back to life).
 /// - `claim` atomically takes up to `max` due jobs (due by the queue's clock: Redis `TIME`), leases them and counts

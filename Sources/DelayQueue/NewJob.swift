@@ -32,7 +32,7 @@ public struct NewJob: Sendable, Hashable {
     public static let maxPayloadBytes = 1 << 20
 
     /// Throws `.invalidJob` naming the problem.
-    func validate() throws(DelayQueueError) {
+    package func validate() throws(DelayQueueError) {
         func invalid(_ why: String) -> DelayQueueError { DelayQueueError(.invalidJob, why, id: id) }
         if id.isEmpty { throw invalid("empty id") }
         if id.utf8.count > Self.maxIDBytes { throw invalid("id longer than \(Self.maxIDBytes) bytes") }

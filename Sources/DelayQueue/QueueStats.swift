@@ -35,6 +35,10 @@ public struct DeadLetter: Sendable, Hashable {
     public let attempts: Int
     public let lastError: String
     public let deadAt: Date
+
+    package init(id: String, kind: String?, payload: [UInt8]?, attempts: Int, lastError: String, deadAt: Date) {
+        (self.id, self.kind, self.payload, self.attempts, self.lastError, self.deadAt) = (id, kind, payload, attempts, lastError, deadAt)
+    }
 }
 
 /// What the queue holds for one job.
@@ -54,4 +58,8 @@ public struct JobInfo: Sendable, Hashable {
     public let attempts: Int
     /// The error of the last failed attempt (or the dead letter's reason), empty when none.
     public let lastError: String
+
+    package init(id: String, kind: String?, payload: [UInt8]?, state: State, attempts: Int, lastError: String) {
+        (self.id, self.kind, self.payload, self.state, self.attempts, self.lastError) = (id, kind, payload, state, attempts, lastError)
+    }
 }

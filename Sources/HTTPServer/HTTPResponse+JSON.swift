@@ -10,16 +10,6 @@ extension HTTPResponse {
         }
     }
 
-    /// A JSON response from a `JSONSerialization` tree (dictionaries, arrays, strings, numbers, booleans, `NSNull`).
-    public static func json(object: Any, status: Int = 200) -> HTTPResponse {
-        guard JSONSerialization.isValidJSONObject(object),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else {
-            return .text("cannot encode response\n", status: 500)
-        }
-        return jsonBody(data, status: status)
-    }
-
     /// A response whose body is already JSON.
     public static func jsonBody(_ data: Data, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)

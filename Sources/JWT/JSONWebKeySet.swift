@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Verification keys from a JSON Web Key Set (RFC 7517): `{"keys": [{"kty", "kid", "alg"?, "use"?, ...}]}`.
 ///
@@ -9,33 +10,36 @@ import Foundation
 public enum JSONWebKeySet {
     /// Parses `data` (the file's bytes); `source` names the file in errors.
     public static func keys(from data: Data, source: String) throws -> [VerificationKey] {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let entries = object["keys"] as? [[String: Any]]
-        else {
+        guard let entries = try? JSONDecoder().decode(Document.self, from: data).keys else {
             throw JWTError(.invalidKey, "not a JWKS (a JSON object with a \"keys\" array of objects)", source: source)
         }
         var keys: [VerificationKey] = []
         var seen = Set<String>()
         for (index, entry) in entries.enumerated() {
-            guard let kid = entry["kid"] as? String, !kid.isEmpty else {
+            guard let kid = entry["kid"]?.string, !kid.isEmpty else {
                 throw JWTError(.invalidKey, "key \(index) has no kid", source: source)
             }
             guard seen.insert(kid).inserted else { throw JWTError(.invalidKey, "kid \"\(kid)\" appears twice", source: source) }
-            if let use = entry["use"] as? String, use != "sig" { continue }
+            if let use = entry["use"]?.string, use != "sig" { continue }
             if let key = try key(entry, kid: kid, source: "\(source) kid \(kid)") { keys.append(key) }
         }
         return keys
     }
 
-    private static func key(_ entry: [String: Any], kid: String, source: String) throws -> VerificationKey? {
+    /// The set as JSON: `{"keys": [{...}, ...]}`, each key's members read one by one.
+    private struct Document: Decodable {
+        let keys: [[String: JSONValue]]
+    }
+
+    private static func key(_ entry: [String: JSONValue], kid: String, source: String) throws -> VerificationKey? {
         func bytes(_ name: String) throws -> [UInt8] {
-            guard let text = entry[name] as? String, let decoded = Base64URL.decode(text), !decoded.isEmpty else {
+            guard let text = entry[name]?.string, let decoded = Base64URL.decode(text), !decoded.isEmpty else {
                 throw JWTError(.invalidKey, "\"\(name)\" is missing or not base64url", source: source)
             }
             return decoded
         }
-        let alg = entry["alg"] as? String
-        switch entry["kty"] as? String {
+        let alg = entry["alg"]?.string
+        switch entry["kty"]?.string {
         case "RSA":
             guard alg == nil || alg == "RS256" else { return nil }
             let der = DER.sequence(DER.sequence(DER.rsaEncryption + DER.null)
@@ -43,7 +47,7 @@ public enum JSONWebKeySet {
             return try .rs256(try AsymmetricKey.publicKey(der: der, source: source), keyID: kid)
         case "EC":
             guard alg == nil || alg == "ES256" else { return nil }
-            guard entry["crv"] as? String == "P-256" else { throw JWTError(.invalidKey, "only crv P-256 is supported", source: source) }
+            guard entry["crv"]?.string == "P-256" else { throw JWTError(.invalidKey, "only crv P-256 is supported", source: source) }
             let x = try bytes("x"), y = try bytes("y")
             guard x.count == 32, y.count == 32 else { throw JWTError(.invalidKey, "x and y must be 32 bytes", source: source) }
             let der = DER.sequence(DER.sequence(DER.ecPublicKey + DER.prime256v1) + DER.bitString([0x04] + x + y))
@@ -54,7 +58,7 @@ public enum JSONWebKeySet {
             guard secret.count >= 32 else { throw JWTError(.invalidKey, "an HS256 key needs at least 32 bytes", source: source) }
             return try .hs256(secret: secret, keyID: kid)
         default:
-            throw JWTError(.invalidKey, "kty \"\(entry["kty"] as? String ?? "")\" is not RSA, EC or oct", source: source)
+            throw JWTError(.invalidKey, "kty \"\(entry["kty"]?.string ?? "")\" is not RSA, EC or oct", source: source)
         }
     }
 

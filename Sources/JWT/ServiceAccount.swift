@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The fields of a Google service-account JSON file (`GOOGLE_APPLICATION_CREDENTIALS`) that the OAuth JWT-bearer
 /// grant needs: who signs the assertion, with which key, for which token endpoint. The FCM transport signs with
@@ -34,17 +35,17 @@ public struct ServiceAccount: Sendable, Equatable {
 
     /// Parses service-account JSON; `source` names it in errors.
     public static func parse(_ json: [UInt8], source: String) throws -> ServiceAccount {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(json)) else {
             throw JWTError(.invalidServiceAccount, "not a JSON object", source: source)
         }
         func field(_ name: String) throws -> String {
             guard let value = object[name] else { throw JWTError(.invalidServiceAccount, "missing", source: source, field: name) }
-            guard let text = value as? String, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard let text = value.string, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw JWTError(.invalidServiceAccount, "must be a non-empty string", source: source, field: name)
             }
             return text
         }
-        if let type = object["type"] as? String, type != "service_account" {
+        if let type = object["type"]?.string, type != "service_account" {
             throw JWTError(.invalidServiceAccount, "is \"\(type)\", expected \"service_account\"", source: source, field: "type")
         }
         let tokenURI = try field("token_uri")
@@ -57,7 +58,7 @@ public struct ServiceAccount: Sendable, Equatable {
         }
         return ServiceAccount(
             projectID: try field("project_id"), clientEmail: try field("client_email"), privateKeyPEM: privateKey,
-            privateKeyID: object["private_key_id"] as? String, tokenURI: tokenURI, source: source)
+            privateKeyID: object["private_key_id"]?.string, tokenURI: tokenURI, source: source)
     }
 
     /// The path part of `token_uri` (`/token` when it has none).

@@ -1,3 +1,4 @@
+import PushGuard
 import Synchronization
 import Telemetry
 

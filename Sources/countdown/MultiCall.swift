@@ -2,8 +2,9 @@
 /// `countdown-worker` etc.), else the one its first argument names (`countdown worker`, or `countdown countdown-worker`).
 /// Pure: the executable's `main.swift` maps the result to the commands' entry points.
 enum MultiCall {
-    /// The command names, without the `countdown-` prefix, in the order the usage lists them.
-    static let commands = ["worker", "admin", "api", "console", "fake-fcm"]
+    /// The command names, without the `countdown-` prefix, in the order the usage lists them: the production
+    /// commands only (the fake FCM and the benchmark are development executables of their own).
+    static let commands = ["worker", "admin", "api", "console"]
 
     enum Resolution: Equatable {
         /// Run `program` (e.g. `countdown-worker`) with `arguments`: the program name first, then its arguments.
@@ -21,7 +22,6 @@ enum MultiCall {
           admin      operator commands: migrate, stats, pause, ... (countdown admin help)
           api        the HTTP API of the integration guide (countdown-api)
           console    the operator console (countdown-console)
-          fake-fcm   a local stand-in for FCM HTTP v1, for development (countdown fake-fcm --help)
         countdown --version prints the version; each command answers --version and --help too.
         """
 

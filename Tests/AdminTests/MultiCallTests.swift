@@ -4,10 +4,11 @@ import TestSupport
 import Testing
 
 /// The multi-call `countdown` (the image's one executable): runs the command named by the link it was started
-/// through or by its first argument, exactly as that command's own executable; anything else is a usage error (2).
+/// through or by its first argument, exactly as that command's own executable; anything else, the development
+/// executables (fake FCM, benchmark) included, is a usage error (2).
 @Suite struct MultiCallTests {
     static let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-    static let commands = ["worker", "admin", "api", "console", "fake-fcm"]
+    static let commands = ["worker", "admin", "api", "console"]
 
     @Test(arguments: commands)
     func aLinkNamedAfterACommandRunsThatCommand(_ command: String) async throws {
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func anUnknownOrMissingCommandIsAUsageError() async throws {
-        for arguments in [["bogus"], [], ["--bogus"], ["countdown-bench"]] {
+        for arguments in [["bogus"], [], ["--bogus"], ["countdown-bench"], ["fake-fcm", "--help"], ["countdown-fake-fcm"]] {
             let run = try await AdminRun.launch(arguments, environment: Self.environment, timeout: .seconds(30), program: "countdown")
             #expect(run.status == 2, "\(run)")
             #expect(run.stdout.isEmpty, "\(run)")

@@ -1,7 +1,7 @@
 @testable import CountdownConsole
 @testable import CountdownMaintenance
 import Foundation
-import Push
+import PushGuard
 import Redis
 import Testing
 import TestSupport

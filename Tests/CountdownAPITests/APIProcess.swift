@@ -15,15 +15,17 @@ final class APIProcess: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the API with `environment` (API_ADDR defaults to a free loopback port) and waits for its
-    /// "listening" line; with `openFiles`, under that soft and hard `RLIMIT_NOFILE` (prlimit execs it).
-    init(environment: [String: String], openFiles: (soft: Int, hard: Int)? = nil) throws {
+    /// "listening" line; with `openFiles`, under that soft and hard `RLIMIT_NOFILE` (prlimit execs it). `program`: the
+    /// built executable and the arguments before any other (`["countdown", "api"]`: the multi-call one).
+    init(environment: [String: String], openFiles: (soft: Int, hard: Int)? = nil, program: [String] = ["countdown-api"]) throws {
         stderrPath = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("api") + ".log")
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw StartFailed(output: "cannot create \(stderrPath)") }
         let environment = ["API_ADDR": "127.0.0.1:0", "API_METRICS_ADDR": "127.0.0.1:0", "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         let stdoutPath = stderrPath + ".stdout"
-        let (program, arguments) = openFiles.map { ("/usr/bin/prlimit", ["--nofile=\($0.soft):\($0.hard)", Self.executable.path]) }
-            ?? (Self.executable.path, [])
-        process = try SpawnedProcess(program, arguments, environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
+        let command = [TestEnvironment.productsDirectory.appendingPathComponent(program[0]).path] + program.dropFirst()
+        let (executable, arguments) = openFiles.map { ("/usr/bin/prlimit", ["--nofile=\($0.soft):\($0.hard)"] + command) }
+            ?? (command[0], Array(command.dropFirst()))
+        process = try SpawnedProcess(executable, arguments, environment: environment, stdout: .file(stdoutPath), stderr: .file(stderrPath))
         let (object, line) = readAnnouncement(of: process, stdoutPath: stdoutPath)
         guard let announcement = object, announcement["event"] as? String == "listening", let port = announcement["port"] as? Int,
             let metricsPort = announcement["metricsPort"] as? Int

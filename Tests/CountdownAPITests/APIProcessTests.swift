@@ -123,4 +123,15 @@ struct APIProcessTests {
         #expect(try await api.fetch("GET", "/readyz").status == 503)
         #expect(api.stop() == 0)
     }
+
+    /// The same process through the multi-call `countdown` (as the image runs it): the stop signals are blocked before
+    /// any thread starts there too, so SIGTERM drains the API instead of killing it.
+    @Test func stopsCleanlyOnSIGTERMThroughTheMultiCallExecutable() async throws {
+        let api = try APIProcess(environment: ["DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "API_JWT_SECRET": Self.secret],
+                                 program: ["countdown", "api"])
+        #expect(try await api.fetch("GET", "/healthz").status == 200)
+        #expect(api.stop() == 0)
+        #expect(api.stderr.contains("\"stopped\""), "\(api.stderr)")
+        #expect(api.stderr.contains("\"component\":\"countdown-api\""), "\(api.stderr)")
+    }
 }

@@ -4,6 +4,7 @@ import HTTPServer
 import HTTPTypes
 import JWT
 import Telemetry
+import TestSupport
 
 /// An `APIService` over a given store, called in-process, with helpers to mint bearer tokens.
 struct TestAPI: Sendable {

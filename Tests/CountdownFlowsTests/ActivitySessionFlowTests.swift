@@ -6,6 +6,7 @@ import Foundation
 import Postgres
 import PushPayloads
 import Telemetry
+import TestSupport
 import Testing
 
 /// Sessions per activity (SPEC 12.1): a device with two activities of a stream (the newest in

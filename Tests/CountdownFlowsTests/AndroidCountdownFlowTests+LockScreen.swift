@@ -5,6 +5,7 @@ import Foundation
 import Postgres
 import PushPayloads
 import Telemetry
+import TestSupport
 import Testing
 
 /// The Android countdown beside the lock-screen flows of SPEC 10.1: an update job a runtime-session registration

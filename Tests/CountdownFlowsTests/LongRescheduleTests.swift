@@ -6,6 +6,7 @@ import Foundation
 import Postgres
 import PushPayloads
 import Telemetry
+import TestSupport
 import Testing
 
 /// SPEC 10.1, long reschedules: a device whose push-to-start went out more than 8 hours before the (new) planned

@@ -6,6 +6,7 @@ import Foundation
 import Postgres
 import PushPayloads
 import Telemetry
+import TestSupport
 import Testing
 
 /// SPEC 10.1: updates go to the sessions that do not show the current start, once each; a retry resends only to the

@@ -4,6 +4,7 @@ import CountdownFlows
 import CountdownStore
 import Lifecycle
 import Telemetry
+import TestSupport
 import Testing
 
 /// The settler as a service of the worker's group: it writes what is queued when asked to stop, keeps trying while

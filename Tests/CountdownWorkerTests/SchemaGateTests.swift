@@ -2,6 +2,7 @@ import BlockingIO
 @testable import CountdownWorker
 @testable import Lifecycle
 import Telemetry
+import TestSupport
 import Testing
 
 @Suite struct SchemaGateTests {

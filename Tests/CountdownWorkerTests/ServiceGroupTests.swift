@@ -3,6 +3,7 @@ import BlockingIO
 import Foundation
 @testable import Lifecycle
 import Telemetry
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {

@@ -1,6 +1,7 @@
 import BlockingIO
 import DelayQueue
 import Foundation
+import TestSupport
 import Testing
 
 /// The fake keeps the real queue's semantics, on a clock the test moves.

@@ -1,5 +1,6 @@
 import DelayQueue
 import Foundation
+import TestSupport
 import Testing
 
 /// Pausing kinds: the same behaviour from the Redis queue and the in-memory one.

@@ -1,5 +1,6 @@
 import DelayQueue
 import Foundation
+import TestSupport
 import Testing
 
 /// A queue implementation the conformance suite runs against.

@@ -49,13 +49,4 @@ import TestSupport
         #expect(fake.stop() == 0)
         #expect(fake.stderr.contains("\"msg\":\"stopping\""))
     }
-
-    /// The same through the multi-call `countdown` (as the image runs it): the stop signals are blocked before any
-    /// thread starts there too, so SIGTERM is taken by the fake, not the default action.
-    @Test func stopsCleanlyOnSIGTERMThroughTheMultiCallExecutable() throws {
-        let fake = try FakeFCMProcess(program: ["countdown", "fake-fcm"])
-        #expect(fake.stop() == 0)
-        #expect(fake.stderr.contains("\"msg\":\"stopping\""))
-        #expect(fake.stderr.contains("\"service\":\"countdown-fake-fcm\""))
-    }
 }

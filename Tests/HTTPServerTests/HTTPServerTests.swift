@@ -62,7 +62,7 @@ func startServer(
     @Test func jsonHelpersEncodeAndDecode() async throws {
         struct Greeting: Codable, Equatable { let name: String; let count: Int }
         let server = try startServer { request in
-            guard let greeting = try? JSONDecoder().decode(Greeting.self, from: request.body) else { return .json(object: ["error": "bad json"], status: 400) }
+            guard let greeting = try? JSONDecoder().decode(Greeting.self, from: request.body) else { return .json(["error": "bad json"], status: 400) }
             return .json(Greeting(name: greeting.name.uppercased(), count: greeting.count + 1), status: 201)
         }
         let port = try #require(server.boundPort)

@@ -43,4 +43,16 @@ import Testing
             #expect(JSONString.escapedCount(utf8: AnySequence(text.utf8)) == encoded.count - 2, "a plain sequence")
         }
     }
+
+    /// Decoded through `JSONDecoder` (a Codable member read one by one): the same value as the strict parser's, integers
+    /// apart from numbers.
+    @Test func decodesThroughJSONDecoderAsTheParserReadsIt() throws {
+        let text = #"{"i": 12, "n": 1.5, "s": "ş \"x\"", "b": true, "z": null, "a": [1, "two", [false]], "o": {"k": -7}}"#
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(decoded == JSONValue.parse(Array(text.utf8)))
+        #expect(decoded["i"] == .int(12) && decoded["n"] == .number(1.5) && decoded["z"] == .null)
+        let members = try JSONDecoder().decode([String: JSONValue].self, from: Data(#"{"k": "v", "n": 3}"#.utf8))
+        #expect(members == ["k": "v", "n": 3])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(JSONValue.self, from: Data("{".utf8)) }
+    }
 }

@@ -3,6 +3,8 @@ import Foundation
 import HTTPClient
 import HTTPTypes
 import Push
+import PushGuard
+import TestSupport
 import Testing
 import Telemetry
 

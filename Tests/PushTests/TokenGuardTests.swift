@@ -1,5 +1,6 @@
 import BlockingIO
 import Push
+import PushGuard
 import Redis
 import Telemetry
 import Testing

@@ -20,7 +20,7 @@ public final class FakeFCMProcess: @unchecked Sendable {
     ///   - arguments: extra flags (`--token-ttl 1`, `--record <file>`).
     ///   - accountFile: writes the service account for a token URI and returns its path (its `token_uri` must be
     ///     that URI); nil generates one with `scripts/gen-service-account`.
-    ///   - program: the built executable and the arguments before the flags (`["countdown", "fake-fcm"]`: the multi-call one).
+    ///   - program: the built executable and the arguments before the flags.
     ///   - listener: a socket this process bound and listens on at `address`, which the fake serves (`--listen-fd`).
     ///   - logLevel: the fake's `LOG_LEVEL` (`debug` logs every send it answers); nil: its default.
     ///   - directory: where its logs go (created if missing); nil: a new directory in the scratch directory.

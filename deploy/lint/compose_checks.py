@@ -56,13 +56,13 @@ def check_schema(repo, tools, report):
     return len(files)
 
 
-def check_semantics(repo, image_executables, report):
+def check_semantics(repo, image_executables, development_executables, report):
     for name, model in variants(repo):
         model = interpolate(model, {}, set())
         services = model.get("services", {})
         _check_scaling(name, services, report)
         _check_order(name, services, report)
-        _check_app_services(name, services, image_executables, report)
+        _check_app_services(name, services, image_executables, development_executables, report)
         _check_references(repo, name, model, services, report)
     model = interpolate(load(repo, BASE), {}, set())
     services = model["services"]
@@ -131,16 +131,45 @@ def _check_order(name, services, report):
         report.error(f"{name} services.migrate", "must wait for postgres: condition: service_healthy")
 
 
-def _check_app_services(name, services, image_executables, report):
+# The Dockerfile's stage of the development image (the fake FCM), and the services that may run it.
+DEVELOPMENT_TARGET = "development"
+DEVELOPMENT_SERVICES = {"fcm-account", "fake-fcm"}
+
+
+def _development(service):
+    build = service.get("build")
+    return isinstance(build, dict) and build.get("target") == DEVELOPMENT_TARGET
+
+
+def _check_app_services(name, services, image_executables, development_executables, report):
+    """The production image runs the production commands, one build for all; the development image (the fake FCM)
+    runs only in the development services, and only development executables."""
     images = {}
     for service_name, service in services.items():
+        where = f"{name} services.{service_name}"
+        development = _development(service)
+        if development and service_name not in DEVELOPMENT_SERVICES:
+            report.error(where, f"runs the development image (target {DEVELOPMENT_TARGET}): only "
+                                f"{', '.join(sorted(DEVELOPMENT_SERVICES))} may")
+        if service_name in DEVELOPMENT_SERVICES and service.get("build") and not development:
+            report.error(where, f"must build the development image (target {DEVELOPMENT_TARGET}): the production image "
+                                "holds no fake FCM")
         command = service.get("command")
         if not isinstance(command, list) or not command or not str(command[0]).startswith("countdown-"):
             continue
-        where = f"{name} services.{service_name}"
+        if development:
+            if command[0] not in development_executables:
+                report.error(where, f"runs {command[0]}, which the development image does not hold "
+                                    f"({', '.join(development_executables)})")
+            if not service.get("read_only") or "ALL" not in service.get("cap_drop", []):
+                report.error(where, "runs the development image without read_only: true and cap_drop: [ALL]")
+            continue
         images.setdefault((service.get("image"), json.dumps(service.get("build"), sort_keys=True)), []).append(
             service_name)
-        if command[0] not in image_executables:
+        if command[0] in development_executables:
+            report.error(where, f"runs {command[0]} on the production image, which does not hold it: build target "
+                                f"{DEVELOPMENT_TARGET}")
+        elif command[0] not in image_executables:
             report.warn(where, f"runs {command[0]}, which Package.swift does not (yet) build into the image")
         check_environment(environment(service), command[0], where, report)
         if not service.get("read_only"):

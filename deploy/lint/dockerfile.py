@@ -68,6 +68,21 @@ class Dockerfile:
         """The stage's base image with global ARG defaults substituted."""
         return re.sub(r"\$\{?(\w+)\}?", lambda m: self.global_args.get(m.group(1), m.group(0)), stage.base)
 
+    def chain(self, stage):
+        """The stage and the earlier stages it is built FROM, the stage first."""
+        found = [stage]
+        while (parent := self.stage(self.resolved_base(found[-1]))) is not None and parent not in found:
+            found.append(parent)
+        return found
+
+    def root_base(self, stage):
+        """The image the stage's chain of stages starts from."""
+        return self.resolved_base(self.chain(stage)[-1])
+
+    def all(self, stage, keyword):
+        """The instructions of `keyword` in the stage and the stages it is built FROM, the earliest first."""
+        return [i for s in reversed(self.chain(stage)) for i in s.all(keyword)]
+
 
 def stage_args(stage):
     """ARG defaults declared inside a stage."""

@@ -12,17 +12,22 @@ from dockerignore import DockerIgnore
 from package_manifest import RUNTIME_OF_DEV, debian_candidates, runtime_packages_from_debian
 
 BUILD_STAGE, RUNTIME_STAGE = "build", "runtime"
+# The development image (`docker build --target development`): the fake FCM for the development compose stack, built
+# in a stage of its own; the production image (the last stage, runtime) never copies from either.
+DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE = "build-development", "development"
+DEVELOPMENT_OUT = "/out/development/"
 REQUIRED_LABELS = ["org.opencontainers.image.title", "org.opencontainers.image.description",
                    "org.opencontainers.image.version", "org.opencontainers.image.revision"]
 SECRET_FILE = re.compile(r"(\.p8|\.pem|\.key|service-account[^/]*\.json|\.env)$")
 SECRET_NAME = re.compile(r"(PASSWORD|SECRET|TOKEN|PRIVATE|CREDENTIAL|_KEY$)", re.I)
 
 
-# The image's one executable and where it lists its commands; the executable products that stay out of the image.
+# The image's one executable and where it lists its commands; the executable products in neither image.
 MULTI_CALL = "countdown"
 MULTI_CALL_SOURCE = "Sources/countdown/MultiCall.swift"
 MULTI_CALL_TABLE = re.compile(r"static let commands = \[([^\]]*)\]")
 NOT_IN_IMAGE = {"countdown-bench"}
+PRODUCT = re.compile(r"--product\s+([\w-]+)")
 
 
 def multi_call_commands(repo):
@@ -40,6 +45,12 @@ def image_commands(repo):
 def image_executables(repo, manifest):
     """What the image holds in /usr/local/bin: the multi-call executable and a link to it per command."""
     return [MULTI_CALL] + image_commands(repo)
+
+
+def development_executables(repo):
+    """What the development image holds in /usr/local/bin: the products its build stage builds."""
+    stage = Dockerfile((repo / "Dockerfile").read_text()).stage(DEVELOPMENT_BUILD_STAGE)
+    return [p for i in stage.all("RUN") for p in PRODUCT.findall(i.arguments)] if stage else []
 
 
 def check_dockerfile(repo, manifest, tools, report):
@@ -60,18 +71,24 @@ def check_dockerfile(repo, manifest, tools, report):
     if dockerfile.stages[-1] is not runtime:
         report.error(where, f"the last stage (the image) must be '{RUNTIME_STAGE}'")
     _check_bases(dockerfile, build, runtime, report)
-    _check_packages(manifest, build, runtime, report)
+    _check_packages(manifest, build, installed_packages(dockerfile, runtime), report)
     _check_build(repo, manifest, build, runtime, report)
     _check_version(build, report)
     _check_runtime(repo, dockerfile, runtime, manifest, report)
+    _check_development(repo, dockerfile, runtime, manifest, report)
     _check_no_secrets(dockerfile, report)
-    _check_offline_build(path.read_text(), runtime, report)
+    _check_offline_build(path.read_text(), dockerfile, report)
 
 
 SYNTAX_DIRECTIVE = re.compile(r"^#\s*syntax\s*=", re.I)
 
 
-def _check_offline_build(text, runtime, report):
+def installed_packages(dockerfile, stage):
+    """The packages `apt-get install` puts into the stage: its own and those of the stages it is built FROM."""
+    return [package for s in reversed(dockerfile.chain(stage)) for package in apt_installed(s)]
+
+
+def _check_offline_build(text, dockerfile, report):
     """The image builds without a registry beyond its base images (scripts/compose-smoke builds it so): no
     `# syntax=` parser directive, which makes BuildKit fetch a frontend image first (the engine's built-in frontend
     builds this file); and the runtime stage's apt-get leaves no caches in its layer, whatever the base's apt
@@ -82,14 +99,17 @@ def _check_offline_build(text, runtime, report):
         if SYNTAX_DIRECTIVE.match(line):
             report.error("Dockerfile", f"`{line.strip()}` fetches the Dockerfile frontend from a registry before building; "
                                        "leave it out (the built-in frontend builds this file)")
-    for instruction in runtime.all("RUN"):
-        if "apt-get install" in instruction.arguments and "apt-get clean" not in instruction.arguments:
-            report.error(f"Dockerfile:{instruction.line}", "runtime stage installs packages without `apt-get clean` "
-                                                           "(apt's caches would stay in the layer on some bases)")
+    for stage in dockerfile.stages:
+        if stage.name in (BUILD_STAGE, DEVELOPMENT_BUILD_STAGE):
+            continue
+        for instruction in stage.all("RUN"):
+            if "apt-get install" in instruction.arguments and "apt-get clean" not in instruction.arguments:
+                report.error(f"Dockerfile:{instruction.line}", f"stage {stage.name} installs packages without `apt-get "
+                                                               "clean` (apt's caches would stay in the layer on some bases)")
 
 
 def _check_bases(dockerfile, build, runtime, report):
-    build_base, runtime_base = dockerfile.resolved_base(build), dockerfile.resolved_base(runtime)
+    build_base, runtime_base = dockerfile.resolved_base(build), dockerfile.root_base(runtime)
     if not re.fullmatch(r"swift:6\.3(\.\d+)?-[a-z]+", build_base):
         report.error("Dockerfile", f"build stage must use the official Swift 6.3 image, uses {build_base}")
     release = build_base.rsplit("-", 1)[-1]
@@ -98,9 +118,8 @@ def _check_bases(dockerfile, build, runtime, report):
                                    f"({release}): the C libraries would not match")
 
 
-def _check_packages(manifest, build, runtime, report):
+def _check_packages(manifest, build, installed, report):
     built_with = set(apt_installed(build))
-    installed = apt_installed(runtime)
     for dev in manifest.dev_packages:
         if dev not in built_with:
             report.error("Dockerfile", f"build stage does not install {dev} (a .systemLibrary provider)")
@@ -149,10 +168,12 @@ def _check_build(repo, manifest, build, runtime, report):
     for command in known:
         if command not in commands:
             report.error("Dockerfile", f"COMMANDS lacks {command}: `{MULTI_CALL}` runs it but the image has no link")
+    development = development_executables(repo)
     for executable in manifest.executables:
-        if executable != MULTI_CALL and executable not in known and executable not in NOT_IN_IMAGE:
+        if executable != MULTI_CALL and executable not in known and executable not in NOT_IN_IMAGE | set(development):
             report.error("Package.swift", f"executable product {executable} is neither a command of `{MULTI_CALL}` "
-                                          f"({MULTI_CALL_SOURCE}) nor in NOT_IN_IMAGE (deploy/lint/image_checks.py)")
+                                          f"({MULTI_CALL_SOURCE}), nor built into the development image "
+                                          f"(stage {DEVELOPMENT_BUILD_STAGE}), nor in NOT_IN_IMAGE (deploy/lint/image_checks.py)")
     copies = [i.flags_and_words() for i in runtime.all("COPY")]
     if not any(flags.get("from") == BUILD_STAGE and words[:1] == ["/out/bin/"] and words[-1] == "/usr/local/bin/"
                for flags, words in copies):
@@ -194,7 +215,7 @@ def _check_runtime(repo, dockerfile, runtime, manifest, report):
     user = users[-1].arguments.split(":")[0] if users else "root"
     if not user.isdigit() or int(user) == 0:
         report.error("Dockerfile", f"image must run as a numeric non-root user (for runAsNonRoot), has USER {user}")
-    labels = " ".join(i.arguments for i in runtime.all("LABEL"))
+    labels = " ".join(i.arguments for i in dockerfile.all(runtime, "LABEL"))
     for label in REQUIRED_LABELS:
         if label + "=" not in labels:
             report.error("Dockerfile", f"missing label {label}")
@@ -217,6 +238,50 @@ def _check_runtime(repo, dockerfile, runtime, manifest, report):
     image = image_executables(repo, manifest)
     if cmd and cmd[-1].exec_form() and cmd[-1].exec_form()[0] not in image:
         report.error("Dockerfile", f"CMD runs {cmd[-1].exec_form()[0]}, which is not in the image ({image})")
+
+
+def _check_development(repo, dockerfile, runtime, manifest, report):
+    """The development image: a stage of its own (not the last), built from its own build stage, holding development
+    executables only, none of which the production image or the multi-call executable holds."""
+    build, image = dockerfile.stage(DEVELOPMENT_BUILD_STAGE), dockerfile.stage(DEVELOPMENT_STAGE)
+    if not build or not image:
+        report.error("Dockerfile", f"needs the stages '{DEVELOPMENT_BUILD_STAGE}' and '{DEVELOPMENT_STAGE}' (the fake FCM "
+                                   "of the development compose stack), has " + str([s.name for s in dockerfile.stages]))
+        return
+    if dockerfile.resolved_base(build) != BUILD_STAGE:
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} must build FROM {BUILD_STAGE} (the same sources and version)")
+    executables = development_executables(repo)
+    if not executables:
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds no `--product`")
+    commands = set(multi_call_commands(repo)) | {MULTI_CALL}
+    for executable in executables:
+        if executable not in manifest.executables:
+            report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds {executable}, which is no executable product")
+        if executable in commands:
+            report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} builds {executable}, a production command: "
+                                       "the development image holds development executables only")
+        if executable in NOT_IN_IMAGE:
+            report.error("Dockerfile", f"{executable} is in NOT_IN_IMAGE but built into the development image")
+    if DEVELOPMENT_OUT not in " ".join(i.arguments for i in build.all("RUN")):
+        report.error("Dockerfile", f"stage {DEVELOPMENT_BUILD_STAGE} must install its executables into {DEVELOPMENT_OUT}")
+    copies = [i.flags_and_words() for i in image.all("COPY")]
+    if not any(flags.get("from") == DEVELOPMENT_BUILD_STAGE and words[:1] == [DEVELOPMENT_OUT] for flags, words in copies):
+        report.error("Dockerfile", f"stage {DEVELOPMENT_STAGE} must `COPY --from={DEVELOPMENT_BUILD_STAGE} {DEVELOPMENT_OUT} ...`")
+    for instruction in runtime.all("COPY"):
+        flags, _ = instruction.flags_and_words()
+        if flags.get("from") in (DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE):
+            report.error(f"Dockerfile:{instruction.line}", "the production image copies from a development stage")
+    for stage in dockerfile.chain(runtime)[1:]:
+        if stage.name in (DEVELOPMENT_STAGE, DEVELOPMENT_BUILD_STAGE, BUILD_STAGE):
+            report.error("Dockerfile", f"the production image must not build FROM {stage.name}")
+    for stage in dockerfile.chain(runtime):
+        for instruction in stage.all("COPY"):
+            flags, _ = instruction.flags_and_words()
+            if flags.get("from") in (DEVELOPMENT_BUILD_STAGE, DEVELOPMENT_STAGE) and stage is not runtime:
+                report.error(f"Dockerfile:{instruction.line}", "the production image copies from a development stage")
+    users = image.all("USER")
+    if not users or not users[-1].arguments.split(":")[0].isdigit() or users[-1].arguments.split(":")[0] == "0":
+        report.error("Dockerfile", f"stage {DEVELOPMENT_STAGE} must run as a numeric non-root user, as the production image")
 
 
 def _check_no_secrets(dockerfile, report):

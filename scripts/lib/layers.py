@@ -15,7 +15,8 @@ LAYERS = [
     {"CLibPQ", "CHiredis", "COpenSSL", "CMicroHTTPD", "CCurl"},
     {"BlockingIO", "JSON", "HTTPTypes", "CivilTime"},
     {"Postgres", "Redis", "JWT", "HTTPClient", "HTTPServer", "Telemetry"},
-    {"DelayQueue", "PushPayloads", "Push", "Configuration", "Lifecycle"},
+    {"DelayQueue", "PushPayloads", "PushGuard", "Configuration", "Lifecycle"},
+    {"Push"},
     {"CountdownDomain"},
     {"CountdownStore"},
     # TestSupport migrates the databases of its whole-system harness (CountdownSystem) with CountdownStore's Migrator.
@@ -25,16 +26,27 @@ LAYERS = [
     {"WorkerCommand", "AdminCommand", "APICommand", "ConsoleCommand", "FakeFCMCommand"},
 ]
 
-# The multi-call executable (the image's one binary) and the command libraries it dispatches to; every other
-# executable but the benchmark is a thin main over exactly one of them, so both run the same code.
+# The multi-call executable (the production image's one binary) and the production command libraries it dispatches
+# to; each production executable is a thin main over exactly one of them, so both run the same code.
 MULTI_CALL = "countdown"
 COMMANDS = {"countdown-worker": "WorkerCommand", "countdown-admin": "AdminCommand", "countdown-api": "APICommand",
-            "countdown-console": "ConsoleCommand", "countdown-fake-fcm": "FakeFCMCommand"}
-STANDALONE = {"countdown-bench"}
+            "countdown-console": "ConsoleCommand"}
+# Development executables, outside the production image (the development image holds the fake FCM): a thin main over
+# their command library, or (None) an executable of its own.
+DEVELOPMENT = {"countdown-fake-fcm": "FakeFCMCommand", "countdown-bench": None}
+STANDALONE = {name for name, library in DEVELOPMENT.items() if library is None}
 
 # Test code: only test targets and the benchmark (`countdown-bench system` runs the whole system on TestSupport's
 # CountdownSystem) may depend on it; nothing the image ships.
 TEST_ONLY = {"TestSupport"}
+
+# What the production image's executable must not hold: the development command libraries and the test code.
+NOT_IN_IMAGE = {library for library in DEVELOPMENT.values() if library} | TEST_ONLY
+
+# Test doubles (fakes, in-memory stand-ins, capturing sinks, stubs) live in TestSupport or the test targets: a type
+# declared under one of these names in a module of the production image is a test double shipped to production.
+TEST_DOUBLE = re.compile(r"^\s*(?:(?:public|internal|package|fileprivate|private|final|open)\s+)*"
+                         r"(?:struct|class|actor|enum|protocol)\s+((?:Fake|InMemory|Capturing|Stub|Mock|Spy)[A-Z]\w*)", re.M)
 
 # What must stay out of reach, whatever the layers allow.
 FORBIDDEN = {
@@ -46,6 +58,8 @@ FORBIDDEN = {
     "AdminCommand": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownWorker", "CountdownFlows"},
     "CountdownMaintenance": {"Push", "HTTPClient", "HTTPServer", "CCurl", "CMicroHTTPD", "CountdownFlows"},
     "APICommand": {"Redis", "DelayQueue", "Push", "HTTPClient", "CHiredis", "CCurl", "CountdownWorker", "CountdownFlows"},
+    # The console reads the token guard's window through PushGuard; it sends no push.
+    "ConsoleCommand": {"Push", "HTTPClient", "CCurl", "CountdownWorker", "CountdownFlows"},
 }
 
 # What a target must neither import nor depend on directly, though it may reach it through a lower layer: the flows
@@ -132,6 +146,19 @@ def spelled_redis_keys(root, path):
     return found
 
 
+def test_doubles(path):
+    """(type name, file) for each type the Swift code below `path` declares under a test double's name."""
+    found = []
+    for root, _, files in os.walk(path):
+        for name in sorted(files):
+            if name.endswith(".swift"):
+                file = os.path.join(root, name)
+                with open(file, encoding="utf-8") as handle:
+                    code = "\n".join(line.split("//")[0] for line in handle.read().splitlines())
+                found += [(declared, file) for declared in TEST_DOUBLE.findall(code)]
+    return found
+
+
 def layer(name):
     for index, members in enumerate(LAYERS):
         if name in members:
@@ -188,22 +215,42 @@ def check(package, root="."):
             for module in sorted(TEST_ONLY & set(deps)):
                 problems.append(f"{name} depends on {module}: only test targets and {', '.join(sorted(STANDALONE))} may")
     problems += check_commands(graph)
+    problems += check_image(graph, root)
+    return problems
+
+
+def check_image(graph, root):
+    """The production image's executable holds no development command, no test code and no test double."""
+    if MULTI_CALL not in graph:
+        return []
+    problems = []
+    held = closure(graph, MULTI_CALL) | {MULTI_CALL}
+    for module in sorted(held & NOT_IN_IMAGE):
+        problems.append(f"{MULTI_CALL} (the production image) reaches {module}: development and test code stay out of the image")
+    for module in sorted(held):
+        kind, path, _ = graph.get(module, ("unknown", None, []))
+        if path is None or kind == "system-target":
+            continue
+        for declared, file in test_doubles(os.path.join(root, path)):
+            problems.append(f"{module} declares {declared} ({file}), a test double in a production module: move it to TestSupport")
     return problems
 
 
 def check_commands(graph):
     """Every executable but the benchmark is a thin main over its command library, and the multi-call executable
-    depends on every command library (and on no other Countdown module but Telemetry, for its --version)."""
+    depends on every production command library (and on no other Countdown module but Telemetry, for its --version)."""
     problems = []
     if MULTI_CALL not in graph:
         return problems
     for name, (kind, _, deps) in sorted(graph.items()):
         if kind != "executable" or name == MULTI_CALL or name in STANDALONE:
             continue
-        if name not in COMMANDS:
-            problems.append(f"executable {name} is no command of {MULTI_CALL} (scripts/lib/layers.py COMMANDS) and not STANDALONE")
-        elif deps != [COMMANDS[name]]:
-            problems.append(f"{name} must depend on {COMMANDS[name]} only (a thin main), depends on {deps}")
+        library = COMMANDS.get(name) or DEVELOPMENT.get(name)
+        if library is None:
+            problems.append(f"executable {name} is neither a production command of {MULTI_CALL} (scripts/lib/layers.py COMMANDS) "
+                            "nor a DEVELOPMENT executable")
+        elif deps != [library]:
+            problems.append(f"{name} must depend on {library} only (a thin main), depends on {deps}")
     multi = set(graph[MULTI_CALL][2])
     for library in sorted(set(COMMANDS.values()) - multi):
         problems.append(f"{MULTI_CALL} does not depend on {library}: the image would lack that command")
@@ -213,20 +260,28 @@ def check_commands(graph):
 
 
 def self_test():
-    """Shows that the check catches an undeclared import, an upward edge, a forbidden reach, a main that is not thin
-    and a command library the multi-call executable lacks."""
+    """Shows that the check catches an undeclared import, an upward edge, a forbidden reach, a main that is not thin,
+    a command library the multi-call executable lacks, a development command or a test double in the image and a console
+    that reaches the push stack."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
         os.makedirs(os.path.join(root, "Sources", "Push"))
         os.makedirs(os.path.join(root, "Sources", "Telemetry"))
         with open(os.path.join(root, "Sources", "Push", "A.swift"), "w") as handle:
             handle.write("import Foundation\n@testable import Telemetry\nlet key = \"{\\(namespace)}:push:rate\"\n")
+        os.makedirs(os.path.join(root, "Sources", "WorkerCommand"))
+        with open(os.path.join(root, "Sources", "WorkerCommand", "C.swift"), "w") as handle:
+            handle.write("public final class InMemoryQueue {}\n// a FakeClock in a comment is fine\nstruct Faker {}\n")
         package = {"targets": [
             {"name": "Telemetry", "type": "regular", "dependencies": []},
             {"name": "Push", "type": "regular", "dependencies": []},
             {"name": "CountdownDomain", "type": "regular", "dependencies": [{"byName": ["Push", None]}]},
             {"name": "PushPayloads", "type": "regular", "dependencies": [{"byName": ["CountdownDomain", None]}]},
-            {"name": "countdown", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}]},
+            {"name": "countdown", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}, {"byName": ["FakeFCMCommand", None]}]},
+            {"name": "WorkerCommand", "type": "regular", "dependencies": []},
+            {"name": "FakeFCMCommand", "type": "regular", "dependencies": []},
+            {"name": "countdown-fake-fcm", "type": "executable", "dependencies": [{"byName": ["FakeFCMCommand", None]}]},
+            {"name": "ConsoleCommand", "type": "regular", "dependencies": [{"byName": ["Push", None]}]},
             {"name": "countdown-worker", "type": "executable", "dependencies": [{"byName": ["WorkerCommand", None]}, {"byName": ["Push", None]}]},
             {"name": "CountdownWorker", "type": "regular", "dependencies": [{"byName": ["TestSupport", None]}]},
             {"name": "countdown-bench", "type": "executable", "dependencies": [{"byName": ["TestSupport", None]}]},
@@ -243,9 +298,12 @@ def self_test():
         expected = ["Push imports Telemetry", "PushPayloads (layer 3) depends on CountdownDomain", "CountdownDomain reaches Push",
                     "CountdownFlows depends on Postgres directly", "CountdownFlows imports Postgres",
                     "countdown-worker must depend on WorkerCommand only", "countdown does not depend on AdminCommand",
-                    "CountdownWorker depends on TestSupport", "Push spells a Redis key"]
+                    "CountdownWorker depends on TestSupport", "countdown depends on FakeFCMCommand",
+                    "countdown (the production image) reaches FakeFCMCommand", "WorkerCommand declares InMemoryQueue",
+                    "ConsoleCommand reaches Push", "Push spells a Redis key"]
         missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
-        missing += [f"(wrongly) {p}" for p in problems if p.startswith("countdown-bench depends on TestSupport")]
+        missing += [f"(wrongly) {p}" for p in problems if p.startswith("countdown-bench depends on TestSupport")
+                    or p.startswith("countdown-fake-fcm") or "FakeClock" in p or "Faker" in p]
         if missing:
             print("error: the layer check missed: " + "; ".join(missing), file=sys.stderr)
             return 1
@@ -258,7 +316,8 @@ def self_test():
             return 1
     print("ok: the layer check catches an undeclared import, an upward dependency, a forbidden reach, a direct use of Postgres by "
           "the flows, a main that is not thin, a command missing from the multi-call executable, TestSupport used outside the "
-          "tests and the benchmark, and a Redis key spelled outside the key catalogue")
+          "tests and the benchmark, a development command or a test double in the production image, a console that reaches Push "
+          "and a Redis key spelled outside the key catalogue")
     return 0
 
 

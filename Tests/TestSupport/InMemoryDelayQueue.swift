@@ -1,4 +1,5 @@
 import BlockingIO
+import DelayQueue
 import Foundation
 
 /// The delay queue in memory, with the same semantics as `RedisDelayQueue`, for unit tests of code that uses a

@@ -1,4 +1,5 @@
 import Synchronization
+import Telemetry
 
 /// Keeps lines in memory, for tests.
 public final class CapturingLogSink: LogSink {
