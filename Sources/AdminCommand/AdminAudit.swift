@@ -86,12 +86,12 @@ enum AdminAudit {
         if action == "pause" || action == "resume" { target = values["--kind"]?.joined(separator: ",") ?? "all kinds" }
         if arguments.contains("--all") { target = "all" }
         let reason = values["--reason"]?.last ?? ""
-        let entry = AuditStore.Entry(actor: actor ?? systemUser, role: "admin-cli", action: action, target: target, reason: reason, outcome: outcome)
+        let entry = AuditQueries.Entry(actor: actor ?? systemUser, role: "admin-cli", action: action, target: target, reason: reason, outcome: outcome)
         do {
             let url = try Environment().url("DATABASE_URL", schemes: ["postgres", "postgresql"])
             let database = PostgresClient(configuration: try PostgresConfiguration(url: url), maxConnections: 1)
             defer { database.close() }
-            try await database.withConnection { _ = try AuditStore.record(entry, on: $0) }
+            try await database.withConnection { _ = try AuditQueries.record(entry, on: $0) }
         } catch {
             FileHandle.standardError.write(Data("countdown-admin: the audit row was not written: \(error)\n".utf8))
         }

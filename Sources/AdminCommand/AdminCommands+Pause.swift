@@ -22,8 +22,8 @@ extension AdminCommands {
         // PostgreSQL first (the truth every worker mirrors into Redis), then Redis at once.
         let actor = pauseActor
         let paused = try await connections.database.withConnection { connection in
-            try PauseStore.pause(kinds: targets, actor: actor, reason: reason, on: connection)
-            return try PauseStore.paused(on: connection)
+            try PauseQueries.pause(kinds: targets, actor: actor, reason: reason, on: connection)
+            return try PauseQueries.paused(on: connection)
         }
         try await connections.queue.pause(kinds: targets, reason: reason)
         AdminOutput(json: parsed.has("json")).emit(paused) {
@@ -40,8 +40,8 @@ extension AdminCommands {
         // Every kind is recorded as resumed when none is named, so workers also lift a pause only Redis had.
         let actor = pauseActor
         let paused = try await connections.database.withConnection { connection in
-            try PauseStore.resume(kinds: kinds.isEmpty ? CountdownJob.Kind.allCases.map(\.rawValue) : kinds, actor: actor, on: connection)
-            return try PauseStore.paused(on: connection)
+            try PauseQueries.resume(kinds: kinds.isEmpty ? CountdownJob.Kind.allCases.map(\.rawValue) : kinds, actor: actor, on: connection)
+            return try PauseQueries.paused(on: connection)
         }
         let moved = try await connections.queue.resume(kinds: kinds)
         struct Resumed: Encodable { var resumedJobs: Int; var stillPaused: [String] }

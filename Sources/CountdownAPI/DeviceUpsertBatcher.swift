@@ -15,7 +15,7 @@ import CountdownStore
 /// answers its own request while the rest of the batch commits.
 public final class DeviceUpsertBatcher: Sendable {
     /// A registration and its caller's user, as the store writes it.
-    public typealias Item = DeviceOwnershipStore.Item
+    public typealias Item = DeviceOwnershipQueries.Item
 
     /// What a waiting registration is woken with: its outcome, or a writer's role (its registration still waits).
     /// Writers are callers of `submit`, each writing in its own task until its own registration is written: no task

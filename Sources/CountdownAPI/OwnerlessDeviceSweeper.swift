@@ -37,7 +37,7 @@ public struct OwnerlessDeviceSweeper: PeriodicService {
         var total = 0
         for _ in 0..<Self.maxBatches {
             let deleted = try await database.withConnection { [ttlSeconds] connection in
-                try DeviceOwnershipStore.expireOwnerless(unwrittenFor: ttlSeconds, limit: Self.batchSize, on: connection)
+                try DeviceOwnershipQueries.expireOwnerless(unwrittenFor: ttlSeconds, limit: Self.batchSize, on: connection)
             }
             total += deleted
             if deleted < Self.batchSize { break }

@@ -14,11 +14,11 @@ public final class PostgresAPIStore: APIStore {
         self.database = database
         devices = DeviceUpsertBatcher(maxWriters: batchWriters, write: { unordered in
             let items = unordered.sorted { $0.registration.deviceID < $1.registration.deviceID }  // lock order: device id
-            let outcomes = try await database.withConnection { try DeviceOwnershipStore.write(items, .upsert, on: $0) }
+            let outcomes = try await database.withConnection { try DeviceOwnershipQueries.write(items, .upsert, on: $0) }
             let byDevice = Dictionary(uniqueKeysWithValues: zip(items.map(\.registration.deviceID), outcomes))
             return unordered.map { byDevice[$0.registration.deviceID].flatMap { $0 } ?? .written }
         }, writeOne: { item in
-            try await database.withConnection { try DeviceOwnershipStore.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
+            try await database.withConnection { try DeviceOwnershipQueries.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
         })
     }
 
@@ -27,7 +27,7 @@ public final class PostgresAPIStore: APIStore {
         guard r.isPushToStartUpdate else { return try await run { try await devices.submit(r, userID: userID) } }
         let item = DeviceUpsertBatcher.Item(registration: r, userID: userID)
         let outcome = try await run {
-            try await database.withConnection { try DeviceOwnershipStore.write([item], .pushToStartUpdate, on: $0) }.first.flatMap { $0 }
+            try await database.withConnection { try DeviceOwnershipQueries.write([item], .pushToStartUpdate, on: $0) }.first.flatMap { $0 }
         }
         guard let outcome else {
             throw APIError(.deviceNotFound, "no device \(r.deviceID); register it with token (its FCM token) first", field: "deviceId")
@@ -39,7 +39,7 @@ public final class PostgresAPIStore: APIStore {
         let s = session
         let registration = try await run {
             try await database.transaction { connection in
-                try SessionStore.register(stream: s.streamID, device: s.deviceID, user: userID, token: s.liveActivityToken,
+                try SessionQueries.register(stream: s.streamID, device: s.deviceID, user: userID, token: s.liveActivityToken,
                                           activity: s.activityID, on: connection)
             }
         }
@@ -53,14 +53,14 @@ public final class PostgresAPIStore: APIStore {
     public func removeSession(streamID: String, deviceID: String, activityID: String?, userID: String) async throws {
         let refusal = try await run {
             try await database.transaction {
-                try SessionStore.removeOwn(stream: streamID, device: deviceID, user: userID, activity: activityID, on: $0)
+                try SessionQueries.removeOwn(stream: streamID, device: deviceID, user: userID, activity: activityID, on: $0)
             }
         }
         if let refusal { throw Self.error(refusal, deviceID: deviceID, userID: userID) }
     }
 
     public func cancelStream(id: String, caller: Caller) async throws -> StreamCommands.CancelReport {
-        let rights = try await run { try await database.withConnection { try StreamStore.cancelRights(id, user: caller.userID, on: $0) } }
+        let rights = try await run { try await database.withConnection { try StreamQueries.cancelRights(id, user: caller.userID, on: $0) } }
         // An admin token whose sub is no user (a deleted or made-up account) cancels nothing.
         guard rights.userKnown else { throw Self.unknownUser(caller.userID) }
         guard rights.streamKnown else { throw APIError(.streamNotFound, "no stream \(id)", field: "id") }
@@ -75,12 +75,12 @@ public final class PostgresAPIStore: APIStore {
     }
 
     public func ping() async throws {
-        try await database.withConnection(retryingOnConnectionLoss: true) { try ServerSettingsStore.ping(on: $0) }
+        try await database.withConnection(retryingOnConnectionLoss: true) { try ServerSettingsQueries.ping(on: $0) }
     }
 
     /// The answer to a refusal. A device linked to someone else and one that does not exist get the same answer
     /// (404), so nobody learns which device ids are in use.
-    private static func error(_ refusal: DeviceOwnershipStore.Refusal, deviceID: String, userID: String) -> APIError {
+    private static func error(_ refusal: DeviceOwnershipQueries.Refusal, deviceID: String, userID: String) -> APIError {
         switch refusal {
         case .unknownUser: unknownUser(userID)
         case .notYours: APIError(.deviceNotFound, "no device \(deviceID) of yours; register it with POST /notifications/device-token and your "

@@ -18,15 +18,15 @@ public enum DemoSeed {
         let lead = settings.startLeadSeconds
         let reminderLead = settings.reminderLeadSeconds
         return try await database.transaction { connection in
-            try DemoSeedStore.deleteDemoRows(on: connection)
+            try DemoSeedQueries.deleteDemoRows(on: connection)
             let users: [(String, String, String)] = [
                 ("demo-selin", "Selin Kaya", "tr"), ("demo-mert", "Mert Demir", "en"), ("demo-ayse", "Ayşe Yılmaz", "tr"),
                 ("demo-can", "Can Öztürk", "tr"), ("demo-deniz", "Deniz Arslan", "tr"),
             ]
             for (id, name, locale) in users {
-                try DemoSeedStore.insertUser(id, name: name, locale: locale, on: connection)
+                try DemoSeedQueries.insertUser(id, name: name, locale: locale, on: connection)
             }
-            try DemoSeedStore.disableLiveStream(user: "demo-ayse", on: connection)
+            try DemoSeedQueries.disableLiveStream(user: "demo-ayse", on: connection)
             // (device, user, platform, has FCM token, has push-to-start token, locale)
             let devices: [(String, String, String, Bool, Bool, String?)] = [
                 ("demo-selin-iphone", "demo-selin", "ios", true, true, nil),
@@ -38,7 +38,7 @@ public enum DemoSeed {
                 ("demo-deniz-iphone", "demo-deniz", "ios", true, true, nil),
             ]
             for (device, user, platform, hasFCM, hasPushToStart, locale) in devices {
-                try DemoSeedStore.insertDevice(device, user: user, platform: platform, fcmToken: hasFCM ? demoToken("fcm", device) : nil,
+                try DemoSeedQueries.insertDevice(device, user: user, platform: platform, fcmToken: hasFCM ? demoToken("fcm", device) : nil,
                                                pushToStartToken: hasPushToStart ? demoToken("pts", device) : nil,
                                                timezone: "Europe/Istanbul", locale: locale, on: connection)
             }
@@ -49,7 +49,7 @@ public enum DemoSeed {
             ]
             var planned: [String: Date] = [:]
             for (id, title, seconds) in streams {
-                planned[id] = try DemoSeedStore.insertStream(id, title: title, startsIn: seconds, on: connection)
+                planned[id] = try DemoSeedQueries.insertStream(id, title: title, startsIn: seconds, on: connection)
             }
             let participants: [(String, String, String, Int)] = [
                 ("demo-t60", "demo-selin", "creator", 0), ("demo-t60", "demo-mert", "guest", 1), ("demo-t60", "demo-ayse", "guest", 2),
@@ -57,10 +57,10 @@ public enum DemoSeed {
                 ("demo-reminder", "demo-can", "creator", 0),
             ]
             for (stream, user, role, position) in participants {
-                try DemoSeedStore.insertParticipant(stream: stream, user: user, role: role, position: position, on: connection)
+                try DemoSeedQueries.insertParticipant(stream: stream, user: user, role: role, position: position, on: connection)
             }
             for user in ["demo-selin", "demo-ayse", "demo-deniz"] {
-                try DemoSeedStore.insertReminder(stream: "demo-reminder", user: user, on: connection)
+                try DemoSeedQueries.insertReminder(stream: "demo-reminder", user: user, on: connection)
             }
             return Summary(streams: planned, users: users.count, devices: devices.count, reminders: 3)
         }

@@ -56,14 +56,14 @@ public struct StreamCommands: Sendable {
     public func end(_ streamID: String, as status: StreamStatus) async throws -> Report {
         precondition(status.isTerminal, "only terminal statuses end a stream")
         return try await database.transaction { connection in
-            guard let row = try StreamStore.lockForCommand(streamID, on: connection) else {
+            guard let row = try StreamQueries.lockForCommand(streamID, on: connection) else {
                 throw Failure(code: .notFound, streamID: streamID, detail: "stream \(streamID) does not exist")
             }
             guard row.status == StreamStatus.scheduled.rawValue else {
                 return Report(streamID: streamID, previousStatus: row.status, status: row.status, changed: false, remindersCancelled: 0,
                               sessionsToEnd: row.sessions, jobsRemoved: 0)
             }
-            try StreamStore.setStatus(streamID, to: status.rawValue, on: connection)
+            try StreamQueries.setStatus(streamID, to: status.rawValue, on: connection)
             return Report(streamID: streamID, previousStatus: row.status, status: status.rawValue, changed: true,
                           remindersCancelled: status == .cancelled ? row.activeReminders : 0, sessionsToEnd: row.sessions, jobsRemoved: 0)
         }
@@ -73,7 +73,7 @@ public struct StreamCommands: Sendable {
     /// queues update pushes. The new time must be in the future by PostgreSQL's clock.
     public func reschedule(_ streamID: String, to plannedStartAt: Date) async throws -> Report {
         try await database.transaction { connection in
-            guard let row = try StreamStore.lockForCommand(streamID, on: connection) else {
+            guard let row = try StreamQueries.lockForCommand(streamID, on: connection) else {
                 throw Failure(code: .notFound, streamID: streamID, detail: "stream \(streamID) does not exist")
             }
             guard row.status == StreamStatus.scheduled.rawValue else {
@@ -84,7 +84,7 @@ public struct StreamCommands: Sendable {
                 throw Failure(code: .inThePast, streamID: streamID,
                               detail: "\(plannedStartAt.formatted(.iso8601)) is not in the future (database time is \(row.now.formatted(.iso8601)))")
             }
-            try StreamStore.setPlannedStart(streamID, to: plannedStartAt, on: connection)
+            try StreamQueries.setPlannedStart(streamID, to: plannedStartAt, on: connection)
             return Report(streamID: streamID, previousStatus: row.status, status: row.status, changed: true, remindersCancelled: 0,
                           sessionsToEnd: 0, jobsRemoved: 0, plannedStartAt: plannedStartAt)
         }

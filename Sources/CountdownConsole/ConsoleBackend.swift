@@ -6,8 +6,8 @@ import DelayQueue
 import Foundation
 import Postgres
 
-/// The console's data and effects: pages read through `countdown-admin`'s reports and `ConsoleReadStore`, actions
-/// done as `countdown-admin` does them, the pause through `PauseControl`, audit rows through `AuditStore`.
+/// The console's data and effects: pages read through `countdown-admin`'s reports and `ConsoleReadQueries`, actions
+/// done as `countdown-admin` does them, the pause through `PauseControl`, audit rows through `AuditQueries`.
 public final class ConsoleBackend: Sendable {
     let database: PostgresClient
     let queue: any DelayQueue
@@ -54,8 +54,8 @@ public final class ConsoleBackend: Sendable {
         let ahead = max(settings.startLeadSeconds, settings.reminderLeadSeconds) + Int(FlowSettings.earlyTolerance.rounded(.up))
         let lead = settings.startLeadSeconds
         let (pushes, lateness) = try await database.withConnection { connection in
-            (try FleetChartStore.pushes(aheadSeconds: ahead, on: connection),
-             try FleetChartStore.startLateness(aheadSeconds: ahead, leadSeconds: lead, on: connection))
+            (try FleetChartQueries.pushes(aheadSeconds: ahead, on: connection),
+             try FleetChartQueries.startLateness(aheadSeconds: ahead, leadSeconds: lead, on: connection))
         }
         let hourAgo = Date().addingTimeInterval(-3600)
         var dead: [Date: Int] = [:]
@@ -76,14 +76,14 @@ public final class ConsoleBackend: Sendable {
         let devices = Set(report.devices.map(\.deviceID))
         let story = try await database.withConnection { connection in
             ConsoleTimeline.Story(
-                report: report, history: try ConsoleReadStore.plannedStartHistory(id, on: connection),
+                report: report, history: try ConsoleReadQueries.plannedStartHistory(id, on: connection),
                 // The stream's own clearings, and its devices' device tokens cleared for any stream (they decide reach).
-                invalidations: try (ConsoleReadStore.invalidations(stream: id, on: connection)
-                    + devices.sorted().prefix(200).flatMap { try ConsoleReadStore.invalidations(device: $0, limit: 20, on: connection) })
-                    .reduce(into: [Int: ConsoleReadStore.Invalidation]()) { $0[$1.id] = $1.masked() }.values.sorted { $0.id < $1.id },
-                accepted: try ConsoleReadStore.acceptedStates(stream: id, on: connection),
-                reminders: try ConsoleReadStore.reminderDeliveries(stream: id, on: connection),
-                actions: try ConsoleReadStore.operatorActions(stream: id, from: from, to: to, on: connection))
+                invalidations: try (ConsoleReadQueries.invalidations(stream: id, on: connection)
+                    + devices.sorted().prefix(200).flatMap { try ConsoleReadQueries.invalidations(device: $0, limit: 20, on: connection) })
+                    .reduce(into: [Int: ConsoleReadQueries.Invalidation]()) { $0[$1.id] = $1.masked() }.values.sorted { $0.id < $1.id },
+                accepted: try ConsoleReadQueries.acceptedStates(stream: id, on: connection),
+                reminders: try ConsoleReadQueries.reminderDeliveries(stream: id, on: connection),
+                actions: try ConsoleReadQueries.operatorActions(stream: id, from: from, to: to, on: connection))
         }
         let ownInvalidations = story.invalidations.filter { $0.streamID == id }
         let channels = try await database.withConnection { try BroadcastChannels.all(stream: id, on: $0) }
@@ -94,21 +94,21 @@ public final class ConsoleBackend: Sendable {
 
     public func device(_ id: String) async throws -> ConsolePages.Device? {
         try await database.withConnection { connection in
-            guard let device = try ConsoleReadStore.device(id, on: connection) else { return nil }
+            guard let device = try ConsoleReadQueries.device(id, on: connection) else { return nil }
             return ConsolePages.Device(
-                device: device, startDecisions: try ConsoleReadStore.startDecisions(device: id, on: connection),
-                sessions: try ConsoleReadStore.sessions(device: id, on: connection),
-                invalidations: try ConsoleReadStore.invalidations(device: id, on: connection)).masked()
+                device: device, startDecisions: try ConsoleReadQueries.startDecisions(device: id, on: connection),
+                sessions: try ConsoleReadQueries.sessions(device: id, on: connection),
+                invalidations: try ConsoleReadQueries.invalidations(device: id, on: connection)).masked()
         }
     }
 
     public func user(_ id: String) async throws -> ConsolePages.User? {
         try await database.withConnection { connection in
-            guard let user = try ConsoleReadStore.user(id, on: connection) else { return nil }
+            guard let user = try ConsoleReadQueries.user(id, on: connection) else { return nil }
             return ConsolePages.User(
-                user: user, devices: try ConsoleReadStore.devices(ofUser: id, on: connection).map { $0.masked() },
-                streams: try ConsoleReadStore.participations(ofUser: id, on: connection),
-                reminders: try ConsoleReadStore.reminders(ofUser: id, on: connection))
+                user: user, devices: try ConsoleReadQueries.devices(ofUser: id, on: connection).map { $0.masked() },
+                streams: try ConsoleReadQueries.participations(ofUser: id, on: connection),
+                reminders: try ConsoleReadQueries.reminders(ofUser: id, on: connection))
         }
     }
 
@@ -125,18 +125,18 @@ public final class ConsoleBackend: Sendable {
 
     public func tokens(since text: String) async throws -> ConsolePages.Tokens {
         let since = try Self.since(text)
-        let entries = try await TokenInvalidationLog(database: store).list(since: since, limit: ConsoleReadStore.defaultLimit * 5)
+        let entries = try await TokenInvalidationLog(database: store).list(since: since, limit: ConsoleReadQueries.defaultLimit * 5)
         return ConsolePages.Tokens(since: text, invalidations: entries)
     }
 
     public func audit(limit: Int, before: Int?) async throws -> ConsolePages.Audit {
-        let entries = try await database.withConnection { try AuditStore.list(limit: limit, before: before, on: $0) }
+        let entries = try await database.withConnection { try AuditQueries.list(limit: limit, before: before, on: $0) }
         return ConsolePages.Audit(entries: entries, nextBefore: entries.count == limit ? entries.last?.id : nil)
     }
 
     /// Things whose id is or starts with `query`, streams whose title and users whose name contain it.
     public func search(_ query: String, limit: Int = 20) async throws -> ConsolePages.Search {
-        let found = try await database.withConnection { try ConsoleReadStore.search(query, limit: limit, on: $0) }
+        let found = try await database.withConnection { try ConsoleReadQueries.search(query, limit: limit, on: $0) }
         let results = found.map {
             ConsolePages.SearchResult(kind: $0.kind, id: $0.id, label: $0.label, how: $0.how, path: "/\($0.kind)s/\(ConsoleAction.segment($0.id))")
         }
@@ -159,7 +159,7 @@ public final class ConsoleBackend: Sendable {
         }
         let within = window
         let streams = try await database.withConnection {
-            try ConsoleReadStore.streams(status: status, startingWithinSeconds: within, after: after, limit: limit, on: $0)
+            try ConsoleReadQueries.streams(status: status, startingWithinSeconds: within, after: after, limit: limit, on: $0)
         }
         return ConsolePages.Streams(status: status, starting: starting, streams: streams, nextAfter: streams.count == limit ? streams.last?.id : nil)
     }
@@ -170,7 +170,7 @@ public final class ConsoleBackend: Sendable {
     public func count(_ action: ConsoleAction) async throws -> Int {
         switch action {
         case .cancelStream(let id):
-            return try await database.withConnection { try ConsoleReadStore.search(id, on: $0) }.filter { $0 == "stream" }.count
+            return try await database.withConnection { try ConsoleReadQueries.search(id, on: $0) }.filter { $0 == "stream" }.count
         case .pause(let kind): return kind == nil ? CountdownJob.Kind.allCases.count : 1
         case .resume(let kind):
             let paused = try await pause.pausedKinds()
@@ -232,13 +232,13 @@ public final class ConsoleBackend: Sendable {
 
     /// Writes an audit row; returns its id.
     @discardableResult
-    public func audit(_ entry: AuditStore.Entry) async throws -> Int {
-        try await database.withConnection { try AuditStore.record(entry, on: $0) }
+    public func audit(_ entry: AuditQueries.Entry) async throws -> Int {
+        try await database.withConnection { try AuditQueries.record(entry, on: $0) }
     }
 
     /// Sets the outcome of audit row `id`.
     public func setAuditOutcome(_ outcome: String, ofRow id: Int) async throws {
-        try await database.withConnection { try AuditStore.setOutcome(outcome, ofRow: id, on: $0) }
+        try await database.withConnection { try AuditQueries.setOutcome(outcome, ofRow: id, on: $0) }
     }
 
     static func since(_ text: String) throws -> SinceArgument {

@@ -26,9 +26,9 @@ public enum ConsolePages {
     /// The fleet page's charts: the last hour per minute.
     public struct FleetCharts: Sendable, Codable {
         /// Pushes by kind, platform and result (PostgreSQL).
-        public var pushes: [FleetChartStore.Count]
+        public var pushes: [FleetChartQueries.Count]
         /// The longest wait of a start push (PostgreSQL).
-        public var startLateness: [FleetChartStore.Lateness]
+        public var startLateness: [FleetChartQueries.Lateness]
         /// Jobs that became dead letters (the queue's dead letters, newest 1,000).
         public var deadLetters: [DeadPerMinute]
     }
@@ -70,8 +70,8 @@ public enum ConsolePages {
     public struct Stream: Sendable, Codable {
         /// `countdown-admin show`'s report (tokens masked there).
         public var report: StreamReport
-        public var plannedStartHistory: [ConsoleReadStore.PlannedStartChange]
-        public var invalidations: [ConsoleReadStore.Invalidation]
+        public var plannedStartHistory: [ConsoleReadQueries.PlannedStartChange]
+        public var invalidations: [ConsoleReadQueries.Invalidation]
         /// Devices whose start went out and whose token was cleared since: device id → when it was cleared.
         public var unreachable: [String: Date]
         public var timeline: [TimelineEntry]
@@ -81,18 +81,18 @@ public enum ConsolePages {
 
     /// `/devices/{id}`.
     public struct Device: Sendable, Codable {
-        public var device: ConsoleReadStore.Device
-        public var startDecisions: [ConsoleReadStore.StartDecision]
-        public var sessions: [ConsoleReadStore.Session]
-        public var invalidations: [ConsoleReadStore.Invalidation]
+        public var device: ConsoleReadQueries.Device
+        public var startDecisions: [ConsoleReadQueries.StartDecision]
+        public var sessions: [ConsoleReadQueries.Session]
+        public var invalidations: [ConsoleReadQueries.Invalidation]
     }
 
     /// `/users/{id}`.
     public struct User: Sendable, Codable {
-        public var user: ConsoleReadStore.User
-        public var devices: [ConsoleReadStore.Device]
-        public var streams: [ConsoleReadStore.Participation]
-        public var reminders: [ConsoleReadStore.Reminder]
+        public var user: ConsoleReadQueries.User
+        public var devices: [ConsoleReadQueries.Device]
+        public var streams: [ConsoleReadQueries.Participation]
+        public var reminders: [ConsoleReadQueries.Reminder]
     }
 
     /// A dead letter.
@@ -107,11 +107,11 @@ public enum ConsolePages {
     /// `/dead`.
     public struct Dead: Sendable, Codable { public var deadLetters: [DeadLetter]; public var limit: Int }
     /// `/quarantine`.
-    public struct Quarantine: Sendable, Codable { public var entries: [QuarantineStore.Entry] }
+    public struct Quarantine: Sendable, Codable { public var entries: [QuarantineQueries.Entry] }
     /// `/tokens`.
     public struct Tokens: Sendable, Codable { public var since: String; public var invalidations: [TokenInvalidationLog.Entry] }
     /// `/audit`.
-    public struct Audit: Sendable, Codable { public var entries: [AuditStore.Entry]; public var nextBefore: Int? }
+    public struct Audit: Sendable, Codable { public var entries: [AuditQueries.Entry]; public var nextBefore: Int? }
     /// `/search?q=`: what the id names.
     public struct Search: Sendable, Codable {
         public var query: String
@@ -135,7 +135,7 @@ public enum ConsolePages {
         public var status: String
         /// The window ahead (`24h`), when given.
         public var starting: String?
-        public var streams: [ConsoleReadStore.StreamListing]
+        public var streams: [ConsoleReadQueries.StreamListing]
         /// The `after` of the next page, when this one is full.
         public var nextAfter: String?
     }
@@ -152,8 +152,8 @@ extension ConsolePages.Device {
     }
 }
 
-extension ConsoleReadStore.Device {
-    func masked() -> ConsoleReadStore.Device {
+extension ConsoleReadQueries.Device {
+    func masked() -> ConsoleReadQueries.Device {
         var device = self
         device.fcmToken = TokenMask.mask(fcmToken)
         device.pushToStartToken = TokenMask.mask(pushToStartToken)
@@ -161,8 +161,8 @@ extension ConsoleReadStore.Device {
     }
 }
 
-extension ConsoleReadStore.Invalidation {
-    func masked() -> ConsoleReadStore.Invalidation {
+extension ConsoleReadQueries.Invalidation {
+    func masked() -> ConsoleReadQueries.Invalidation {
         var entry = self
         entry.value = TokenMask.mask(value)
         return entry

@@ -271,7 +271,7 @@ struct ConsoleRender {
     }
 
     /// The page an audit row's target is on.
-    func auditTarget(_ entry: AuditStore.Entry) -> HTML {
+    func auditTarget(_ entry: AuditQueries.Entry) -> HTML {
         let action = entry.action
         if action.hasPrefix("stream.") { return streamLink(entry.target) }
         if action.hasPrefix("dead.") { return link(entry.target, "/dead") }

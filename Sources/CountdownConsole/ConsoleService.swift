@@ -277,7 +277,7 @@ public final class ConsoleService: Sendable {
         }
         if insertSummary {
             logger.warn("console audit limit", ["actor": .string(user.name), "perMinute": .int(auditLimiter.perMinute)])
-            let row = try await backend.audit(AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: "audit.limit",
+            let row = try await backend.audit(AuditQueries.Entry(actor: user.name, role: user.role.rawValue, action: "audit.limit",
                                                                target: user.name, reason: "", outcome: summary(count)))
             auditLimiter.summaryWritten(for: user.name, row: row)
         } else if let summaryRow {
@@ -287,8 +287,8 @@ public final class ConsoleService: Sendable {
             + "try again next minute")
     }
 
-    private func entry(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) -> AuditStore.Entry {
-        AuditStore.Entry(actor: user.name, role: user.role.rawValue, action: action.name, target: action.target, reason: reason, outcome: outcome)
+    private func entry(_ action: ConsoleAction, user: ConsoleUser, reason: String, outcome: String) -> AuditQueries.Entry {
+        AuditQueries.Entry(actor: user.name, role: user.role.rawValue, action: action.name, target: action.target, reason: reason, outcome: outcome)
     }
 
     /// Writes the audit row, the log line and the metric of an action refused before it started.

@@ -11,15 +11,15 @@ public enum ConsoleTimeline {
     /// What the timeline is made of.
     public struct Story: Sendable {
         public var report: StreamReport
-        public var history: [ConsoleReadStore.PlannedStartChange]
-        public var invalidations: [ConsoleReadStore.Invalidation]
-        public var accepted: [ConsoleReadStore.AcceptedState]
-        public var reminders: [ConsoleReadStore.ReminderDelivery]
-        public var actions: [AuditStore.Entry]
+        public var history: [ConsoleReadQueries.PlannedStartChange]
+        public var invalidations: [ConsoleReadQueries.Invalidation]
+        public var accepted: [ConsoleReadQueries.AcceptedState]
+        public var reminders: [ConsoleReadQueries.ReminderDelivery]
+        public var actions: [AuditQueries.Entry]
 
-        public init(report: StreamReport, history: [ConsoleReadStore.PlannedStartChange], invalidations: [ConsoleReadStore.Invalidation],
-                    accepted: [ConsoleReadStore.AcceptedState] = [], reminders: [ConsoleReadStore.ReminderDelivery] = [],
-                    actions: [AuditStore.Entry] = []) {
+        public init(report: StreamReport, history: [ConsoleReadQueries.PlannedStartChange], invalidations: [ConsoleReadQueries.Invalidation],
+                    accepted: [ConsoleReadQueries.AcceptedState] = [], reminders: [ConsoleReadQueries.ReminderDelivery] = [],
+                    actions: [AuditQueries.Entry] = []) {
             self.report = report
             self.history = history
             self.invalidations = invalidations
@@ -31,8 +31,8 @@ public enum ConsoleTimeline {
 
     /// Devices whose start went out but whose token was cleared after it (and not restored): they cannot be
     /// reached now. Device id → the clearing.
-    public static func unreachable(_ report: StreamReport, invalidations: [ConsoleReadStore.Invalidation]) -> [String: ConsoleReadStore.Invalidation] {
-        var result: [String: ConsoleReadStore.Invalidation] = [:]
+    public static func unreachable(_ report: StreamReport, invalidations: [ConsoleReadQueries.Invalidation]) -> [String: ConsoleReadQueries.Invalidation] {
+        var result: [String: ConsoleReadQueries.Invalidation] = [:]
         for row in report.ledger where row.status == "sent" {
             let sent = row.sentAt ?? row.updatedAt ?? .distantPast
             if let cleared = invalidations.last(where: {

@@ -14,9 +14,9 @@ extension AndroidCountdownFanout {
         guard !countdowns.isEmpty else { return nil }
         var pushes: [OutgoingPush] = []
         var addressed: [(Countdown, ending: String?)] = []
-        var settlements: [String: [AndroidCountdownStore.Settlement]] = [:]
+        var settlements: [String: [AndroidCountdownQueries.Settlement]] = [:]
         for countdown in countdowns {
-            let release = AndroidCountdownStore.Settlement(user: countdown.user, device: countdown.device)
+            let release = AndroidCountdownQueries.Settlement(user: countdown.user, device: countdown.device)
             guard let stream = streams[countdown.stream], let fcm = countdown.fcmToken else {
                 settlements[countdown.stream, default: []].append(release)
                 continue
@@ -55,10 +55,10 @@ extension AndroidCountdownFanout {
         let starts = await context.push.sendAll(zip(pushes, isEnd).filter { !$0.1 }.map(\.0), kind: .start)
         var (nextEnd, nextStart) = (ends.makeIterator(), starts.makeIterator())
         let deliveries = isEnd.compactMap { $0 ? nextEnd.next() : nextStart.next() }
-        var refused: [DeviceTokenStore.Invalidation] = []
+        var refused: [DeviceTokenQueries.Invalidation] = []
         var retry = PushRetry()
         for ((countdown, ending), delivery) in zip(addressed, deliveries) {
-            var settlement = AndroidCountdownStore.Settlement(user: countdown.user, device: countdown.device)
+            var settlement = AndroidCountdownQueries.Settlement(user: countdown.user, device: countdown.device)
             retry.note(delivery)
             switch delivery {
             case .accepted:
@@ -70,7 +70,7 @@ extension AndroidCountdownFanout {
                     settlement.shownStart = stream.snapshot.plannedStartAt
                 }
             case .tokenRefused(let token, let why):
-                refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                refused.append(DeviceTokenQueries.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
                                                              reason: why, stream: countdown.stream))
                 settlement.endedReason = "dead_token:" + why
             case .rejected, .retry, .configurationError:

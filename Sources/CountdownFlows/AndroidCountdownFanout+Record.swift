@@ -5,7 +5,7 @@ extension AndroidCountdownFanout {
     /// Writes one batch's accepted updates or ends as its answers arrive (an end also settles its delivery
     /// attempts), so a crash repeats only what is out. False when the write failed: the caller writes them with the
     /// fan-out's outcome instead, and until then a crash would repeat these too.
-    func record(_ accepted: [AndroidCountdownStore.Settlement], stream streamID: String, plannedStart: Date? = nil,
+    func record(_ accepted: [AndroidCountdownQueries.Settlement], stream streamID: String, plannedStart: Date? = nil,
                 ended: Bool = false) async -> Bool {
         guard !accepted.isEmpty else { return true }
         do {

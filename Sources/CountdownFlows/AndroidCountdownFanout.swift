@@ -7,12 +7,12 @@ import PushPayloads
 /// whose end was not (the start ledger is the Android session list), at its current `fcm_token`, whatever
 /// `ANDROID_COUNTDOWN` says now (off stops new starts only). Each device is claimed and given its next `seq` before
 /// the push; an end accepted is final, a refused FCM token is cleared (recorded, restorable) and ends the device's
-/// countdown, other failures of an end are retried until the dismissal window closes (`EndDeliveryLedger`), and
+/// countdown, other failures of an end are retried until the dismissal window closes (`EndDeliveryQueries`), and
 /// wait for the push service's recovery as iOS ends do (`EndRecoveryWaits`).
 struct AndroidCountdownFanout: Sendable {
     let context: FlowContext
 
-    typealias Countdown = AndroidCountdownStore.Countdown
+    typealias Countdown = AndroidCountdownQueries.Countdown
 
     /// End messages to the stream's live Android countdowns (nil when it has none and none is held elsewhere).
     func end(stream streamID: String) async throws -> HandlerOutcome? {
@@ -28,14 +28,14 @@ struct AndroidCountdownFanout: Sendable {
             try context.payloads.androidEnd(try prepared.get(), reason: reason, role: stream.roles[countdown.user], language: language,
                                                    now: stream.now, seq: countdown.seq, viewerCount: stream.viewerCount)
         }
-        var settlements: [AndroidCountdownStore.Settlement] = []
-        var refused: [DeviceTokenStore.Invalidation] = []
-        var failures = unreachable.map { EndDeliveryLedger.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
+        var settlements: [AndroidCountdownQueries.Settlement] = []
+        var refused: [DeviceTokenQueries.Invalidation] = []
+        var failures = unreachable.map { EndDeliveryQueries.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
         var retryAfter: Duration?
         var recovery = SessionFanout.RecoveryWait()
         var recorded = 0
         await context.push.sendEach(pushes, kind: .end, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
-            var accepted: [AndroidCountdownStore.Settlement] = []
+            var accepted: [AndroidCountdownQueries.Settlement] = []
             for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 recovery.note(delivery)
                 switch delivery {
@@ -43,7 +43,7 @@ struct AndroidCountdownFanout: Sendable {
                     accepted.append(.init(user: countdown.user, device: countdown.device, endedReason: reason.rawValue))
                 case .tokenRefused(let token, let why):
                     // The app is gone from the device (or the token moved): nothing can reach this countdown any more.
-                    refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                    refused.append(DeviceTokenQueries.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
                                                                  reason: why, stream: streamID))
                     settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: "dead_token:" + why))
                 case .rejected:
@@ -60,9 +60,9 @@ struct AndroidCountdownFanout: Sendable {
             if await record(accepted, stream: streamID, ended: true) { recorded += accepted.count } else { settlements += accepted }
         }
         let released = failures.compactMap { failure in countdowns.first { $0.device == failure.device } }
-            .map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
+            .map { AndroidCountdownQueries.Settlement(user: $0.user, device: $0.device) }
         let ledger = try await context.androidCountdowns.settleCountdownEnds(streamID, settlements + released, refused: refused, done: settlements.map(\.device),
-                                                                             failed: failures, windowSeconds: EndDeliveryLedger.window(context.settings))
+                                                                             failed: failures, windowSeconds: EndDeliveryQueries.window(context.settings))
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])
@@ -70,7 +70,7 @@ struct AndroidCountdownFanout: Sendable {
         if ledger.retrying > 0 {
             // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
             await SessionFanout(context: context).awaitRecovery(recovery, job: .end(stream: streamID), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "android_end_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         return .done(detail: "ended \(recorded + settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
@@ -92,19 +92,19 @@ struct AndroidCountdownFanout: Sendable {
                                                       seq: countdown.seq, shown: countdown.shown(timeline),
                                                       viewerCount: stream.viewerCount)
         }
-        var settlements = unreachable.map { AndroidCountdownStore.Settlement(user: $0.user, device: $0.device) }
-        var refused: [DeviceTokenStore.Invalidation] = []
+        var settlements = unreachable.map { AndroidCountdownQueries.Settlement(user: $0.user, device: $0.device) }
+        var refused: [DeviceTokenQueries.Invalidation] = []
         var retry = PushRetry()
         var recorded = 0
         await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
-            var accepted: [AndroidCountdownStore.Settlement] = []
+            var accepted: [AndroidCountdownQueries.Settlement] = []
             for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 retry.note(delivery)
                 switch delivery {
                 case .accepted:
                     accepted.append(.init(user: countdown.user, device: countdown.device, accepted: true))
                 case .tokenRefused(let token, let why):
-                    refused.append(DeviceTokenStore.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
+                    refused.append(DeviceTokenQueries.Invalidation(device: countdown.device, token: token, value: countdown.fcmToken ?? "",
                                                                  reason: why, stream: streamID))
                     settlements.append(.init(user: countdown.user, device: countdown.device))
                 case .rejected, .retry, .configurationError:

@@ -38,7 +38,7 @@ struct BackfillHandler: Sendable {
         return retry ?? .done(detail: details.joined(separator: "; "))
     }
 
-    private func streamsInWindow(of member: StreamStore.Member) async throws -> [String] {
+    private func streamsInWindow(of member: StreamQueries.Member) async throws -> [String] {
         try await context.streams.streamsInStartWindow(of: member, lead: context.settings.startLeadSeconds)
     }
 }

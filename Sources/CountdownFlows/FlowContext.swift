@@ -5,20 +5,20 @@ import PushPayloads
 import Telemetry
 
 /// Every store seam the handlers reach the database through (`StoreClient` is the one the worker passes).
-public typealias FlowStores = StartFanoutStore & SessionFanoutStore & ReminderFanoutStore & AndroidCountdownFanoutStore & StreamWindowStore
+public typealias FlowStores = StartClaims & SessionDeliveries & ReminderDeliveries & AndroidCountdownDeliveries & StreamWindows
 
 /// What every handler needs: the stores, the push gateway, payload builders, settings, metrics and logs.
 public struct FlowContext: Sendable {
     /// The start fan-out's store calls (the flows never see PostgreSQL, a connection or a transaction).
-    public let starts: any StartFanoutStore
+    public let starts: any StartClaims
     /// The session fan-out's: runtime sessions, their end deliveries and updates.
-    public let sessions: any SessionFanoutStore
+    public let sessions: any SessionDeliveries
     /// The reminder fan-out's.
-    public let reminders: any ReminderFanoutStore
+    public let reminders: any ReminderDeliveries
     /// The Android countdown fan-out's.
-    public let androidCountdowns: any AndroidCountdownFanoutStore
+    public let androidCountdowns: any AndroidCountdownDeliveries
     /// The backfill's and the expiry's.
-    public let streams: any StreamWindowStore
+    public let streams: any StreamWindows
     public let push: any PushGateway
     public let payloads: PushPayloadBuilder
     public let settings: FlowSettings

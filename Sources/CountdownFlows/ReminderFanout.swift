@@ -10,7 +10,7 @@ struct ReminderFanout: Sendable {
     let context: FlowContext
     static let chunkSize = 2000
 
-    private typealias Recipient = ReminderStore.Recipient
+    private typealias Recipient = ReminderQueries.Recipient
 
     /// The reminder job: more than one page of active reminders is split into page jobs that any worker runs
     /// (the fan-out is marked done once they are queued; the reconciler re-queues the job while reminders stay
@@ -113,7 +113,7 @@ struct ReminderFanout: Sendable {
     /// arrived), the claim to let go, and whether (and after when) to retry the rest.
     private struct ChunkOutcome: Sendable {
         var sent: [String]
-        var refused: [DeviceTokenStore.Invalidation]
+        var refused: [DeviceTokenQueries.Invalidation]
         var devicesSent: [String] = []
         /// The chunk's claim, released when its outcome is written.
         var claim: Int64?
@@ -208,7 +208,7 @@ struct ReminderFanout: Sendable {
                     accepted.append(candidate.device)
                 case .tokenRefused(_, let reason):
                     // A notification names only the FCM token.
-                    outcome.refused.append(DeviceTokenStore.Invalidation(device: candidate.device, token: .fcm, value: candidate.recipient.fcmToken ?? "",
+                    outcome.refused.append(DeviceTokenQueries.Invalidation(device: candidate.device, token: .fcm, value: candidate.recipient.fcmToken ?? "",
                                                                          reason: reason, stream: streamID))
                 case .rejected:
                     break

@@ -24,8 +24,8 @@ extension SessionFanout {
         }
         let reason = stream.status.isTerminal ? EndReason(rawValue: stream.status.rawValue) ?? .cancelled : .cancelled
         var pushes: [OutgoingPush] = []
-        var addressed: [RetiredSessionStore.Retired] = []
-        var failures: [RetiredSessionStore.Failure] = []
+        var addressed: [RetiredSessionQueries.Retired] = []
+        var failures: [RetiredSessionQueries.Failure] = []
         for session in retired {
             let fcm = session.fcmToken ?? ""
             if fcm.isEmpty && context.transport != .apns {
@@ -37,7 +37,7 @@ extension SessionFanout {
             let role = session.user.flatMap { stream.roles[$0] }
             do {
                 let payload: LiveActivityPayload
-                if session.reason == RetiredSessionStore.activityLifetime {
+                if session.reason == RetiredSessionQueries.activityLifetime {
                     // The long move (SPEC 12.2): the activity says the stream moved, and to when, and stays to be seen; if
                     // the stream has ended meanwhile, it ends for that reason as any activity does.
                     payload = stream.status.isTerminal
@@ -59,7 +59,7 @@ extension SessionFanout {
         }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         var finished: [String] = []
-        var refusedFCM: [DeviceTokenStore.Invalidation] = []
+        var refusedFCM: [DeviceTokenQueries.Invalidation] = []
         var retryAfter: Duration?
         var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
@@ -71,7 +71,7 @@ extension SessionFanout {
                 if token == .runtime {
                     finished.append(session.activityToken)
                 } else {
-                    refusedFCM.append(DeviceTokenStore.Invalidation(device: device, token: token, value: session.fcmToken ?? "", reason: why, stream: streamID))
+                    refusedFCM.append(DeviceTokenQueries.Invalidation(device: device, token: token, value: session.fcmToken ?? "", reason: why, stream: streamID))
                     failures.append(.init(activityToken: session.activityToken, reason: "fcm_token_refused"))
                 }
             case .rejected:
@@ -85,7 +85,7 @@ extension SessionFanout {
             }
         }
         let ledger = try await context.sessions.settleRetired(stream: streamID, device: device, refused: refusedFCM, done: finished, failed: failures,
-                                                              windowSeconds: EndDeliveryLedger.window(context.settings))
+                                                              windowSeconds: EndDeliveryQueries.window(context.settings))
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("end push of a retired session undeliverable: the dismissal window closed",
@@ -93,7 +93,7 @@ extension SessionFanout {
         }
         if ledger.retrying > 0 {
             await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "end_push_retry")
         }
         let why = Set(retired.map(\.reason)).sorted().joined(separator: ", ")
         return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (\(why), \(reason.rawValue))")

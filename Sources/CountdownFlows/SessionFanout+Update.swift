@@ -14,7 +14,7 @@ extension SessionFanout {
     /// Update pushes with the current state to the sessions of a still-scheduled stream that do not show it
     /// (SPEC 10.1): after a reschedule, every session that accepted an older start; after a late registration, a
     /// session whose activity was started before the planned start last moved. What each session accepted is
-    /// recorded (`SessionDeliveryStore`), so a retry resends only to the sessions whose update was not accepted.
+    /// recorded (`SessionDeliveryQueries`), so a retry resends only to the sessions whose update was not accepted.
     /// Newest state only: one run per stream at a time (a claim on its progress row), the stream, its sessions and
     /// their records read in one snapshot, and a start that moved while a round was out is sent in another round
     /// (the last push each session accepts carries the current start). `apns-priority` follows `UpdatePriority`
@@ -88,7 +88,7 @@ extension SessionFanout {
     }
 
     /// Sends `planned` to `due` and records what each accepted; `retry` when some must be sent again later.
-    private func sendRound(_ due: [Session], stream: StreamSnapshotRow, planned: Date, known: SessionDeliveryStore.Knowledge) async throws
+    private func sendRound(_ due: [Session], stream: StreamSnapshotRow, planned: Date, known: SessionDeliveryQueries.Knowledge) async throws
         -> (accepted: Int, retry: HandlerOutcome?) {
         let streamID = stream.snapshot.id
         let (pushes, addressed, _) = build(due, kind: "update") { session, language, role in
@@ -97,7 +97,7 @@ extension SessionFanout {
         } roles: { stream.roles[$0] }
         var accepted = 0
         var unrecorded: [Session] = []
-        var refused: [DeviceTokenStore.Invalidation] = []
+        var refused: [DeviceTokenQueries.Invalidation] = []
         var retry = PushRetry()
         // Each batch's accepted updates are recorded as its answers arrive: a crash repeats only what is out.
         await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in

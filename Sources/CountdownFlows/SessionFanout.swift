@@ -9,7 +9,7 @@ import PushPayloads
 struct SessionFanout: Sendable {
     let context: FlowContext
 
-    typealias Session = SessionStore.Session
+    typealias Session = SessionQueries.Session
 
     /// End pushes for every session of an ended stream (or only `device`'s).
     func end(stream streamID: String, device: String? = nil) async throws -> HandlerOutcome {
@@ -31,12 +31,12 @@ struct SessionFanout: Sendable {
         context.broadcast?.metrics.endRequests(path: "token", count: pushes.count)
         let (deliveries, deletedEarly) = await sendEnds(pushes, to: addressed, stream: streamID)
         // Nothing is dropped silently: a session goes only once its end push was accepted or its runtime token is
-        // dead; every other failure is retried until the dismissal window closes (EndDeliveryLedger).
+        // dead; every other failure is retried until the dismissal window closes (EndDeliveryQueries).
         var delivered: [Session] = []
-        var refused: [DeviceTokenStore.Invalidation] = []
+        var refused: [DeviceTokenQueries.Invalidation] = []
         var deadTokens: [Session] = []
         var failures = unreachable.map { session in
-            EndDeliveryLedger.Failure(device: session.device, activity: session.activity, token: session.activityToken,
+            EndDeliveryQueries.Failure(device: session.device, activity: session.activity, token: session.activityToken,
                                       reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
         }
         var retryAfter: Duration?
@@ -44,14 +44,14 @@ struct SessionFanout: Sendable {
         for (session, delivery) in zip(addressed, deliveries) {
             recovery.note(delivery)
             func failed(_ reason: String) {
-                failures.append(EndDeliveryLedger.Failure(device: session.device, activity: session.activity, token: session.activityToken,
+                failures.append(EndDeliveryQueries.Failure(device: session.device, activity: session.activity, token: session.activityToken,
                                                           reason: reason))
             }
             switch delivery {
             case .accepted:
                 delivered.append(session)
             case .tokenRefused(let token, let reason):
-                // A refused runtime token ends the session through DeviceTokenStore (recorded, restorable).
+                // A refused runtime token ends the session through DeviceTokenQueries (recorded, restorable).
                 refused.append(Self.invalidation(session, token: token, reason: reason, stream: streamID))
                 if token == .runtime { deadTokens.append(session) } else { failed("fcm_token_refused") }
             case .rejected:
@@ -67,7 +67,7 @@ struct SessionFanout: Sendable {
         let done = delivered + deadTokens
         let claimed = sessions.map(\.device)
         let (deletedLate, ledger) = try await context.sessions.settleEnds(streamID, refused: refused, finished: delivered, done: done, failed: failures,
-                                                                          windowSeconds: EndDeliveryLedger.window(context.settings), claimed: claimed)
+                                                                          windowSeconds: EndDeliveryQueries.window(context.settings), claimed: claimed)
         let deleted = deletedEarly + deletedLate
         for reason in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: reason)
@@ -75,14 +75,14 @@ struct SessionFanout: Sendable {
         }
         if ledger.retrying > 0 {
             await awaitRecovery(recovery, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryLedger.backoff(ledger)), reason: "end_push_retry")
+            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "end_push_retry")
         }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
                      + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
     }
 
-    static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenStore.Invalidation {
-        DeviceTokenStore.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
+    static func invalidation(_ session: Session, token: TargetToken, reason: String, stream: String) -> DeviceTokenQueries.Invalidation {
+        DeviceTokenQueries.Invalidation(device: session.device, token: token, value: token == .runtime ? session.activityToken : session.fcmToken ?? "",
                                   reason: reason, stream: stream)
     }
 

@@ -193,7 +193,7 @@ extension StartFanout {
             tally.sent[key.stream, default: 0] += 1
             return .init(settle(.sent, nil, name: name))
         case .tokenRefused(let token, let reason):
-            return .init(settle(.failed, "dead_token:" + reason), refused: DeviceTokenStore.Invalidation(
+            return .init(settle(.failed, "dead_token:" + reason), refused: DeviceTokenQueries.Invalidation(
                 device: key.device, token: token, value: token == .fcm ? push.fcm : push.pts, reason: reason, stream: key.stream))
         case .rejected(let reason):
             return .init(settle(.failed, "rejected:" + reason, tokenHash: nil))

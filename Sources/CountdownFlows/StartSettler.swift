@@ -26,11 +26,11 @@ public actor StartSettler: Service {
     /// One push's outcome, and the token to clear when the push service refused it.
     public struct Result: Sendable {
         public var settlement: StartLedger.Settlement
-        public var refused: DeviceTokenStore.Invalidation?
+        public var refused: DeviceTokenQueries.Invalidation?
         /// The slot of the push this outcome answers, given back once the outcome is committed.
         var slots: PushSlots?
 
-        public init(_ settlement: StartLedger.Settlement, refused: DeviceTokenStore.Invalidation? = nil) {
+        public init(_ settlement: StartLedger.Settlement, refused: DeviceTokenQueries.Invalidation? = nil) {
             self.settlement = settlement
             self.refused = refused
         }
@@ -39,7 +39,7 @@ public actor StartSettler: Service {
     public typealias Ticket = PendingSettlements<Result>.Ticket
 
     public nonisolated let name = "start_settler"
-    private let store: any StartOutcomeStore
+    private let store: any StartOutcomeSettling
     private let logger: Logger
     private let metrics: (any FlowMetrics)?
     private let gather: Duration
@@ -61,7 +61,7 @@ public actor StartSettler: Service {
     ///   - fill: a batch is written as soon as this many outcomes wait...
     ///   - gather: ...or this long after the writer started waiting for them, whichever comes first.
     ///   - metrics: counts the outcomes the ledger refused.
-    public init(store: any StartOutcomeStore, logger: Logger, metrics: (any FlowMetrics)? = nil, batch: Int = 500, fill: Int = 200,
+    public init(store: any StartOutcomeSettling, logger: Logger, metrics: (any FlowMetrics)? = nil, batch: Int = 500, fill: Int = 200,
                 gather: Duration = .milliseconds(20)) {
         self.store = store
         self.logger = logger.with(["component": "start_settler"])

@@ -13,7 +13,7 @@ public enum PauseSync {
     }
 
     /// The changes that make Redis (`mirrored`: the kinds paused there) match PostgreSQL's `truth`.
-    public static func plan(truth: [PauseStore.Entry], mirrored: Set<String>) -> Plan {
+    public static func plan(truth: [PauseQueries.Entry], mirrored: Set<String>) -> Plan {
         var plan = Plan()
         for entry in truth.sorted(by: { $0.kind < $1.kind }) {
             if entry.paused && !mirrored.contains(entry.kind) {
@@ -27,7 +27,7 @@ public enum PauseSync {
 
     /// Applies PostgreSQL's `truth` to the queue; returns what it changed.
     @discardableResult
-    public static func apply(_ truth: [PauseStore.Entry], to queue: any DelayQueue) async throws -> Plan {
+    public static func apply(_ truth: [PauseQueries.Entry], to queue: any DelayQueue) async throws -> Plan {
         let plan = plan(truth: truth, mirrored: Set(try await queue.pausedKinds().map(\.kind)))
         for (reason, kinds) in plan.pause.sorted(by: { $0.key < $1.key }) { try await queue.pause(kinds: kinds, reason: reason) }
         // An empty list would resume every kind.

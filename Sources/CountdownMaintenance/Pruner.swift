@@ -2,7 +2,7 @@ import CountdownStore
 import Foundation
 
 /// Deletes Countdown's own rows once they have aged out (SPEC 12.3), never the backend's streams, users, devices,
-/// participants or reminders: a stream's rows (`RetentionStore.StreamTable.all`) `RETENTION_DAYS` after it first left
+/// participants or reminders: a stream's rows (`RetentionQueries.StreamTable.all`) `RETENTION_DAYS` after it first left
 /// `scheduled`, and never while it is `scheduled`; audit rows after `AUDIT_RETENTION_DAYS`; token invalidations after
 /// `RETENTION_DAYS`. Every statement deletes at most `RETENTION_BATCH_ROWS` rows by key in its own short transaction,
 /// and each table is emptied batch by batch until a short batch, so nothing a burst needs is locked for long.
@@ -21,10 +21,10 @@ public struct Pruner: Sendable {
     /// Streams handled together: their ids go into each delete statement.
     static let streamsPerPass = 100
 
-    private let store: any PrunerStore
+    private let store: any PrunableRows
     private let settings: RetentionSettings
 
-    public init(store: any PrunerStore, settings: RetentionSettings) {
+    public init(store: any PrunableRows, settings: RetentionSettings) {
         self.store = store
         self.settings = settings
     }
@@ -43,12 +43,12 @@ public struct Pruner: Sendable {
         repeat {
             streams = try await store.agedStreams(olderThan: settings.seconds, limit: Self.streamsPerPass)
             if streams.isEmpty { break }
-            for table in RetentionStore.StreamTable.all {
+            for table in RetentionQueries.StreamTable.all {
                 try await inBatches(between) { try await store.deleteRows(of: streams, from: table, limit: $0) } counted: { count(table.name, $0) }
             }
             report.streams += streams.count
         } while streams.count == Self.streamsPerPass
-        for (table, seconds) in [(RetentionStore.AgedTable.audit, settings.auditSeconds), (.tokenInvalidations, settings.seconds)] {
+        for (table, seconds) in [(RetentionQueries.AgedTable.audit, settings.auditSeconds), (.tokenInvalidations, settings.seconds)] {
             try await inBatches(between) { try await store.deleteAged(table, olderThan: seconds, limit: $0) } counted: { count(table.name, $0) }
         }
         return report
@@ -59,7 +59,7 @@ public struct Pruner: Sendable {
         try await store.retentionDue(streamsOlderThan: settings.seconds, auditOlderThan: settings.auditSeconds)
     }
 
-    /// The age in seconds of each table's oldest row on the retention's clock (`RetentionStore.oldestAges`).
+    /// The age in seconds of each table's oldest row on the retention's clock (`RetentionQueries.oldestAges`).
     public func oldestAges() async throws -> [String: Double] {
         try await store.retentionOldestAges()
     }

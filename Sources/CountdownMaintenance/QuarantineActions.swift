@@ -13,13 +13,13 @@ public enum QuarantineActions {
     }
 
     /// Retries `keys` (nil: every entry).
-    public static func retry(_ keys: [String]?, database: any OperatorStore) async throws -> RetryReport {
+    public static func retry(_ keys: [String]?, database: any OperatorRecords) async throws -> RetryReport {
         let entries = try await database.quarantineEntries()
             .filter { keys == nil || keys?.contains($0.key) == true }
         var report = RetryReport()
         for entry in entries {
             let key = entry.key
-            guard entry.kind == QuarantineStore.Kind.stream.rawValue else {
+            guard entry.kind == QuarantineQueries.Kind.stream.rawValue else {
                 _ = try await database.dropQuarantined(keys: [key])
                 report.gone.append(key)
                 continue

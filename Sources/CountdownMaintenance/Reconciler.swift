@@ -43,11 +43,11 @@ public struct Reconciler: Sendable {
         if !dryRun {
             // The pause first (SPEC 10.3): jobs rebuilt into a Redis that lost its data must not be claimed as if nothing
             // were paused.
-            let truth = try await session.run { try PauseStore.all(on: $0) }
+            let truth = try await session.run { try PauseQueries.all(on: $0) }
             try await PauseSync.apply(truth, to: queue)
         }
         let expireAfter = planner.settings.expireAfterSeconds
-        let total = try await session.run { try ReconcileStore.count(expireAfter: expireAfter, on: $0) }
+        let total = try await session.run { try ReconcileQueries.count(expireAfter: expireAfter, on: $0) }
         var cursor = ""
         while true {
             let after = cursor
@@ -55,7 +55,7 @@ public struct Reconciler: Sendable {
             let batch: [String]
             do {
                 batch = try await reconcileBatch(report: &report, dryRun: dryRun) {
-                    try ReconcileStore.page(after: after, limit: limit, expireAfter: expireAfter, on: $0)
+                    try ReconcileQueries.page(after: after, limit: limit, expireAfter: expireAfter, on: $0)
                 }
             } catch where StoreError.rowDataReason(of: error) != nil {
                 batch = try await reconcileOneByOne(after: after, limit: limit, report: &report, dryRun: dryRun)
@@ -75,7 +75,7 @@ public struct Reconciler: Sendable {
     private func reconcileRetired(report: inout Report, dryRun: Bool) async throws {
         let limit = batchSize * 20
         let (pairs, now) = try await session.run { connection in
-            (try RetiredSessionStore.pending(limit: limit, on: connection), try StreamStateStore.now(on: connection))
+            (try RetiredSessionQueries.pending(limit: limit, on: connection), try StreamStateQueries.now(on: connection))
         }
         guard !pairs.isEmpty else { return }
         let jobs = pairs.map { CountdownJob.sessionEnd(stream: $0.stream, device: $0.device) }
@@ -93,11 +93,11 @@ public struct Reconciler: Sendable {
         try await session.transaction { transaction -> [String] in
             let batch = try await transaction.run { connection -> (ids: [String], states: [String: StreamState], now: Date) in
                 let ids = try page(connection)
-                try StreamStateStore.lockStreams(ids, on: connection)
-                var states = try StreamStateStore.load(ids, on: connection)
+                try StreamStateQueries.lockStreams(ids, on: connection)
+                var states = try StreamStateQueries.load(ids, on: connection)
                 // A completed fan-out does not cover devices whose backfill job was lost with Redis.
-                for id in try ReconcileStore.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
-                return (ids, states, try StreamStateStore.now(on: connection))
+                for id in try ReconcileQueries.streamsWithUnstartedDevices(ids, on: connection) { states[id]?.startDoneFor = nil }
+                return (ids, states, try StreamStateQueries.now(on: connection))
             }
             try await reconcile(batch.states, now: batch.now, report: &report, dryRun: dryRun)
             return batch.ids
@@ -108,7 +108,7 @@ public struct Reconciler: Sendable {
     /// or planned goes to the quarantine (unless dry-running) while the others are reconciled.
     private func reconcileOneByOne(after cursor: String, limit: Int, report: inout Report, dryRun: Bool) async throws -> [String] {
         let expireAfter = planner.settings.expireAfterSeconds
-        let ids = try await session.run { try ReconcileStore.page(after: cursor, limit: limit, expireAfter: expireAfter, on: $0) }
+        let ids = try await session.run { try ReconcileQueries.page(after: cursor, limit: limit, expireAfter: expireAfter, on: $0) }
         for id in ids {
             do {
                 _ = try await reconcileBatch(report: &report, dryRun: dryRun) { _ in [id] }
@@ -116,7 +116,7 @@ public struct Reconciler: Sendable {
                 guard let reason = StoreError.rowDataReason(of: error) else { throw error }
                 report.quarantined.append(id)
                 if dryRun { continue }
-                try await session.run { try QuarantineStore.record(.stream, key: id, foundBy: "reconciler", reason: reason, on: $0) }
+                try await session.run { try QuarantineQueries.record(.stream, key: id, foundBy: "reconciler", reason: reason, on: $0) }
             }
         }
         return ids
@@ -192,7 +192,7 @@ public struct Reconciler: Sendable {
                 streamOf[id] = stream
             }
             let streams = Array(Set(streamOf.values))
-            let scheduled = try await session.run { try StreamStore.scheduled(streams, on: $0) }
+            let scheduled = try await session.run { try StreamQueries.scheduled(streams, on: $0) }
             let orphans = streamOf.filter { !scheduled.contains($0.value) }.map(\.key)
             guard !orphans.isEmpty else { continue }
             report.removed[kind.rawValue, default: 0] += orphans.count

@@ -40,19 +40,19 @@ public struct RestoreGuard: Sendable {
 
     /// Whether `since` lies in the future on the database's clock (the guard then refuses and changes nothing).
     public func isFuture(_ since: TimeCutoff) async throws -> Bool {
-        try await database.withConnection { try RestoreGuardStore.isFuture(since, on: $0) }
+        try await database.withConnection { try RestoreGuardQueries.isFuture(since, on: $0) }
     }
 
     /// Records what may have been sent since `since`, then clears the trip.
     public func run(since: TimeCutoff) async throws -> Report {
         let lead = settings.startLeadSeconds
-        let streams = try await database.withConnection { try RestoreGuardStore.streamsInWindow(since: since, leadSeconds: lead, on: $0) }
+        let streams = try await database.withConnection { try RestoreGuardQueries.streamsInWindow(since: since, leadSeconds: lead, on: $0) }
         var report = Report(streams: streams.count)
         var page = streams[...]
         while !page.isEmpty {
             let chunk = Array(page.prefix(Self.streamsPerPage))
             page = page.dropFirst(chunk.count)
-            let devices = try await database.withConnection { try RestoreGuardStore.devices(of: chunk, on: $0) }
+            let devices = try await database.withConnection { try RestoreGuardQueries.devices(of: chunk, on: $0) }
             let eligible = devices.filter {
                 StartEligibility.skipReason(for: $0.device, transport: transport, androidCountdown: settings.androidCountdownEnabled) == nil
             }
@@ -66,17 +66,17 @@ public struct RestoreGuard: Sendable {
         if settings.remindersEnabled {
             let reminderLead = settings.reminderLeadSeconds
             report.remindersAssumed = try await database.withConnection {
-                try RestoreGuardStore.markRemindersSent(since: since, leadSeconds: reminderLead, on: $0)
+                try RestoreGuardQueries.markRemindersSent(since: since, leadSeconds: reminderLead, on: $0)
             }
         }
-        try await database.withConnection { try RestoreGuardStore.resetLedgerClock(on: $0) }
+        try await database.withConnection { try RestoreGuardQueries.resetLedgerClock(on: $0) }
         try await watermark.clear()
         return report
     }
 
     /// `--none`: the database did not go back (or nothing was sent since): forgets the watermark and the trip, records nothing.
     public func clear() async throws {
-        try await database.withConnection { try RestoreGuardStore.resetLedgerClock(on: $0) }
+        try await database.withConnection { try RestoreGuardQueries.resetLedgerClock(on: $0) }
         try await watermark.clear()
     }
 }

@@ -6,7 +6,7 @@ import Telemetry
 
 /// Everything about one stream an operator needs, for `countdown-admin show`.
 public struct StreamReport: Sendable, Codable {
-    public typealias Participant = StreamReportStore.Participant
+    public typealias Participant = StreamReportQueries.Participant
     public struct Device: Sendable, Codable {
         public var userID, deviceID, platform: String
         /// `eligible` or why not (for a start push now).
@@ -18,13 +18,13 @@ public struct StreamReport: Sendable, Codable {
         public var attempts: Int
         public var lastError: String
     }
-    public typealias LedgerEntry = StreamReportStore.LedgerEntry
-    public typealias AndroidCountdown = StreamReportStore.AndroidCountdown
+    public typealias LedgerEntry = StreamReportQueries.LedgerEntry
+    public typealias AndroidCountdown = StreamReportQueries.AndroidCountdown
     /// A runtime session; `token` redacted.
-    public typealias Session = StreamReportStore.Session
-    public typealias Reminder = StreamReportStore.Reminder
+    public typealias Session = StreamReportQueries.Session
+    public typealias Reminder = StreamReportQueries.Reminder
     /// A session's end push that has not gone out; `token` redacted.
-    public typealias EndDelivery = StreamReportStore.EndDelivery
+    public typealias EndDelivery = StreamReportQueries.EndDelivery
 
     public var id, title, status: String
     public var plannedStartAt: Date
@@ -40,7 +40,7 @@ public struct StreamReport: Sendable, Codable {
     public var endDelivery: [EndDelivery] = []
 
     /// `nil` when the stream does not exist.
-    public static func load(_ streamID: String, database: any OperatorStore, queue: any DelayQueue, settings: FlowSettings,
+    public static func load(_ streamID: String, database: any OperatorRecords, queue: any DelayQueue, settings: FlowSettings,
                             transport: PushTransportKind) async throws -> StreamReport? {
         guard let rows = try await database.streamReportRows(streamID) else { return nil }
         let devices = rows.devices.map { candidate in

@@ -11,7 +11,7 @@ public struct SystemStats: Sendable, Codable {
     public var outboxBacklog: Int
     public var outboxOldestAgeSeconds: Double
     /// Start ledger rows touched in the last hour, by `status` or `status:reason` (of the streams near their start:
-    /// `FleetStatsStore`).
+    /// `FleetStatsQueries`).
     public var recentStartResults: [String: Int]
     /// The same for Android devices only (their countdown's starts, and why the others got none).
     public var recentAndroidStartResults: [String: Int] = [:]
@@ -20,15 +20,15 @@ public struct SystemStats: Sendable, Codable {
     public var remindersSentLastHour: Int
     public var streamsByStatus: [String: Int]
     /// Kinds whose claiming is paused (`countdown-admin pause`), as PostgreSQL records them, and the due jobs they hold.
-    public var paused: [PauseStore.Entry] = []
+    public var paused: [PauseQueries.Entry] = []
     public var pausedJobs = 0
     /// Kinds paused in Redis that PostgreSQL does not record as paused (a pause made before the pause state moved to
     /// PostgreSQL, or one a worker has not yet lifted).
     public var pausedInRedisOnly: [String] = []
 
     /// `settings`: the leads of starts and reminders, which bound the streams the last hour's figures read
-    /// (`FleetStatsStore`). Counts jobs by kind without listing them (`DelayQueue.jobCountsByKind`).
-    public static func load(database: any OperatorStore, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
+    /// (`FleetStatsQueries`). Counts jobs by kind without listing them (`DelayQueue.jobCountsByKind`).
+    public static func load(database: any OperatorRecords, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
         let queueStats = try await queue.stats()
         let counted = try await queue.jobCountsByKind()
         var byKind: [String: Int] = [:]

@@ -3,15 +3,15 @@ import Foundation
 import Telemetry
 
 /// `countdown-admin tokens list|restore`: the tokens the worker cleared (`countdown_token_invalidations`) and
-/// putting them back where the device has not registered another token or changed owner since (`TokenInvalidationStore`).
+/// putting them back where the device has not registered another token or changed owner since (`TokenInvalidationQueries`).
 public struct TokenInvalidationLog: Sendable {
     /// A cleared token; `list` redacts its value to the last 8 characters.
     public typealias Entry = TokenInvalidation
-    public typealias RestoreReport = TokenInvalidationStore.RestoreReport
+    public typealias RestoreReport = TokenInvalidationQueries.RestoreReport
 
-    let database: any OperatorStore
+    let database: any OperatorRecords
 
-    public init(database: any OperatorStore) { self.database = database }
+    public init(database: any OperatorRecords) { self.database = database }
 
     /// Cleared tokens since `since` (only those cleared for `reason`, when given), oldest first.
     public func list(since: SinceArgument, reason: String? = nil, limit: Int = 10_000) async throws -> [Entry] {
@@ -28,7 +28,7 @@ public struct TokenInvalidationLog: Sendable {
     }
 
     /// Puts back the tokens cleared since `since` (for `reason`, when given) where nothing replaced them and the
-    /// device has the same owner, in one transaction (`TokenInvalidationStore.restore`); nothing when more than
+    /// device has the same owner, in one transaction (`TokenInvalidationQueries.restore`); nothing when more than
     /// `limit` would go back (the report's `overLimit` says how many).
     public func restore(since: SinceArgument, reason: String? = nil, limit: Int? = nil) async throws -> RestoreReport {
         try await database.restoreTokens(since: since, reason: reason, limit: limit)

@@ -5,7 +5,7 @@ import Postgres
 extension StartLedger {
     /// Opens again, as the next generation, the `sent` ledger rows of `streams` whose push-to-start went out more
     /// than `lifetimeSeconds` before the stream's planned start (`StartLedgerMachine`'s `outlived` transition), and
-    /// retires those devices' sessions of the stream (`RetiredSessionStore.retireOutlived`). Rows of Android devices are
+    /// retires those devices' sessions of the stream (`RetiredSessionQueries.retireOutlived`). Rows of Android devices are
     /// left alone: the Android countdown has no 8-hour life and is started once per device and stream (SPEC 10.4).
     /// Returns the (stream, device) pairs reopened.
     @discardableResult
@@ -25,7 +25,7 @@ extension StartLedger {
             (stream: try row.decode("stream_id", as: String.self), device: try row.decode("device_id", as: String.self))
         }
         for stream in Set(reopened.map(\.stream)).sorted() {
-            try RetiredSessionStore.retireOutlived(stream, devices: reopened.filter { $0.stream == stream }.map(\.device), on: connection)
+            try RetiredSessionQueries.retireOutlived(stream, devices: reopened.filter { $0.stream == stream }.map(\.device), on: connection)
         }
         return reopened
     }

@@ -1,6 +1,6 @@
 import CountdownDomain
 
-/// One stream's part of a start fan-out, as the planning transaction (`StartFanoutStore.planStarts`) leaves it.
+/// One stream's part of a start fan-out, as the planning transaction (`StartClaims.planStarts`) leaves it.
 public struct StartPlan: Sendable {
     public var stream: StreamSnapshotRow
     /// Every device considered, as its ledger row is recorded (its token hash goes with its push's outcome too).

@@ -1,13 +1,13 @@
 import CountdownDomain
 import Foundation
 
-extension StoreClient: AndroidCountdownFanoutStore {
+extension StoreClient: AndroidCountdownDeliveries {
     public func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
         -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) {
         try await transaction { connection -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) in
-            let claimed = try AndroidCountdownStore.claimChanged(device: device, seconds: seconds, owner: owner, on: connection)
+            let claimed = try AndroidCountdownQueries.claimChanged(device: device, seconds: seconds, owner: owner, on: connection)
             guard !claimed.isEmpty else { return ([:], []) }
-            var streams = try StreamSnapshotStore.loadReadable(Array(Set(claimed.map(\.stream))), on: connection).rows
+            var streams = try StreamSnapshotQueries.loadReadable(Array(Set(claimed.map(\.stream))), on: connection).rows
             try ViewerCountQuery.fill(&streams, on: connection)
             return (streams, claimed)
         }
@@ -16,49 +16,49 @@ extension StoreClient: AndroidCountdownFanoutStore {
     public func claimCountdownsToEnd(_ streamID: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? {
         try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? in
-            guard let stream = try StreamSnapshotStore.loadCounted(streamID, if: { $0.status.isTerminal }, on: connection) else { return nil }
-            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.claimedElsewhere(streamID, owner: owner, on: connection),
-                    try AndroidCountdownStore.startsInFlight(streamID, on: connection))
+            guard let stream = try StreamSnapshotQueries.loadCounted(streamID, if: { $0.status.isTerminal }, on: connection) else { return nil }
+            let claimed = try AndroidCountdownQueries.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
+            return (stream, claimed, try AndroidCountdownQueries.claimedElsewhere(streamID, owner: owner, on: connection),
+                    try AndroidCountdownQueries.startsInFlight(streamID, on: connection))
         }
     }
 
     public func claimCountdownsToUpdate(_ streamID: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? {
         try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? in
-            guard let stream = try StreamSnapshotStore.loadCounted(streamID, if: { $0.status == .scheduled }, on: connection) else { return nil }
+            guard let stream = try StreamSnapshotQueries.loadCounted(streamID, if: { $0.status == .scheduled }, on: connection) else { return nil }
             let planned = stream.snapshot.plannedStartAt
-            let claimed = try AndroidCountdownStore.claimLive(streamID, seconds: seconds, owner: owner, unlessShowing: planned, on: connection)
-            let timeline = claimed.isEmpty ? .unmoved(planned) : try PlannedStartHistoryStore.timeline(streamID, current: planned, on: connection)
-            return (stream, claimed, try AndroidCountdownStore.startsInFlight(streamID, on: connection), timeline)
+            let claimed = try AndroidCountdownQueries.claimLive(streamID, seconds: seconds, owner: owner, unlessShowing: planned, on: connection)
+            let timeline = claimed.isEmpty ? .unmoved(planned) : try PlannedStartHistoryQueries.timeline(streamID, current: planned, on: connection)
+            return (stream, claimed, try AndroidCountdownQueries.startsInFlight(streamID, on: connection), timeline)
         }
     }
 
-    public func countdownsAccepted(_ accepted: [AndroidCountdownStore.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
+    public func countdownsAccepted(_ accepted: [AndroidCountdownQueries.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
         try await transaction { connection in
-            try AndroidCountdownStore.settle(stream, accepted, plannedStart: plannedStart, on: connection)
-            if ended { try EndDeliveryLedger.settled(accepted.map(\.device), stream: stream, on: connection) }
+            try AndroidCountdownQueries.settle(stream, accepted, plannedStart: plannedStart, on: connection)
+            if ended { try EndDeliveryQueries.settled(accepted.map(\.device), stream: stream, on: connection) }
         }
     }
 
-    public func settleCountdowns(_ settlements: [String: [AndroidCountdownStore.Settlement]], refused: [DeviceTokenStore.Invalidation],
+    public func settleCountdowns(_ settlements: [String: [AndroidCountdownQueries.Settlement]], refused: [DeviceTokenQueries.Invalidation],
                                  plannedStart: Date?) async throws {
         try await transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
+            try DeviceTokenQueries.clear(refused, on: connection)
             for (stream, rows) in settlements.sorted(by: { $0.key < $1.key }) {
-                try AndroidCountdownStore.settle(stream, rows, plannedStart: plannedStart, on: connection)
+                try AndroidCountdownQueries.settle(stream, rows, plannedStart: plannedStart, on: connection)
             }
         }
     }
 
-    public func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownStore.Settlement], refused: [DeviceTokenStore.Invalidation],
-                                    done: [String], failed: [EndDeliveryLedger.Failure], windowSeconds: Int) async throws
-        -> EndDeliveryLedger.Outcome {
+    public func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
+                                    done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int) async throws
+        -> EndDeliveryQueries.Outcome {
         try await transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
-            try AndroidCountdownStore.settle(stream, settlements, on: connection)
-            try EndDeliveryLedger.settled(done, stream: stream, on: connection)
-            return try EndDeliveryLedger.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
+            try DeviceTokenQueries.clear(refused, on: connection)
+            try AndroidCountdownQueries.settle(stream, settlements, on: connection)
+            try EndDeliveryQueries.settled(done, stream: stream, on: connection)
+            return try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 extension StoreClient {
-    /// PostgreSQL's newest ledger time and its now (`RestoreGuardStore.ledgerClock`).
+    /// PostgreSQL's newest ledger time and its now (`RestoreGuardQueries.ledgerClock`).
     public func ledgerClock() async throws -> (newest: Date, now: Date) {
-        try await withConnection { try RestoreGuardStore.ledgerClock(on: $0) }
+        try await withConnection { try RestoreGuardQueries.ledgerClock(on: $0) }
     }
 }

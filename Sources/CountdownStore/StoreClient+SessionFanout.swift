@@ -1,118 +1,118 @@
 import CountdownDomain
 import Foundation
 
-extension StoreClient: SessionFanoutStore {
+extension StoreClient: SessionDeliveries {
     public func endClaimOwners(_ stream: String, except: String?) async throws -> [String] {
-        try await withConnection { try SessionStore.endClaimOwners(stream, except: except, on: $0) }
+        try await withConnection { try SessionQueries.endClaimOwners(stream, except: except, on: $0) }
     }
 
     public func sessions(of streamID: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? {
         try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? in
-            guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
+            guard let stream = try StreamSnapshotQueries.loadCounted(streamID, on: connection) else { return nil }
             if stream.status.isTerminal {
-                try SessionStore.adoptOrphans(streamID, device: device, on: connection)
-                let claimed = try SessionStore.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
+                try SessionQueries.adoptOrphans(streamID, device: device, on: connection)
+                let claimed = try SessionQueries.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
                                                          on: connection)
-                let total = try SessionStore.count(streamID, device: device, on: connection)
-                let sessions = try SessionStore.sessions(streamID, devices: claimed, on: connection)
+                let total = try SessionQueries.count(streamID, device: device, on: connection)
+                let sessions = try SessionQueries.sessions(streamID, devices: claimed, on: connection)
                 return (stream, total - claimed.count, sessions)
             }
-            return (stream, 0, try SessionStore.sessions(streamID, devices: device.map { [$0] }, on: connection))
+            return (stream, 0, try SessionQueries.sessions(streamID, devices: device.map { [$0] }, on: connection))
         }
     }
 
     public func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int {
         try await transaction { connection in
-            let count = try SessionStore.delete(stream, accepted, on: connection)
-            try EndDeliveryLedger.settled(accepted.map(\.device), activities: accepted.map(\.activity), stream: stream, on: connection)
+            let count = try SessionQueries.delete(stream, accepted, on: connection)
+            try EndDeliveryQueries.settled(accepted.map(\.device), activities: accepted.map(\.activity), stream: stream, on: connection)
             return count
         }
     }
 
-    public func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [Session],
-                           failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
-        -> (deleted: Int, ledger: EndDeliveryLedger.Outcome) {
+    public func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
+                           failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String]) async throws
+        -> (deleted: Int, ledger: EndDeliveryQueries.Outcome) {
         try await transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
-            let deleted = try SessionStore.delete(stream, finished, on: connection)
-            try EndDeliveryLedger.settled(done.map(\.device), activities: done.map(\.activity), stream: stream, on: connection)
-            let ledger = try EndDeliveryLedger.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
+            try DeviceTokenQueries.clear(refused, on: connection)
+            let deleted = try SessionQueries.delete(stream, finished, on: connection)
+            try EndDeliveryQueries.settled(done.map(\.device), activities: done.map(\.activity), stream: stream, on: connection)
+            let ledger = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile).
-            try SessionStore.releaseEndClaims(stream, devices: claimed, on: connection)
+            try SessionQueries.releaseEndClaims(stream, devices: claimed, on: connection)
             return (deleted, ledger)
         }
     }
 
     public func claimRetired(stream streamID: String, device: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow?, retired: [RetiredSessionStore.Retired], total: Int) {
-        try await transaction { connection -> (stream: StreamSnapshotRow?, retired: [RetiredSessionStore.Retired], total: Int) in
-            let retired = try RetiredSessionStore.claim(stream: streamID, device: device, seconds: seconds, owner: owner, on: connection)
-            let total = try RetiredSessionStore.count(stream: streamID, device: device, on: connection)
+        -> (stream: StreamSnapshotRow?, retired: [RetiredSessionQueries.Retired], total: Int) {
+        try await transaction { connection -> (stream: StreamSnapshotRow?, retired: [RetiredSessionQueries.Retired], total: Int) in
+            let retired = try RetiredSessionQueries.claim(stream: streamID, device: device, seconds: seconds, owner: owner, on: connection)
+            let total = try RetiredSessionQueries.count(stream: streamID, device: device, on: connection)
             guard !retired.isEmpty else { return (nil, retired, total) }
-            return (try StreamSnapshotStore.loadCounted(streamID, on: connection), retired, total)
+            return (try StreamSnapshotQueries.loadCounted(streamID, on: connection), retired, total)
         }
     }
 
     public func finishRetired(stream: String, device: String, tokens: [String]) async throws -> Int {
-        try await withConnection { try RetiredSessionStore.finished(stream: stream, device: device, tokens: tokens, on: $0) }
+        try await withConnection { try RetiredSessionQueries.finished(stream: stream, device: device, tokens: tokens, on: $0) }
     }
 
-    public func settleRetired(stream: String, device: String, refused: [DeviceTokenStore.Invalidation], done: [String],
-                              failed: [RetiredSessionStore.Failure], windowSeconds: Int) async throws -> EndDeliveryLedger.Outcome {
+    public func settleRetired(stream: String, device: String, refused: [DeviceTokenQueries.Invalidation], done: [String],
+                              failed: [RetiredSessionQueries.Failure], windowSeconds: Int) async throws -> EndDeliveryQueries.Outcome {
         try await transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
-            try RetiredSessionStore.finished(stream: stream, device: device, tokens: done, on: connection)
-            return try RetiredSessionStore.failed(failed, stream: stream, device: device, windowSeconds: windowSeconds, on: connection)
+            try DeviceTokenQueries.clear(refused, on: connection)
+            try RetiredSessionQueries.finished(stream: stream, device: device, tokens: done, on: connection)
+            return try RetiredSessionQueries.failed(failed, stream: stream, device: device, windowSeconds: windowSeconds, on: connection)
         }
     }
 
     public func updateClaimOwners(_ stream: String, except: String?) async throws -> [String] {
-        try await withConnection { try ProgressStore.updateClaimOwners(stream, except: except, on: $0) }
+        try await withConnection { try ProgressQueries.updateClaimOwners(stream, except: except, on: $0) }
     }
 
     public func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> ProgressStore.UpdateClaim {
-        try await withConnection { try ProgressStore.claimUpdate(stream, claim: claim, seconds: seconds, owner: owner, deadOwners: deadOwners, on: $0) }
+        -> ProgressQueries.UpdateClaim {
+        try await withConnection { try ProgressQueries.claimUpdate(stream, claim: claim, seconds: seconds, owner: owner, deadOwners: deadOwners, on: $0) }
     }
 
     public func releaseUpdate(_ stream: String, claim: String) async throws {
-        try await withConnection { try ProgressStore.releaseUpdate(stream, claim: claim, on: $0) }
+        try await withConnection { try ProgressQueries.releaseUpdate(stream, claim: claim, on: $0) }
     }
 
     public func plannedStart(_ stream: String) async throws -> Date? {
-        try await withConnection { try ProgressStore.plannedStart(stream, on: $0) }
+        try await withConnection { try ProgressQueries.plannedStart(stream, on: $0) }
     }
 
     public func markUpdateDone(_ stream: String, planned: Date) async throws {
-        try await withConnection { try ProgressStore.markUpdateDone(stream, planned: planned, on: $0) }
+        try await withConnection { try ProgressQueries.markUpdateDone(stream, planned: planned, on: $0) }
     }
 
     public func retireOutlived(_ stream: String, devices: [String]) async throws {
         _ = try await transaction { connection in
             try StartLedger.reopenOutlived([stream], lifetimeSeconds: SessionUpdatePolicy.activityLifetimeSeconds, on: connection)
-            try RetiredSessionStore.retireOutlived(stream, devices: devices, on: connection)
+            try RetiredSessionQueries.retireOutlived(stream, devices: devices, on: connection)
         }
     }
 
     public func sessionsToUpdate(_ streamID: String) async throws
-        -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? {
-        try await transaction(isolation: .repeatableRead) { connection -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? in
-            guard let stream = try StreamSnapshotStore.loadCounted(streamID, on: connection) else { return nil }
-            let sessions = try SessionStore.sessions(streamID, devices: nil, on: connection)
-            return (stream, sessions, try SessionDeliveryStore.knowledge(streamID, planned: stream.snapshot.plannedStartAt, channel: .liveActivity,
+        -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryQueries.Knowledge)? {
+        try await transaction(isolation: .repeatableRead) { connection -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryQueries.Knowledge)? in
+            guard let stream = try StreamSnapshotQueries.loadCounted(streamID, on: connection) else { return nil }
+            let sessions = try SessionQueries.sessions(streamID, devices: nil, on: connection)
+            return (stream, sessions, try SessionDeliveryQueries.knowledge(streamID, planned: stream.snapshot.plannedStartAt, channel: .liveActivity,
                                                                          on: connection))
         }
     }
 
     public func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws {
-        try await withConnection { try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: $0) }
+        try await withConnection { try SessionDeliveryQueries.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: $0) }
     }
 
-    public func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [Session], shown: Date) async throws {
+    public func settleUpdates(_ stream: String, refused: [DeviceTokenQueries.Invalidation], accepted: [Session], shown: Date) async throws {
         try await transaction { connection in
-            try DeviceTokenStore.clear(refused, on: connection)
-            try SessionDeliveryStore.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: connection)
+            try DeviceTokenQueries.clear(refused, on: connection)
+            try SessionDeliveryQueries.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: connection)
         }
     }
 

@@ -1,7 +1,7 @@
 import CountdownDomain
 import Foundation
 
-extension StoreClient: StartFanoutStore {
+extension StoreClient: StartClaims {
     public func ledgerOwners(_ streams: [String], except: String?) async throws -> (owners: [String], streamsWithRows: Set<String>) {
         try await withConnection { try StartLedger.ledgerOwners(streams, except: except, on: $0) }
     }
@@ -14,14 +14,14 @@ extension StoreClient: StartFanoutStore {
         try await transaction { connection -> (decided: [String: HandlerOutcome], plans: [String: StartPlan]) in
             var decided: [String: HandlerOutcome] = [:]
             var plans: [String: StartPlan] = [:]
-            let loaded = try StreamSnapshotStore.loadReadable(streamIDs, on: connection)
+            let loaded = try StreamSnapshotQueries.loadReadable(streamIDs, on: connection)
             var snapshots = loaded.rows
             let unreadable = loaded.unreadable
             try ViewerCountQuery.fill(&snapshots, on: connection)
             for id in streamIDs {
                 if let error = unreadable[id] {
                     // One stream that cannot be read is skipped (and quarantined), never the whole batch.
-                    try QuarantineStore.record(.stream, key: id, foundBy: "start", reason: StoreError.reason(of: error), on: connection)
+                    try QuarantineQueries.record(.stream, key: id, foundBy: "start", reason: StoreError.reason(of: error), on: connection)
                     decided[id] = .skipped(reason: "unreadable_stream")
                     continue
                 }
@@ -32,7 +32,7 @@ extension StoreClient: StartFanoutStore {
                 if let decision = decide(stream) { decided[id] = decision } else { plans[id] = StartPlan(stream: stream) }
             }
             // A stream whose row another writer holds waits for it alone; the rest of the batch goes out now.
-            let unheld = try StreamStore.lockUnheld(Array(plans.keys), on: connection)
+            let unheld = try StreamQueries.lockUnheld(Array(plans.keys), on: connection)
             for id in plans.keys where !unheld.contains(id) {
                 plans[id] = nil
                 decided[id] = .reschedule(after: .seconds(1), reason: "stream_locked")
@@ -90,7 +90,7 @@ extension StoreClient: StartFanoutStore {
         try await transaction { connection -> Set<String> in
             let stillOpen = unknown.isEmpty ? [] : try StartLedger.streamsWithOpenRows(unknown, on: connection)
             let done = planned.filter { !stillOpen.contains($0.key) }
-            try ProgressStore.markStartsDone(done, on: connection)
+            try ProgressQueries.markStartsDone(done, on: connection)
             return Set(done.keys)
         }
     }

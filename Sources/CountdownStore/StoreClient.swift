@@ -7,9 +7,9 @@ public typealias StoreConnection = PostgresConnection
 /// How a transaction of `StoreClient` isolates itself (nil: PostgreSQL's default, read committed).
 public typealias StoreIsolation = PostgresIsolation
 
-/// The database behind the store seams: implements the flows' protocols (`StartFanoutStore`, ... in
-/// `StoreClient+<Seam>.swift`), the worker's (`WorkerServiceStore`, `StartOutcomeStore`) and the operator's
-/// (`OperatorStore`), each call one statement or one transaction. For callers not yet on a seam (the console's pages,
+/// The database behind the store seams: implements the flows' protocols (`StartClaims`, ... in
+/// `StoreClient+<Seam>.swift`), the worker's (`WorkerServiceData`, `StartOutcomeSettling`) and the operator's
+/// (`OperatorRecords`), each call one statement or one transaction. For callers not yet on a seam (the console's pages,
 /// `countdown-admin`'s pause and audit) it still lends a pooled connection or one transaction to a closure of store
 /// calls. Errors are told apart through `StoreError` rather than PostgreSQL's error codes.
 public struct StoreClient: Sendable {

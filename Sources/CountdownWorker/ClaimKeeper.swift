@@ -10,13 +10,13 @@ import Telemetry
 public final class ClaimKeeper: PeriodicService {
     public let name = "claim_keeper"
     private let owner: String
-    private let database: any WorkerServiceStore
+    private let database: any WorkerServiceData
     private let settler: StartSettler
     private let seconds: Int
     private let metrics: WorkerMetrics
     private let logger: Logger
 
-    public init(owner: String, database: any WorkerServiceStore, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
+    public init(owner: String, database: any WorkerServiceData, settler: StartSettler, seconds: Int, metrics: WorkerMetrics, logger: Logger) {
         self.owner = owner
         self.database = database
         self.settler = settler

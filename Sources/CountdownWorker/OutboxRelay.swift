@@ -81,7 +81,7 @@ public final class OutboxRelay: PeriodicService {
         let limit = batchSize
         let relayed: Int
         do {
-            relayed = try await relay { try OutboxStore.take(limit: limit, on: $0) }
+            relayed = try await relay { try OutboxQueries.take(limit: limit, on: $0) }
         } catch where [.rowData, .lockTimeLimit].contains(StoreError(classifying: error)?.code) {
             logger.warn("relay batch failed on a row; relaying row by row", ["error": .error(error)])
             return try await relayRowByRow()
@@ -102,12 +102,12 @@ public final class OutboxRelay: PeriodicService {
                 let rows = try take(connection)
                 let streamIDs = Array(Set(rows.compactMap(\.streamID)))
                 if waitingForStreams {
-                    try StreamStateStore.lockStreams(streamIDs, on: connection)
-                } else if try !StreamStateStore.tryLockStreams(streamIDs, on: connection) {
+                    try StreamStateQueries.lockStreams(streamIDs, on: connection)
+                } else if try !StreamStateQueries.tryLockStreams(streamIDs, on: connection) {
                     throw StreamsHeld()
                 }
-                let states = try StreamStateStore.load(streamIDs, on: connection)
-                return (rows: rows, states: states, now: try StreamStateStore.now(on: connection))
+                let states = try StreamStateQueries.load(streamIDs, on: connection)
+                return (rows: rows, states: states, now: try StreamStateQueries.now(on: connection))
             }
             guard !claimed.rows.isEmpty else { return 0 }
             let operations = claimed.rows.flatMap { $0.plan(with: planner, states: claimed.states, now: claimed.now) }
@@ -115,9 +115,9 @@ public final class OutboxRelay: PeriodicService {
             let ids = claimed.rows.map(\.id)
             let planned = Array(claimed.states.keys)
             try await transaction.run { connection in
-                try OutboxStore.delete(ids, on: connection)
+                try OutboxQueries.delete(ids, on: connection)
                 // A stream fixed by its writer plans again: it leaves the quarantine.
-                try QuarantineStore.remove(.stream, keys: planned, on: connection)
+                try QuarantineQueries.remove(.stream, keys: planned, on: connection)
             }
             return claimed.rows.count
         }
@@ -128,14 +128,14 @@ public final class OutboxRelay: PeriodicService {
     /// planner holds stays for the next pass (without waiting for it), and so do the later rows of that stream.
     private func relayRowByRow() async throws -> Int {
         let limit = batchSize
-        let rows = try await session.run { try OutboxStore.peek(limit: limit, on: $0) }
+        let rows = try await session.run { try OutboxQueries.peek(limit: limit, on: $0) }
         var handled = 0
         var heldStreams: Set<String> = []
         for row in rows {
             if let stream = row.streamID, heldStreams.contains(stream) { continue }
             do {
                 let id = row.id
-                handled += try await relay(waitingForStreams: false) { try OutboxStore.take(id: id, on: $0) }
+                handled += try await relay(waitingForStreams: false) { try OutboxQueries.take(id: id, on: $0) }
             } catch is StreamsHeld {
                 if let stream = row.streamID { heldStreams.insert(stream) }
                 logger.info("stream held by another writer; its rows wait", ["stream_id": .string(row.streamID ?? ""), "outbox_id": "\(row.id)"])
@@ -150,12 +150,12 @@ public final class OutboxRelay: PeriodicService {
 
     /// Records the row (by its stream when it has one) in the quarantine and removes it from the outbox.
     private func quarantine(id: Int64, streamID: String?, reason: String) async throws {
-        let kind: QuarantineStore.Kind = streamID == nil ? .outbox : .stream
+        let kind: QuarantineQueries.Kind = streamID == nil ? .outbox : .stream
         let key = streamID ?? String(id)
         try await session.transaction { transaction in
             try await transaction.run { connection in
-                try QuarantineStore.record(kind, key: key, foundBy: "relay", reason: reason, on: connection)
-                try OutboxStore.delete([id], on: connection)
+                try QuarantineQueries.record(kind, key: key, foundBy: "relay", reason: reason, on: connection)
+                try OutboxQueries.delete([id], on: connection)
             }
         }
         metrics.quarantined.increment(labels: "relay")

@@ -12,14 +12,14 @@ import Telemetry
 /// no row for is left as Redis has it. Also sets `countdown_queue_paused{kind}` from PostgreSQL.
 public final class PauseMirror: PeriodicService {
     public let name = "pause-mirror"
-    let database: any WorkerServiceStore
+    let database: any WorkerServiceData
     let queue: any DelayQueue
     let metrics: WorkerMetrics
     let logger: Logger
     let interval: Duration
     private let failing = Locked(false)
 
-    public init(database: any WorkerServiceStore, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
+    public init(database: any WorkerServiceData, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
         self.interval = interval
         self.database = database
         self.queue = queue

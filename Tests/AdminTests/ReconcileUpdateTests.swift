@@ -23,12 +23,12 @@ import Testing
 
             // An update for an older planned start clears nothing; the one for the current start does.
             let planned = try await fixture.plannedStart(of: "ru1")
-            try await fixture.db.withConnection { try ProgressStore.markUpdateDone("ru1", planned: planned.addingTimeInterval(-600), on: $0) }
+            try await fixture.db.withConnection { try ProgressQueries.markUpdateDone("ru1", planned: planned.addingTimeInterval(-600), on: $0) }
             #expect(try await fixture.admin("reconcile", "--json", "--dry-run").json(Reconciler.Report.self).added["update"] == nil,
                     "the job is still there")
             try await fixture.queue.cancel([update])
             #expect(try await fixture.admin("reconcile", "--json", "--dry-run").json(Reconciler.Report.self).added["update"] == 1)
-            try await fixture.db.withConnection { try ProgressStore.markUpdateDone("ru1", planned: planned, on: $0) }
+            try await fixture.db.withConnection { try ProgressQueries.markUpdateDone("ru1", planned: planned, on: $0) }
             let again = try await fixture.admin("reconcile", "--json")
             #expect(try again.json(Reconciler.Report.self).added["update"] == nil)
         }

@@ -11,7 +11,7 @@ import TestSupport
 @Suite struct StatsCommandTests {
     /// Streams in three statuses, recent and old start results, a sent reminder, one dead letter, three delayed
     /// jobs and one due now. The streams start in two hours: `stats` runs with `nearStart`, a two-hour lead, so
-    /// their start windows are open and their decisions are the last hour's (`FleetStatsStore`).
+    /// their start windows are open and their decisions are the last hour's (`FleetStatsQueries`).
     static func arrange(_ fixture: AdminFixture) async throws {
         try await fixture.deadLetter("mystery:1")
         for (id, status) in [("st1", "scheduled"), ("st2", "scheduled"), ("st3", "cancelled"), ("st4", "started")] {

@@ -4,8 +4,8 @@ import TestSupport
 
 /// Plays the app on every iOS phone of scenario 20, as docs/integration.md tells the app to: 0.2-6 s after an activity
 /// starts (one in ten 8-15 s) it registers the activity's runtime token with its activity id as a session, with the
-/// API's session registration (`SessionStore.register`); at that moment it ends every other activity of the same stream
-/// on the phone at once and deletes that activity's session by its id (`SessionStore.removeOwn`, the API's `DELETE
+/// API's session registration (`SessionQueries.register`); at that moment it ends every other activity of the same stream
+/// on the phone at once and deletes that activity's session by its id (`SessionQueries.removeOwn`, the API's `DELETE
 /// …?activityId=`) — except on phones in `withoutDuplicateEnding` (an app version without it: the backend must then
 /// update and end both activities). A phone away registers and deletes when it comes back.
 final class PhoneApp {
@@ -80,12 +80,12 @@ final class PhoneApp {
             // As the API's session handlers write them: registrations, then the app's deletes of the activities it ended.
             var refused = 0
             for session in registrations {
-                let outcome = try SessionStore.register(stream: session.stream, device: session.device, user: session.user,
+                let outcome = try SessionQueries.register(stream: session.stream, device: session.device, user: session.user,
                                                         token: session.token, activity: session.activity, on: connection)
                 refused += outcome == .registered ? 0 : 1
             }
             for delete in removals {
-                refused += try SessionStore.removeOwn(stream: delete.stream, device: delete.device, user: delete.user, activity: delete.activity,
+                refused += try SessionQueries.removeOwn(stream: delete.stream, device: delete.device, user: delete.user, activity: delete.activity,
                                                       on: connection) == nil ? 0 : 1
             }
             return refused

@@ -101,8 +101,8 @@ struct ConsoleFixture {
         try await client.query(statement, parameters).first?.decode(0, as: T.self)
     }
 
-    func auditRows() async throws -> [AuditStore.Entry] {
-        try await client.withConnection { try AuditStore.list(limit: 100, on: $0) }
+    func auditRows() async throws -> [AuditQueries.Entry] {
+        try await client.withConnection { try AuditQueries.list(limit: 100, on: $0) }
     }
 
     /// Ledger rows of the seed's stream: both of u1's starts sent `minutesAgo` minutes ago.

@@ -40,7 +40,7 @@ struct ConsoleIntegrationTests {
                 VALUES ('s1', 'd2', 'u1', 'sent', now() - interval '3 minutes')
                 """)
             try await console.client.transaction {
-                try DeviceTokenStore.clear([.init(device: "d1", token: .pushToStart, value: "pts-token-bbbbbbbbbbbb-PTSLAST8",
+                try DeviceTokenQueries.clear([.init(device: "d1", token: .pushToStart, value: "pts-token-bbbbbbbbbbbb-PTSLAST8",
                                                   reason: "BadDeviceToken", stream: "s1")], on: $0)
             }
             let before = await console.get("/streams/s1")
@@ -85,7 +85,7 @@ struct ConsoleIntegrationTests {
             #expect(((json.json["charts"] as? [String: Any])?["pushes"] as? [Any])?.count == 2)
 
             try await console.client.withConnection {
-                _ = try PauseStore.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM incident", on: $0)
+                _ = try PauseQueries.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM incident", on: $0)
             }
             let paused = await console.get("/")
             #expect(paused.body.contains("<section class=\"verdict paused\"") && paused.body.contains("reminder paused by countdown-admin (alice): FCM incident"))
@@ -343,7 +343,7 @@ struct ConsoleIntegrationTests {
         try await ConsoleFixture.with { console in
             let token = await console.csrfToken(for: "/pause")
             #expect(await console.post("/pause", form: [("csrf_token", token), ("kind", "start"), ("reason", "APNs incident")]).status == 200)
-            let rows = try await console.client.withConnection { try PauseStore.all(on: $0) }
+            let rows = try await console.client.withConnection { try PauseQueries.all(on: $0) }
             #expect(rows.map { [$0.kind, $0.actor, $0.reason] } == [["start", "countdown-console (ada)", "APNs incident"]])
             #expect(rows.first?.paused == true)
             #expect(try await console.queue.pausedKinds().isEmpty, "the console leaves Redis to the workers' mirror")
@@ -356,7 +356,7 @@ struct ConsoleIntegrationTests {
 
             // A pause countdown-admin wrote shows the same way, and the console's resume lifts it.
             try await console.client.withConnection {
-                _ = try PauseStore.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM quota", on: $0)
+                _ = try PauseQueries.pause(kinds: ["reminder"], actor: "countdown-admin (alice)", reason: "FCM quota", on: $0)
             }
             #expect(await console.get("/").body.contains("countdown-admin (alice)"))
             #expect((await console.get("/resume", json: true)).json["count"] as? Int == 2)
@@ -364,7 +364,7 @@ struct ConsoleIntegrationTests {
             let resumed = await console.post("/resume", form: [("csrf_token", token), ("kind", ""), ("reason", "over")])
             #expect(resumed.status == 200 && resumed.body.contains("2 paused kind(s)"))
             #expect(((await console.get("/", json: true)).json["paused"] as? [Any])?.isEmpty == true)
-            let after = try await console.client.withConnection { try PauseStore.all(on: $0) }
+            let after = try await console.client.withConnection { try PauseQueries.all(on: $0) }
             #expect(after.allSatisfy { !$0.paused && $0.actor == "countdown-console (ada)" })
             #expect(after.count == CountdownJob.Kind.allCases.count, "resuming every kind records each, as countdown-admin resume does")
         }

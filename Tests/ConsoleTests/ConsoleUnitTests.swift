@@ -63,13 +63,13 @@ struct ConsoleRulesTests {
         #expect(TokenMask.mask("short") == "…")
         #expect(TokenMask.mask("0123456789abcdef") == "…", "16 characters or fewer: masked whole")
         #expect(TokenMask.mask("0123456789abcdefg") == "…9abcdefg")
-        let device = ConsoleReadStore.Device(
+        let device = ConsoleReadQueries.Device(
             deviceID: "d", userID: "u", platform: "ios", fcmToken: "fcm-0123456789-ABCDEFGH", pushToStartToken: "pts-0123456789-12345678",
             timezone: nil, locale: nil, createdAt: Date(), updatedAt: Date())
         let page = ConsolePages.Device(device: device, startDecisions: [], sessions: [
-            ConsoleReadStore.Session(streamID: "s", deviceID: "d", userID: "u", token: "runtime-0123456789-RUNTIME1", updatedAt: Date()),
+            ConsoleReadQueries.Session(streamID: "s", deviceID: "d", userID: "u", token: "runtime-0123456789-RUNTIME1", updatedAt: Date()),
         ], invalidations: [
-            ConsoleReadStore.Invalidation(id: 1, deviceID: "d", token: "fcm", value: "old-0123456789-OLDVALUE", reason: "unregistered", streamID: nil,
+            ConsoleReadQueries.Invalidation(id: 1, deviceID: "d", token: "fcm", value: "old-0123456789-OLDVALUE", reason: "unregistered", streamID: nil,
                                           invalidatedAt: Date(), restoredAt: nil),
         ]).masked()
         #expect(page.device.fcmToken == "…ABCDEFGH")

@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// The rule end to end, through the API. The store's own decisions: CountdownStoreTests/DeviceOwnershipStoreTests.
+/// The rule end to end, through the API. The store's own decisions: CountdownStoreTests/DeviceOwnershipQueriesTests.
 @Suite("Device ownership is decided in the write")
 struct DeviceOwnershipTests {
     static func body(_ device: String, _ fcm: String) -> [String: Any] { ["token": fcm, "platform": "ios", "deviceId": device] }

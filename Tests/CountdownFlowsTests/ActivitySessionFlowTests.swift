@@ -47,7 +47,7 @@ import Testing
                     SELECT 's', user_id, device_id, 'sent', now() - interval '1 minute' FROM devices
                     """)
                 for (device, token, activity) in [("d1", "run-a", "A"), ("d1", "run-b", "B"), ("d2", "run-c", "C")] {
-                    #expect(try SessionStore.register(stream: "s", device: device, user: "u1", token: token, activity: activity, on: connection)
+                    #expect(try SessionQueries.register(stream: "s", device: device, user: "u1", token: token, activity: activity, on: connection)
                             == .registered)
                 }
             }

@@ -212,7 +212,7 @@ import TestSupport
             startedLedger = try await Self.ledger(client)
             _ = gateway.takeAll()
 
-            let states = try await client.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            let states = try await client.withConnection { try StreamStateQueries.load(["s"], on: $0) }
             #expect(states["s"]?.hasSessions == true, "a started Android countdown counts as a session: the end job is planned")
 
             try await client.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
@@ -228,7 +228,7 @@ import TestSupport
 
             _ = try await off.handle(.end(stream: "s"))
             #expect(gateway.takeAll().isEmpty, "an end is final")
-            let after = try await client.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            let after = try await client.withConnection { try StreamStateQueries.load(["s"], on: $0) }
             #expect(after["s"]?.hasSessions == false)
         }
         #expect(startedLedger == ["c-and=sent/0", "c-ios=sent/0", "g-and=sent/0", "g-none=skipped:no_fcm_token/0"])
@@ -313,9 +313,9 @@ import TestSupport
             try await db.execute("""
                 UPDATE countdown_start_ledger SET status = 'sending', claimed_until = now() + interval '30 seconds' WHERE device_id = 'g-and'
                 """)
-            let states = try await db.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            let states = try await db.withConnection { try StreamStateQueries.load(["s"], on: $0) }
             try await db.execute("DELETE FROM countdown_start_ledger WHERE device_id = 'c-and'")
-            let onlyInFlight = try await db.withConnection { try StreamStateStore.load(["s"], on: $0) }
+            let onlyInFlight = try await db.withConnection { try StreamStateQueries.load(["s"], on: $0) }
             #expect(states["s"]?.hasSessions == true && onlyInFlight["s"]?.hasSessions == true, "a start in flight plans the update")
             try await db.execute("UPDATE streams SET planned_start_at = planned_start_at + interval '5 minutes' WHERE id = 's'")
             let waiting = try await handler.handle(.update(stream: "s"))

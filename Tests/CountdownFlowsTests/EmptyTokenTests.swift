@@ -22,8 +22,8 @@ import TestSupport
             }
             let read = try await client.withConnection { c in
                 (candidates: try StartLedger.candidates(["s"], scope: .stream, on: c).map(\.1),
-                 sessions: try SessionStore.sessions("s", devices: nil, on: c),
-                 recipients: try ReminderStore.recipients(["u"], on: c))
+                 sessions: try SessionQueries.sessions("s", devices: nil, on: c),
+                 recipients: try ReminderQueries.recipients(["u"], on: c))
             }
             let blank = try #require(read.candidates.first { $0.deviceID == "blank" })
             #expect(blank.fcmToken == nil && blank.pushToStartToken == nil)

@@ -6,7 +6,7 @@ import Foundation
 
 /// The flows' store seams without a database: `planStarts`, `ledgerOwners` and `expire` answer as the test sets
 /// them (every call recorded); any other call fails the run with `Unexpected`.
-final class FakeFlowStores: FlowStores, StartOutcomeStore {
+final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     struct Unexpected: Error { var call: String }
 
     /// One `planStarts` call as the fake saw it.
@@ -20,9 +20,9 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     /// What each `planStarts` call does, by its index (past the end: nothing decided, nothing planned).
     let planAnswers: Locked<[@Sendable (@Sendable ([StartLedger.Key]) -> Void) throws -> [String: HandlerOutcome]]>
     let streamsWithRows: Set<String>
-    let expiry: StreamStore.Expiry
+    let expiry: StreamQueries.Expiry
 
-    init(streamsWithRows: Set<String> = [], expiry: StreamStore.Expiry = .missing,
+    init(streamsWithRows: Set<String> = [], expiry: StreamQueries.Expiry = .missing,
          planAnswers: [@Sendable (@Sendable ([StartLedger.Key]) -> Void) throws -> [String: HandlerOutcome]] = []) {
         self.streamsWithRows = streamsWithRows
         self.expiry = expiry
@@ -46,47 +46,47 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
         return (index < answers.count ? try answers[index](noteClaims) : [:], [:])
     }
 
-    func expire(_ stream: String, expireAfter: Int, tolerance: Double) async throws -> StreamStore.Expiry { expiry }
+    func expire(_ stream: String, expireAfter: Int, tolerance: Double) async throws -> StreamQueries.Expiry { expiry }
 
     func claimStarts(_ streams: [String], scope: FanoutScope, seconds: Int, owner: String?, owners: (dead: [String], alive: [String]),
                      limit: Int, noteClaims: @escaping @Sendable ([StartLedger.Key]) -> Void) async throws -> [StartLedger.Claim] {
         throw Unexpected(call: "claimStarts")
     }
     func markStartsDone(_ planned: [String: Date], asking unknown: [String]) async throws -> Set<String> { throw Unexpected(call: "markStartsDone") }
-    func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenStore.Invalidation]) async throws -> [StartLedger.Refused] {
+    func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenQueries.Invalidation]) async throws -> [StartLedger.Refused] {
         throw Unexpected(call: "settle")
     }
-    func streamsInStartWindow(of member: StreamStore.Member, lead: Int) async throws -> [String] { throw Unexpected(call: "streamsInStartWindow") }
+    func streamsInStartWindow(of member: StreamQueries.Member, lead: Int) async throws -> [String] { throw Unexpected(call: "streamsInStartWindow") }
 
     func endClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "endClaimOwners") }
     func sessions(of stream: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? { throw Unexpected(call: "sessions") }
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int { throw Unexpected(call: "endsAccepted") }
-    func settleEnds(_ stream: String, refused: [DeviceTokenStore.Invalidation], finished: [Session], done: [Session],
-                    failed: [EndDeliveryLedger.Failure], windowSeconds: Int, claimed: [String]) async throws
-        -> (deleted: Int, ledger: EndDeliveryLedger.Outcome) { throw Unexpected(call: "settleEnds") }
+    func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
+                    failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String]) async throws
+        -> (deleted: Int, ledger: EndDeliveryQueries.Outcome) { throw Unexpected(call: "settleEnds") }
     func claimRetired(stream: String, device: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow?, retired: [RetiredSessionStore.Retired], total: Int) { throw Unexpected(call: "claimRetired") }
+        -> (stream: StreamSnapshotRow?, retired: [RetiredSessionQueries.Retired], total: Int) { throw Unexpected(call: "claimRetired") }
     func finishRetired(stream: String, device: String, tokens: [String]) async throws -> Int { throw Unexpected(call: "finishRetired") }
-    func settleRetired(stream: String, device: String, refused: [DeviceTokenStore.Invalidation], done: [String],
-                       failed: [RetiredSessionStore.Failure], windowSeconds: Int) async throws -> EndDeliveryLedger.Outcome {
+    func settleRetired(stream: String, device: String, refused: [DeviceTokenQueries.Invalidation], done: [String],
+                       failed: [RetiredSessionQueries.Failure], windowSeconds: Int) async throws -> EndDeliveryQueries.Outcome {
         throw Unexpected(call: "settleRetired")
     }
     func updateClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "updateClaimOwners") }
-    func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws -> ProgressStore.UpdateClaim {
+    func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws -> ProgressQueries.UpdateClaim {
         throw Unexpected(call: "claimUpdate")
     }
     func releaseUpdate(_ stream: String, claim: String) async throws { throw Unexpected(call: "releaseUpdate") }
     func plannedStart(_ stream: String) async throws -> Date? { throw Unexpected(call: "plannedStart") }
     func markUpdateDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markUpdateDone") }
     func retireOutlived(_ stream: String, devices: [String]) async throws { throw Unexpected(call: "retireOutlived") }
-    func sessionsToUpdate(_ stream: String) async throws -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryStore.Knowledge)? {
+    func sessionsToUpdate(_ stream: String) async throws -> (stream: StreamSnapshotRow, sessions: [Session], known: SessionDeliveryQueries.Knowledge)? {
         throw Unexpected(call: "sessionsToUpdate")
     }
     func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws {
         throw Unexpected(call: "updatesAccepted")
     }
-    func settleUpdates(_ stream: String, refused: [DeviceTokenStore.Invalidation], accepted: [Session], shown: Date) async throws {
+    func settleUpdates(_ stream: String, refused: [DeviceTokenQueries.Invalidation], accepted: [Session], shown: Date) async throws {
         throw Unexpected(call: "settleUpdates")
     }
 
@@ -96,12 +96,12 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
     func reminderProgress(_ stream: String) async throws -> (doneFor: Date?, followFor: Date?) { throw Unexpected(call: "reminderProgress") }
     func markReminderFollow(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markReminderFollow") }
     func reminderChunk(_ stream: String, after cursor: String, through: String?, limit: Int) async throws
-        -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderStore.Recipient]) { throw Unexpected(call: "reminderChunk") }
+        -> (stream: StreamSnapshotRow?, users: [String], recipients: [ReminderQueries.Recipient]) { throw Unexpected(call: "reminderChunk") }
     func reminderClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "reminderClaimOwners") }
     func claimReminders(_ stream: String, planned: Date, leadSeconds: Int, devices: [(device: String, user: String)], seconds: Int,
-                        owner: String?, deadOwners: [String]) async throws -> ReminderDeliveryStore.Claim { throw Unexpected(call: "claimReminders") }
+                        owner: String?, deadOwners: [String]) async throws -> ReminderDeliveryQueries.Claim { throw Unexpected(call: "claimReminders") }
     func remindersDelivered(_ stream: String, claim: Int64, sent: [String]) async throws { throw Unexpected(call: "remindersDelivered") }
-    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenStore.Invalidation], claim: Int64?, sent: [String]) async throws {
+    func settleReminders(_ stream: String, users: [String], refused: [DeviceTokenQueries.Invalidation], claim: Int64?, sent: [String]) async throws {
         throw Unexpected(call: "settleReminders")
     }
     func markRemindersDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markRemindersDone") }
@@ -114,13 +114,13 @@ final class FakeFlowStores: FlowStores, StartOutcomeStore {
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? {
         throw Unexpected(call: "claimCountdownsToUpdate")
     }
-    func countdownsAccepted(_ accepted: [AndroidCountdownStore.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
+    func countdownsAccepted(_ accepted: [AndroidCountdownQueries.Settlement], stream: String, plannedStart: Date?, ended: Bool) async throws {
         throw Unexpected(call: "countdownsAccepted")
     }
-    func settleCountdowns(_ settlements: [String: [AndroidCountdownStore.Settlement]], refused: [DeviceTokenStore.Invalidation],
+    func settleCountdowns(_ settlements: [String: [AndroidCountdownQueries.Settlement]], refused: [DeviceTokenQueries.Invalidation],
                           plannedStart: Date?) async throws { throw Unexpected(call: "settleCountdowns") }
-    func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownStore.Settlement], refused: [DeviceTokenStore.Invalidation],
-                             done: [String], failed: [EndDeliveryLedger.Failure], windowSeconds: Int) async throws -> EndDeliveryLedger.Outcome {
+    func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
+                             done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int) async throws -> EndDeliveryQueries.Outcome {
         throw Unexpected(call: "settleCountdownEnds")
     }
 }

@@ -51,7 +51,7 @@ import Testing
 
     @Test func theExpiryIsReadAsTheStoreAnswers() async throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let answers: [(StreamStore.Expiry, HandlerOutcome)] = [
+        let answers: [(StreamQueries.Expiry, HandlerOutcome)] = [
             (.expired, .done(detail: "stream expired")),
             (.missing, .skipped(reason: "stream_missing")),
             (.notScheduled(status: "live"), .skipped(reason: "stream_live")),

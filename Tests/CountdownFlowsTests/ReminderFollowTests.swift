@@ -24,7 +24,7 @@ import Testing
     /// Whether the planner, from what the relay and the reconciler read, queues the stream's reminder job.
     static func plansReminder(_ db: PostgresClient) async throws -> Bool {
         let (states, now) = try await db.withConnection { connection in
-            (try StreamStateStore.load(["s"], on: connection), try StreamStateStore.now(on: connection))
+            (try StreamStateQueries.load(["s"], on: connection), try StreamStateQueries.now(on: connection))
         }
         let state = try #require(states["s"])
         return JobPlanner(settings: FlowSettings(reminderLeadSeconds: 600)).planStream(state, now: now)

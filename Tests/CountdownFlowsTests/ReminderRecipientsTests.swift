@@ -72,7 +72,7 @@ import TestSupport
     @Test func recipientsAreEveryDeviceWithATokenAndThePreferenceInTheUsersOrder() async throws {
         try await Self.withUsers { client in
             let users = ["a-en", "b-tr", "c-off", "d-none", "e-on", "missing"]
-            let recipients = try await client.withConnection { try ReminderStore.recipients(users, on: $0) }
+            let recipients = try await client.withConnection { try ReminderQueries.recipients(users, on: $0) }
             let rows = recipients.map { "\($0.user) \($0.device ?? "-") \($0.fcmToken ?? "-") \($0.locale ?? "-") \($0.userLocale ?? "-") \($0.enabled)" }
             #expect(rows.count == 6)
             #expect(Set(rows.prefix(2)) == ["a-en a1 fcm-a1 - en true", "a-en a2 fcm-a2 tr-TR en true"], "both devices with a token, not the empty one")
@@ -82,7 +82,7 @@ import TestSupport
                 "d-none - - - en true",  // no device: one row without one
                 "e-on e1 fcm-e1 en-GB tr true",
             ], "a user missing from users is left out")
-            #expect(try await client.withConnection { try ReminderStore.recipients([], on: $0) }.isEmpty)
+            #expect(try await client.withConnection { try ReminderQueries.recipients([], on: $0) }.isEmpty)
         }
     }
 
@@ -91,8 +91,8 @@ import TestSupport
             try await client.execute("UPDATE stream_reminders SET status = 'cancelled' WHERE user_id = 'c-off'")
             try await client.withConnection { c in
                 // Out of order, with a cancelled reminder, a user between the others left out, and a user of another stream.
-                try ReminderStore.markSent("s", users: ["e-on", "a-en", "c-off", "z-other"], on: c)
-                try ReminderStore.markSent("s", users: [], on: c)
+                try ReminderQueries.markSent("s", users: ["e-on", "a-en", "c-off", "z-other"], on: c)
+                try ReminderQueries.markSent("s", users: [], on: c)
             }
             #expect(try await Self.statuses(client) == [
                 "s/a-en": "sent", "s/b-tr": "active", "s/c-off": "cancelled", "s/d-none": "active", "s/e-on": "sent", "t/z-other": "active",

@@ -23,7 +23,7 @@ import TestSupport
             defer { deleter.close() }
             let claim = try await deleter.transaction { transaction -> Task<[String], any Error> in
                 _ = try await transaction.run { try $0.execute("DELETE FROM live_activity_sessions WHERE stream_id = 's' AND device_id = 'd1'") }
-                let claim = Task { try await client.withConnection { try SessionStore.claimEnds("s", device: nil, seconds: 30, on: $0) } }
+                let claim = Task { try await client.withConnection { try SessionQueries.claimEnds("s", device: nil, seconds: 30, on: $0) } }
                 try await waitUntil("the claim waits for the deleting transaction") {
                     try await client.withConnection { c in
                         try c.query("""

@@ -17,12 +17,12 @@ import Testing
                     VALUES ('s', 'd1', now() + interval '1 hour', 'gone'), ('s', 'd2', now() + interval '1 hour', 'alive')
                     """)
             }
-            let owners = try await client.withConnection { try SessionStore.endClaimOwners("s", except: "me", on: $0) }
+            let owners = try await client.withConnection { try SessionQueries.endClaimOwners("s", except: "me", on: $0) }
             #expect(Set(owners) == ["gone", "alive"])
-            let none = try await client.transaction { try SessionStore.claimEnds("s", device: nil, seconds: 60, owner: "me", on: $0) }
+            let none = try await client.transaction { try SessionQueries.claimEnds("s", device: nil, seconds: 60, owner: "me", on: $0) }
             #expect(none.isEmpty, "unexpired claims of workers not known dead are kept")
             let taken = try await client.transaction {
-                try SessionStore.claimEnds("s", device: nil, seconds: 60, owner: "me", deadOwners: ["gone"], on: $0)
+                try SessionQueries.claimEnds("s", device: nil, seconds: 60, owner: "me", deadOwners: ["gone"], on: $0)
             }
             #expect(taken == ["d1"])
             let holders: [String] = try await client.query("SELECT device_id || '=' || claimed_by AS h FROM countdown_session_end_claims ORDER BY 1")

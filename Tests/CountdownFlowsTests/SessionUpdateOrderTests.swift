@@ -30,12 +30,12 @@ import Testing
         try await SessionUpdateTests.with { handler, db, gateway in
             try await SessionUpdateTests.reschedule(db, by: 20)
             let held = try await db.withConnection {
-                try ProgressStore.claimUpdate("s", claim: "other-run", seconds: 30, owner: "w-other", deadOwners: [], on: $0)
+                try ProgressQueries.claimUpdate("s", claim: "other-run", seconds: 30, owner: "w-other", deadOwners: [], on: $0)
             }
             #expect(held == .claimed)
             #expect(try await handler.handle(.update(stream: "s")) == .reschedule(after: SessionFanout.updateRecheck, reason: "update_running_elsewhere"))
             #expect(gateway.sent.value.isEmpty, "nothing sent while another run holds the stream")
-            _ = try await db.withConnection { try ProgressStore.releaseUpdate("s", claim: "other-run", on: $0) }
+            _ = try await db.withConnection { try ProgressQueries.releaseUpdate("s", claim: "other-run", on: $0) }
             guard case .done = try await handler.handle(.update(stream: "s")) else { Issue.record("expected done"); return }
             #expect(gateway.sent.value.count == 4)
             let claim = try await db.query("SELECT update_claim FROM countdown_stream_progress WHERE stream_id = 's'")[0].decode("update_claim", as: String?.self)

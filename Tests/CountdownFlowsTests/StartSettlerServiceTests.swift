@@ -11,7 +11,7 @@ import Testing
 /// the database refuses within the grace period, and stops (releasing its waiters) when cancelled at the deadline.
 @Suite(.timeLimit(.minutes(1))) struct StartSettlerServiceTests {
     /// Records what it is asked to write; fails the first `failing` writes (-1: every write).
-    final class Store: StartOutcomeStore {
+    final class Store: StartOutcomeSettling {
         struct Refused: Error {}
         let written = Locked([StartLedger.Settlement]())
         let attempts = Locked(0)
@@ -19,7 +19,7 @@ import Testing
 
         init(failing: Int = 0) { self.failing = failing }
 
-        func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenStore.Invalidation]) async throws -> [StartLedger.Refused] {
+        func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenQueries.Invalidation]) async throws -> [StartLedger.Refused] {
             let attempt = attempts.withLock { count -> Int in
                 count += 1
                 return count

@@ -22,7 +22,7 @@ import Testing
             #expect(outcomes["bad"] == .skipped(reason: "unreadable_stream"))
             #expect(outcomes["good"] == .done(detail: "sent 1 of 1 claimed, 1 devices considered"))
             #expect(gateway.sent.value == ["fcm-a1"])
-            let quarantined = try await db.withConnection { try QuarantineStore.list(on: $0) }
+            let quarantined = try await db.withConnection { try QuarantineQueries.list(on: $0) }
             #expect(quarantined.map { "\($0.key) \($0.foundBy)" } == ["bad start"])
         }
     }

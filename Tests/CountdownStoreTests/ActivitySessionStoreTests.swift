@@ -13,7 +13,7 @@ import Testing
 
     static func register(_ token: String, activity: String?, device: String = "phone", on client: PostgresClient) async throws {
         let outcome = try await client.transaction {
-            try SessionStore.register(stream: "s", device: device, user: "u", token: token, activity: activity, on: $0)
+            try SessionQueries.register(stream: "s", device: device, user: "u", token: token, activity: activity, on: $0)
         }
         #expect(outcome == .registered)
     }
@@ -29,7 +29,7 @@ import Testing
     }
 
     static func remove(_ activity: String?, on client: PostgresClient) async throws {
-        let refusal = try await client.transaction { try SessionStore.removeOwn(stream: "s", device: "phone", user: "u", activity: activity, on: $0) }
+        let refusal = try await client.transaction { try SessionQueries.removeOwn(stream: "s", device: "phone", user: "u", activity: activity, on: $0) }
         #expect(refusal == nil)
     }
 
@@ -44,7 +44,7 @@ import Testing
             try await Self.register("run-b2", activity: "B", on: client)
             #expect(try await Self.activities(client) == ["newest phone B run-b2", "older phone A run-a2"], "a new token replaces its activity's")
 
-            let sessions = try await client.withConnection { try SessionStore.sessions("s", devices: nil, on: $0) }
+            let sessions = try await client.withConnection { try SessionQueries.sessions("s", devices: nil, on: $0) }
             #expect(sessions.map { "\($0.device) \($0.activity) \($0.activityToken)" }.sorted() == ["phone A run-a2", "phone B run-b2"])
 
             try await Self.register("run-x", activity: nil, on: client)
@@ -79,11 +79,11 @@ import Testing
             try await client.seed(Self.rows)
             try await Self.register("run-a", activity: "A", on: client)
             try await Self.register("run-b", activity: "B", on: client)
-            let all = try await client.withConnection { try SessionStore.sessions("s", devices: nil, on: $0) }
+            let all = try await client.withConnection { try SessionQueries.sessions("s", devices: nil, on: $0) }
             let newest = all.filter { $0.activity == "B" }
-            #expect(try await client.transaction { try SessionStore.delete("s", newest, on: $0) } == 1)
+            #expect(try await client.transaction { try SessionQueries.delete("s", newest, on: $0) } == 1)
             #expect(try await Self.activities(client) == ["newest phone A run-a"])
-            #expect(try await client.transaction { try SessionStore.delete("s", all, on: $0) } == 1)
+            #expect(try await client.transaction { try SessionQueries.delete("s", all, on: $0) } == 1)
             #expect(try await Self.activities(client) == [])
 
             // An older activity left without its device's row (its newest went with a refused token) gets it back
@@ -91,7 +91,7 @@ import Testing
             try await Self.register("run-a", activity: "A", on: client)
             try await Self.register("run-b", activity: "B", on: client)
             try await client.execute("DELETE FROM live_activity_sessions")
-            try await client.withConnection { try SessionStore.adoptOrphans("s", device: nil, on: $0) }
+            try await client.withConnection { try SessionQueries.adoptOrphans("s", device: nil, on: $0) }
             #expect(try await Self.activities(client) == ["newest phone A run-a"])
         }
     }

@@ -23,16 +23,16 @@ import Testing
         try await StoreDatabase.with(prefix: "store_android_assumed") { client in
             try await client.seed(Self.rows)
             #expect(try await client.lines("""
-                SELECT (SELECT count(*) \(AndroidCountdownStore.liveRows))::text FROM streams s WHERE s.id = 's'
+                SELECT (SELECT count(*) \(AndroidCountdownQueries.liveRows))::text FROM streams s WHERE s.id = 's'
                 """) == ["2"], "both countdowns keep the stream's update and end jobs wanted")
-            let claimed = try await client.transaction { try AndroidCountdownStore.claimLive("s", seconds: 60, owner: "w1", on: $0) }
+            let claimed = try await client.transaction { try AndroidCountdownQueries.claimLive("s", seconds: 60, owner: "w1", on: $0) }
             #expect(claimed.map(\.device).sorted() == ["accepted", "restored"])
             #expect(claimed.first { $0.device == "restored" }?.shown(PlannedStartTimeline(moves: [], current: .now)) == nil,
                     "what a restored start shows is not known: the update goes")
-            let elsewhere = try await client.transaction { try AndroidCountdownStore.claimedElsewhere("s", owner: "w2", on: $0) }
+            let elsewhere = try await client.transaction { try AndroidCountdownQueries.claimedElsewhere("s", owner: "w2", on: $0) }
             #expect(elsewhere == 2)
             try await client.transaction {
-                try AndroidCountdownStore.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "ended") }, on: $0)
+                try AndroidCountdownQueries.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "ended") }, on: $0)
             }
             #expect(try await client.lines("""
                 SELECT concat_ws(' ', device_id, status, coalesce(android_end_reason, '-')) FROM countdown_start_ledger ORDER BY 1
@@ -55,12 +55,12 @@ import Testing
                     ('s', 'u', 'inflight', 'sending', 'alive', now() + interval '1 minute');
                 """)
             #expect(try await client.lines("""
-                SELECT (SELECT count(*) \(AndroidCountdownStore.liveRows))::text FROM streams s WHERE s.id = 's'
+                SELECT (SELECT count(*) \(AndroidCountdownQueries.liveRows))::text FROM streams s WHERE s.id = 's'
                 """) == ["2"], "both keep the stream's end job wanted")
-            let claimed = try await client.transaction { try AndroidCountdownStore.claimLive("s", seconds: 60, owner: "w1", on: $0) }
+            let claimed = try await client.transaction { try AndroidCountdownQueries.claimLive("s", seconds: 60, owner: "w1", on: $0) }
             #expect(claimed.map(\.device) == ["dead"], "the start still in flight is waited for, not ended")
             try await client.transaction {
-                try AndroidCountdownStore.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "cancelled") }, on: $0)
+                try AndroidCountdownQueries.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "cancelled") }, on: $0)
             }
             #expect(try await client.lines("""
                 SELECT concat_ws(' ', device_id, coalesce(android_end_reason, '-')) FROM countdown_start_ledger ORDER BY 1

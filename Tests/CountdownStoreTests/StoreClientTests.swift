@@ -7,12 +7,12 @@ import Testing
 @Suite struct StoreClientTests {
     @Test func settlingWritesTheOutcomesAndClearsTheRefusedTokensInOneGo() async throws {
         try await StoreDatabase.with(prefix: "store_client") { client in
-            try await client.seed(DeviceTokenStoreTests.rows + """
+            try await client.seed(DeviceTokenQueriesTests.rows + """
                 INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, claimed_until, claimed_by) VALUES
                     ('s', 'u', 'd1', 'sending', now() + interval '1 minute', 'me'),
                     ('s', 'u', 'd3', 'sending', now() + interval '1 minute', 'me');
                 """)
-            let store: any StartOutcomeStore = StoreClient(client)
+            let store: any StartOutcomeSettling = StoreClient(client)
             let key = { (device: String) in StartLedger.Claim(.init(stream: "s", user: "u", device: device), generation: 1) }
             let notWritten = try await store.settle([
                 StartLedger.Settlement(key("d1"), owner: "me", status: .sent, reason: nil),
@@ -21,7 +21,7 @@ import Testing
             #expect(try await client.lines("""
                 SELECT device_id || ' ' || status || ' ' || (claimed_until IS NULL) FROM countdown_start_ledger ORDER BY device_id
                 """) == ["d1 sent true", "d3 failed true"])
-            #expect(try await DeviceTokenStoreTests.devices(client).contains("d3 - same"))
+            #expect(try await DeviceTokenQueriesTests.devices(client).contains("d3 - same"))
             #expect(notWritten.isEmpty)
         }
     }

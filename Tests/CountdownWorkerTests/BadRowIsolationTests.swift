@@ -26,8 +26,8 @@ import TestSupport
                         logger: Logger(level: .error, sink: CapturingLogSink()), batchSize: batchSize)
         }
 
-        func quarantine() async throws -> [QuarantineStore.Entry] {
-            try await client.withConnection { try QuarantineStore.list(on: $0) }
+        func quarantine() async throws -> [QuarantineQueries.Entry] {
+            try await client.withConnection { try QuarantineQueries.list(on: $0) }
         }
 
         func hasJob(_ kind: CountdownJob.Kind, _ stream: String) async throws -> Bool {
@@ -107,7 +107,7 @@ import TestSupport
             let other = PostgresSession(configuration: fixture.database.configuration)
             defer { other.close() }
             let relayed = try await other.transaction { transaction in
-                try await transaction.run { try StreamStateStore.lockStreams(["s-held"], on: $0) }
+                try await transaction.run { try StreamStateQueries.lockStreams(["s-held"], on: $0) }
                 return try await relay.relayOnce()
             }
             #expect(relayed == 1)

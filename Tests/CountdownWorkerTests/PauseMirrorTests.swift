@@ -11,8 +11,8 @@ import TestSupport
 
 /// The pause state in PostgreSQL and its mirror in the queue (SPEC 10.3).
 @Suite struct PauseMirrorTests {
-    static func entry(_ kind: String, paused: Bool, reason: String = "") -> PauseStore.Entry {
-        PauseStore.Entry(kind: kind, paused: paused, actor: "test", reason: reason, since: Date(timeIntervalSince1970: 0))
+    static func entry(_ kind: String, paused: Bool, reason: String = "") -> PauseQueries.Entry {
+        PauseQueries.Entry(kind: kind, paused: paused, actor: "test", reason: reason, since: Date(timeIntervalSince1970: 0))
     }
 
     @Test func thePlanPausesWhatPostgreSQLHoldsPausedAndResumesWhatItResumed() {
@@ -28,17 +28,17 @@ import TestSupport
         try await TestDatabase.withFresh(prefix: "pause") { _, client in
             _ = try await Migrator().migrate(client)
             try await client.withConnection { connection in
-                let first = try PauseStore.pause(kinds: ["start", "end"], actor: "alice", reason: "wrong project", on: connection)
+                let first = try PauseQueries.pause(kinds: ["start", "end"], actor: "alice", reason: "wrong project", on: connection)
                 #expect(first.map(\.kind) == ["end", "start"] && first.allSatisfy { $0.paused && $0.actor == "alice" })
                 _ = try connection.execute("UPDATE countdown_pause SET since = since - interval '1 hour'")
-                let again = try PauseStore.pause(kinds: ["start"], actor: "bob", reason: "still wrong", on: connection)
+                let again = try PauseQueries.pause(kinds: ["start"], actor: "bob", reason: "still wrong", on: connection)
                 #expect(again.first?.actor == "bob" && again.first?.reason == "still wrong")
                 #expect(try #require(again.first).since < Date().addingTimeInterval(-3000), "a kind paused again keeps its since")
-                #expect(try PauseStore.resume(kinds: nil, actor: "carol", on: connection).map(\.kind) == ["end", "start"])
-                #expect(try PauseStore.paused(on: connection).isEmpty)
-                #expect(try PauseStore.resume(kinds: ["reminder"], actor: "carol", on: connection).map(\.paused) == [false],
+                #expect(try PauseQueries.resume(kinds: nil, actor: "carol", on: connection).map(\.kind) == ["end", "start"])
+                #expect(try PauseQueries.paused(on: connection).isEmpty)
+                #expect(try PauseQueries.resume(kinds: ["reminder"], actor: "carol", on: connection).map(\.paused) == [false],
                         "a resume is recorded also for a kind not known yet")
-                #expect(try PauseStore.all(on: connection).map(\.actor) == ["carol", "carol", "carol"])
+                #expect(try PauseQueries.all(on: connection).map(\.actor) == ["carol", "carol", "carol"])
             }
         }
     }
@@ -51,14 +51,14 @@ import TestSupport
             let queue = InMemoryDelayQueue()
             let metrics = WorkerMetrics()
             let mirror = PauseMirror(database: StoreClient(client), queue: queue, metrics: metrics, logger: Logger(level: .error, sink: CapturingLogSink()))
-            _ = try await client.withConnection { try PauseStore.pause(kinds: ["start"], actor: "alice", reason: "incident", on: $0) }
+            _ = try await client.withConnection { try PauseQueries.pause(kinds: ["start"], actor: "alice", reason: "incident", on: $0) }
             try await queue.pause(kinds: ["end"], reason: "made before PostgreSQL held pauses")
             try await mirror.syncOnce()
             #expect(try await queue.pausedKinds().map(\.kind) == ["end", "start"])
             #expect(try await queue.pausedKinds().first { $0.kind == "start" }?.reason == "incident")
             #expect(metrics.queuePaused.value(labels: "start") == 1 && metrics.queuePaused.value(labels: "end") == 0,
                     "the gauge is PostgreSQL's state")
-            _ = try await client.withConnection { try PauseStore.resume(kinds: ["start"], actor: "console", on: $0) }
+            _ = try await client.withConnection { try PauseQueries.resume(kinds: ["start"], actor: "console", on: $0) }
             try await mirror.syncOnce()
             #expect(try await queue.pausedKinds().map(\.kind) == ["end"])
             #expect(metrics.queuePaused.value(labels: "start") == 0)
@@ -72,7 +72,7 @@ import TestSupport
             _ = try await client.withConnection { connection in
                 try connection.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ('s-1', 'One', now() + interval '30 minutes')")
                 try connection.execute("DELETE FROM countdown_outbox")
-                try PauseStore.pause(kinds: ["start"], actor: "alice", reason: "", on: connection)
+                try PauseQueries.pause(kinds: ["start"], actor: "alice", reason: "", on: connection)
             }
             let queue = InMemoryDelayQueue()
             let session = PostgresSession(configuration: database.configuration)

@@ -15,7 +15,7 @@ import TestSupport
 /// the backend's, in batches; one worker of the fleet runs it per interval.
 @Suite struct PrunerTests {
     /// Every table the pruner empties, and the backend's, by name.
-    static let streamTables = RetentionStore.StreamTable.all.map(\.name)
+    static let streamTables = RetentionQueries.StreamTable.all.map(\.name)
     static let backendTables = ["streams", "users", "devices", "stream_participants", "stream_reminders"]
 
     @Test func deletesOnlyWhatHasAgedOutAndNeverAScheduledStreamsRows() async throws {

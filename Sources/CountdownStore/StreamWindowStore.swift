@@ -1,8 +1,0 @@
-/// The seam of the handlers that look at streams by their time windows: the backfill and the expiry.
-public protocol StreamWindowStore: Sendable {
-    /// The streams in their start window in which `member` takes part (a backfill's streams).
-    func streamsInStartWindow(of member: StreamStore.Member, lead: Int) async throws -> [String]
-
-    /// Expires `stream` if it is still scheduled long after its planned start (`StreamStore.expire`).
-    func expire(_ stream: String, expireAfter: Int, tolerance: Double) async throws -> StreamStore.Expiry
-}

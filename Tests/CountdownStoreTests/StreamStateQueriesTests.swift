@@ -1,0 +1,81 @@
+import CountdownDomain
+import CountdownStore
+import Postgres
+import Testing
+
+/// `StreamStateQueries.load`: what the planner knows of a stream, read with a few index probes per stream whatever the
+/// size of the tables (the outbox relay runs it for every batch).
+@Suite struct StreamStateQueriesTests {
+    /// Streams with 3,000 active reminders, 3,000 live iOS ledger rows on another stream, Android countdowns live,
+    /// ended and in flight, and an iOS session.
+    static let seed = """
+        INSERT INTO users (id, display_name) SELECT 'u' || i, 'U' || i FROM generate_series(1, 3000) i;
+        INSERT INTO devices (device_id, user_id, platform, push_to_start_token) SELECT 'd' || i, 'u' || i, 'ios', 'pts' || i
+            FROM generate_series(1, 3000) i;
+        INSERT INTO devices (device_id, user_id, platform, fcm_token) VALUES
+            ('a1', 'u1', 'android', 'fcm-a1'), ('a2', 'u2', 'android', 'fcm-a2'), ('a3', 'u3', 'android', 'fcm-a3'),
+            ('a4', 'u4', 'android', 'fcm-a4');
+        INSERT INTO streams (id, title, planned_start_at)
+            SELECT id, id, now() + interval '1 hour'
+            FROM unnest(ARRAY['popular', 'quiet', 'other', 'android-live', 'android-ended', 'android-starting', 'android-stale',
+                              'ios-session']) AS id;
+        INSERT INTO stream_reminders (stream_id, user_id) SELECT 'popular', 'u' || i FROM generate_series(1, 3000) i;
+        INSERT INTO stream_reminders (stream_id, user_id, status) VALUES ('quiet', 'u1', 'sent');
+        INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, sent_at)
+            SELECT 'other', 'u' || i, 'd' || i, 'sent', now() FROM generate_series(1, 3000) i;
+        INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status, sent_at, android_ended_at, claimed_until) VALUES
+            ('android-live', 'u1', 'd1', 'sent', now(), NULL, NULL),
+            ('android-live', 'u1', 'a1', 'sent', now(), NULL, NULL),
+            ('android-ended', 'u2', 'a2', 'sent', now(), now(), NULL),
+            ('android-starting', 'u3', 'a3', 'sending', NULL, NULL, now() + interval '1 minute'),
+            ('android-stale', 'u4', 'a4', 'sending', NULL, NULL, now() - interval '1 minute');
+        INSERT INTO live_activity_sessions (stream_id, device_id, user_id, activity_id, live_activity_token)
+            VALUES ('ios-session', 'd5', 'u5', 'act-5', 'tok-5');
+        DELETE FROM countdown_outbox;
+        """
+
+    @Test func knowsRemindersAndSessionsOfEveryKind() async throws {
+        try await StoreDatabase.with(prefix: "store_state") { client in
+            try await client.seed(Self.seed)
+            let states = try await client.withConnection { connection in
+                try StreamStateQueries.load(["popular", "quiet", "other", "android-live", "android-ended", "android-starting",
+                                           "android-stale", "ios-session", "gone"], on: connection)
+            }
+            #expect(Set(states.keys) == ["popular", "quiet", "other", "android-live", "android-ended", "android-starting",
+                                         "android-stale", "ios-session"])
+            #expect(states.filter(\.value.hasActiveReminders).keys.sorted() == ["popular"], "a sent reminder is not active")
+            #expect(states.filter(\.value.hasSessions).keys.sorted() == ["android-live", "android-starting", "ios-session"],
+                    "iOS ledger rows are no session; an ended Android countdown and an expired start claim are none either")
+        }
+    }
+
+    /// The regression of the Android countdown: `has_reminders` and the Android `EXISTS` were planned as hashed
+    /// subqueries that read every active reminder and every live ledger row (each joined with its device) for each
+    /// batch. Counted with the transaction's table and index statistics: rows and index entries read.
+    @Test func readsOnlyItsOwnStreamsRows() async throws {
+        try await StoreDatabase.with(prefix: "store_state_cost") { client in
+            try await client.seed(Self.seed)
+            let read = try await client.transaction { connection -> [String: Int] in
+                // The relay's steady state: a prepared statement's generic plan.
+                try connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                for _ in 0..<3 {
+                    _ = try StreamStateQueries.load(["popular", "quiet", "android-live", "android-ended", "android-starting", "ios-session"],
+                                                  on: connection)
+                }
+                let rows = try connection.query("""
+                    SELECT t.relname AS name,
+                           (coalesce(t.seq_tup_read, 0) + coalesce((SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid))
+                                                                    FROM pg_index i WHERE i.indrelid = t.relid), 0))::bigint AS n
+                    FROM pg_stat_xact_user_tables t
+                    WHERE t.relname IN ('stream_reminders', 'countdown_start_ledger', 'devices')
+                    """)
+                var read: [String: Int] = [:]
+                for row in rows { read[try row.decode("name", as: String.self)] = try row.decode("n", as: Int.self) }
+                return read
+            }
+            for table in ["stream_reminders", "countdown_start_ledger", "devices"] {
+                #expect((read[table] ?? 0) <= 3 * 12, "\(table): \(read[table] ?? 0) rows or index entries read for 3 loads of 6 streams")
+            }
+        }
+    }
+}
