@@ -6,6 +6,7 @@ import Foundation
 import Postgres
 import PushPayloads
 import Telemetry
+import TestSupport
 import Testing
 
 /// SPEC 12.5 in the flows, against a real PostgreSQL and Apple's channel API in memory: one channel per stream

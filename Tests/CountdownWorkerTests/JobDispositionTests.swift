@@ -2,6 +2,7 @@ import CountdownDomain
 @testable import CountdownWorker
 @testable import DelayQueue
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct JobDispositionTests {
