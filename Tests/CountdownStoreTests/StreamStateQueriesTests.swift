@@ -44,8 +44,8 @@ import Testing
             #expect(Set(states.keys) == ["popular", "quiet", "other", "android-live", "android-ended", "android-starting",
                                          "android-stale", "ios-session"])
             #expect(states.filter(\.value.hasActiveReminders).keys.sorted() == ["popular"], "a sent reminder is not active")
-            #expect(states.filter(\.value.hasSessions).keys.sorted() == ["android-live", "android-starting", "ios-session"],
-                    "iOS ledger rows are no session; an ended Android countdown and an expired start claim are none either")
+            #expect(states.filter(\.value.hasSessions).keys.sorted() == ["android-live", "android-stale", "android-starting", "ios-session"],
+                    "iOS ledger rows are no session; an ended Android countdown is none; a start left sending under an expired claim (its worker killed after FCM's answer) may be showing")
         }
     }
 

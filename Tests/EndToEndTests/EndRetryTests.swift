@@ -25,7 +25,10 @@ import TestSupport
             let delay = end.receivedAt.timeIntervalSince(cancelled)
             #expect(delay >= 19 && delay < 30, "end accepted \(delay) s after the cancel")
         }
-        #expect(try await system.query("SELECT count(*) AS n FROM live_activity_sessions WHERE stream_id = 's1'")[0].decode("n", as: Int.self) == 0)
+        // The worker deletes the ended sessions after the answer the fake has recorded: wait for its write.
+        try await waitUntil(timeout: .seconds(10), "the ended sessions deleted") {
+            try await system.query("SELECT count(*) AS n FROM live_activity_sessions WHERE stream_id = 's1'")[0].decode("n", as: Int.self) == 0
+        }
         await system.stop()
     }
 }
