@@ -10,6 +10,8 @@ public struct StreamState: Sendable, Equatable {
     /// The planned start for which the reminder fan-out completed, if it did.
     public var reminderDoneFor: Date?
     public var hasActiveReminders: Bool
+    /// Running activities an update or end reaches: runtime sessions, live Android countdowns, or a broadcast
+    /// channel in use (its activities register no session).
     public var hasSessions: Bool
     /// The planned start whose update push running activities still need (set when the start moved).
     public var updatePendingFor: Date?

@@ -7,6 +7,10 @@ import Postgres
 public enum BroadcastChannels {
     static let columns = "id, stream_id, state, channel_id, attempts, last_error, used_at, shown_start_at, ended_at, delete_after"
 
+    /// True when the stream `s` has a channel in use (a start went on it, no end yet): its activities registered no
+    /// session, so this stands for them where the planner asks whether a stream has sessions. Uses the one-per-stream index.
+    static let inUseCondition = "(SELECT true FROM countdown_broadcast_channels c WHERE c.stream_id = s.id AND c.state = 'in_use' LIMIT 1)"
+
     /// States whose rows count against `APNS_BROADCAST_MAX_CHANNELS`: every one that has, or may have, a channel at Apple.
     static let alive = "('intent', 'created', 'in_use', 'deleting')"
 

@@ -1,11 +1,13 @@
 import Postgres
 
-/// The streams the reconciler checks: scheduled ones not long past expiry, and ended ones with sessions left.
+/// The streams the reconciler checks: scheduled ones not long past expiry, and ended ones with sessions left (or a
+/// broadcast channel still in use: its activities have had no end).
 public enum ReconcileQueries {
     private static let candidate = """
         ((s.status = 'scheduled' AND s.planned_start_at + make_interval(secs => $1) > now() - interval '1 day')
          OR (s.status <> 'scheduled' AND (EXISTS (SELECT 1 FROM live_activity_sessions l WHERE l.stream_id = s.id)
-                                          OR EXISTS (SELECT 1 FROM countdown_activity_sessions a WHERE a.stream_id = s.id))))
+                                          OR EXISTS (SELECT 1 FROM countdown_activity_sessions a WHERE a.stream_id = s.id)
+                                          OR \(BroadcastChannels.inUseCondition))))
         """
 
     /// How many streams a full run checks.

@@ -9,13 +9,15 @@ public enum StreamStateQueries {
         // Each flag is the first row of an index range of its stream (`ORDER BY` the index's next column, `LIMIT 1`):
         // an `IN` or `EXISTS` may be planned as a hashed subquery that reads every active reminder of the streams
         // (100,000 for a popular one) or every live row of the start ledger joined with its device, for every
-        // batch the relay plans.
+        // batch the relay plans. Activities started on a broadcast channel register no session: a channel in use
+        // counts as sessions, or a stream whose every activity is on its channel would get no end and no update.
         let rows = try connection.query("""
             SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for, p.update_pending_for,
                    coalesce((SELECT true FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active'
                              ORDER BY r.user_id LIMIT 1), false) AS has_reminders,
                    coalesce((SELECT true FROM live_activity_sessions l WHERE l.stream_id = s.id ORDER BY l.device_id LIMIT 1)
-                            OR \(AndroidCountdownQueries.liveCondition), false) AS has_sessions
+                            OR \(AndroidCountdownQueries.liveCondition)
+                            OR \(BroadcastChannels.inUseCondition), false) AS has_sessions
             FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id
             WHERE s.id = ANY($1::text[])
             """, [PostgresTextArray(ids)])

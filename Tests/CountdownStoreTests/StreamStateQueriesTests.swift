@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// Activities started on a broadcast channel register no session: a channel in use stands for them (the stream's
+    /// end and updates are planned); one only created, or retired by the end, does not.
+    @Test func aBroadcastChannelInUseCountsAsSessions() async throws {
+        try await StoreDatabase.with(prefix: "store_state_channel") { client in
+            try await client.seed("""
+                INSERT INTO streams (id, title, planned_start_at, status)
+                    SELECT id, id, now() + interval '1 hour', 'cancelled' FROM unnest(ARRAY['in-use', 'created', 'ended']) AS id;
+                INSERT INTO countdown_broadcast_channels (stream_id, state, channel_id) VALUES
+                    ('in-use', 'in_use', 'ch-1'), ('created', 'created', 'ch-2'), ('ended', 'deleting', 'ch-3');
+                DELETE FROM countdown_outbox;
+                """)
+            let (states, candidates) = try await client.withConnection { connection in
+                (try StreamStateQueries.load(["in-use", "created", "ended"], on: connection),
+                 try ReconcileQueries.page(after: "", limit: 10, expireAfter: 3600, on: connection))
+            }
+            #expect(states.filter(\.value.hasSessions).keys.sorted() == ["in-use"])
+            #expect(candidates == ["in-use"], "an ended stream whose channel is still in use is reconciled (its end planned)")
+        }
+    }
+
     /// The regression of the Android countdown: `has_reminders` and the Android `EXISTS` were planned as hashed
     /// subqueries that read every active reminder and every live ledger row (each joined with its device) for each
     /// batch. Counted with the transaction's table and index statistics: rows and index entries read.
