@@ -17,6 +17,11 @@ final class BenchChildren: Sendable {
         self.pidsPath = pidsPath
     }
 
+    /// The children of a benchmark scripts/bench-system started: noted where COUNTDOWN_BENCH_PIDS says.
+    static func ofThisBenchmark() -> BenchChildren {
+        BenchChildren(pidsPath: ProcessInfo.processInfo.environment["COUNTDOWN_BENCH_PIDS"])
+    }
+
     func record(_ pid: Int32, executable: String) {
         pids.withLock { $0.append(pid) }
         guard let pidsPath, let handle = FileHandle(forWritingAtPath: pidsPath) ?? Self.created(pidsPath) else { return }

@@ -38,3 +38,9 @@ func printResult(_ values: [String: Double]) {
     let body = values.keys.sorted().map { "\"\($0)\": \(values[$0]!)" }.joined(separator: ", ")
     FileHandle.standardOutput.write(Data("RESULT {\(body)}\n".utf8))
 }
+
+/// Prints `usage` and the error on stderr; returns the usage error's exit status (2).
+func usageError(_ usage: String, _ error: any Error) -> Int32 {
+    FileHandle.standardError.write(Data("\(usage)\nerror: \(error)\n".utf8))
+    return 2
+}

@@ -31,10 +31,9 @@ enum SoakBench {
             out = parsed.out
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
-            FileHandle.standardError.write(Data("\(usage)\nerror: \(error)\n".utf8))
-            return 2
+            return usageError(usage, error)
         }
-        let children = BenchChildren(pidsPath: ProcessInfo.processInfo.environment["COUNTDOWN_BENCH_PIDS"])
+        let children = BenchChildren.ofThisBenchmark()
         let signalSources = children.stopOnSignals()
         defer { withExtendedLifetime(signalSources) {} }
         progress("soak: \(Int(options.seconds / 60)) min, a stream every \(1 / options.streamsPerSecond) s, RETENTION_DAYS \(options.retentionDays), "

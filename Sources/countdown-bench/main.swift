@@ -14,6 +14,8 @@ let usage = """
                (run it through scripts/bench system, which starts the servers)
       soak     the fleet under steady churn with a short retention, a reading per interval and a flat-or-not verdict
                (run it through scripts/soak, which starts the servers)
+      broadcast the end of one stream with 100,000 activities on its APNs broadcast channel, against the fake APNs
+               (run it through scripts/bench broadcast, which starts the servers)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,6 +29,8 @@ case "system":
     status = await SystemBench.main(Array(arguments.dropFirst()))
 case "soak":
     status = await SoakBench.main(Array(arguments.dropFirst()))
+case "broadcast":
+    status = await BroadcastBench.main(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     print(usage)
     status = 0
