@@ -16,6 +16,8 @@ public enum StreamStateQueries {
                    coalesce((SELECT true FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active'
                              ORDER BY r.user_id LIMIT 1), false) AS has_reminders,
                    coalesce((SELECT true FROM live_activity_sessions l WHERE l.stream_id = s.id ORDER BY l.device_id LIMIT 1)
+                            OR (SELECT true FROM countdown_activity_sessions a WHERE a.stream_id = s.id
+                                ORDER BY a.device_id, a.activity_id LIMIT 1)
                             OR \(AndroidCountdownQueries.liveCondition)
                             OR \(BroadcastChannels.inUseCondition), false) AS has_sessions
             FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id

@@ -51,6 +51,24 @@ import Testing
 
     /// Activities started on a broadcast channel register no session: a channel in use stands for them (the stream's
     /// end and updates are planned); one only created, or retired by the end, does not.
+    /// An older activity of a device (SPEC 12.1) lives in `countdown_activity_sessions` alone once the newest one's
+    /// session is deleted (`DELETE …?activityId=`): it still needs the stream's update and end.
+    @Test func anOlderActivityAloneCountsAsSessions() async throws {
+        try await StoreDatabase.with(prefix: "store_state_older") { client in
+            try await client.seed("""
+                INSERT INTO users (id, display_name) VALUES ('u', 'U');
+                INSERT INTO devices (device_id, user_id, platform, push_to_start_token) VALUES ('d', 'u', 'ios', 'pts');
+                INSERT INTO streams (id, title, planned_start_at) VALUES ('older', 'O', now() + interval '1 hour'),
+                    ('none', 'N', now() + interval '1 hour');
+                INSERT INTO countdown_activity_sessions (stream_id, device_id, activity_id, user_id, live_activity_token)
+                    VALUES ('older', 'd', 'act-1', 'u', 'tok-1');
+                DELETE FROM countdown_outbox;
+                """)
+            let states = try await client.withConnection { try StreamStateQueries.load(["older", "none"], on: $0) }
+            #expect(states.filter(\.value.hasSessions).keys.sorted() == ["older"])
+        }
+    }
+
     @Test func aBroadcastChannelInUseCountsAsSessions() async throws {
         try await StoreDatabase.with(prefix: "store_state_channel") { client in
             try await client.seed("""
