@@ -10,8 +10,11 @@ import TestSupport
 @Suite(.serialized) struct APNsBroadcastCrashTests {
     @Test func aWorkerKilledWhileCreatingChannelsLeavesOnePerStream() async throws {
         let apns = try await FakeAPNsProcess()
+        // The keeper deletes orphans on its second round after the takeover (it notes them, then deletes them), so
+        // the test runs past the streams' planned start (45 s): they stay `scheduled` throughout (no expiry, no end
+        // broadcast retiring their channels), or the channels recorded would be those of ended streams.
         let system = try await CountdownSystem(settings: apns.workerEnvironment.merging([
-            "START_LEAD_SECONDS": "60", "REMINDER_TRANSPORT": "off", "APNS_BROADCAST": "on",
+            "START_LEAD_SECONDS": "60", "REMINDER_TRANSPORT": "off", "APNS_BROADCAST": "on", "EXPIRE_AFTER_SECONDS": "3600",
         ]) { $1 })
         let streams = (1...12).map { "s\($0)" }
         for (index, stream) in streams.enumerated() {
@@ -48,15 +51,18 @@ import TestSupport
         let orphans = atKill.subtracting(try await system.query("SELECT channel_id FROM countdown_broadcast_channels WHERE channel_id IS NOT NULL")
             .map { try $0.decode("channel_id", as: String.self) })
         #expect(!orphans.isEmpty, "the dead worker left channels created at APNs and never recorded")
-        // Orphans are deleted once unnamed for twice the hold: moved back too, until the keeper's rounds deleted them.
-        try await waitUntil(timeout: .seconds(120), every: .seconds(1), "one channel per stream at the fake APNs") {
-            try await system.execute("UPDATE countdown_broadcast_orphans SET first_seen_at = now() - interval '10 minutes'")
-            return try await APNsBroadcastFlowTests.channels(apns).count == streams.count
+        // Orphans are deleted once unnamed for twice the hold: theirs moved back too (only theirs: a channel noted
+        // unnamed while its creator recorded it must keep its grace), until the keeper's rounds deleted them all.
+        try await waitUntil(timeout: .seconds(120), every: .seconds(1), "the orphans deleted at the fake APNs") {
+            try await system.execute("UPDATE countdown_broadcast_orphans SET first_seen_at = now() - interval '10 minutes' WHERE channel_id = ANY($1)",
+                                     [PostgresTextArray(Array(orphans))])
+            return orphans.isDisjoint(with: Set(try await APNsBroadcastFlowTests.channels(apns)))
         }
         let recorded = try await system.query("SELECT channel_id FROM countdown_broadcast_channels WHERE state IN ('created', 'in_use')")
             .map { try $0.decode("channel_id", as: String.self) }
-        #expect(Set(recorded) == Set(try await APNsBroadcastFlowTests.channels(apns)), "the channels at APNs are the recorded ones")
-        #expect(orphans.isDisjoint(with: Set(try await APNsBroadcastFlowTests.channels(apns))), "the orphans were deleted")
+        let atAPNs = try await APNsBroadcastFlowTests.channels(apns)
+        #expect(atAPNs.count == streams.count, "one channel per stream at APNs: \(atAPNs.count)")
+        #expect(Set(recorded) == Set(atAPNs), "the channels at APNs are the recorded ones")
         let perStream = try await system.query("""
             SELECT count(*)::int AS n FROM countdown_broadcast_channels WHERE state IN ('intent', 'created', 'in_use') GROUP BY stream_id
             """).map { try $0.decode("n", as: Int.self) }
