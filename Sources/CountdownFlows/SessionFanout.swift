@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import Foundation
@@ -40,6 +41,8 @@ struct SessionFanout: Sendable {
                                       reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
         }
         var retryAfter: Duration?
+        // Devices refused with a `Retry-After`: no end job sends to them before it has passed (SPEC 10.1).
+        var holding: [String: Duration] = [:]
         var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
             recovery.note(delivery)
@@ -58,7 +61,10 @@ struct SessionFanout: Sendable {
                 failed("rejected")
             case .retry(let after, _):
                 failed("retry")
-                if let after { retryAfter = max(retryAfter ?? .zero, after) }
+                if let after {
+                    retryAfter = max(retryAfter ?? .zero, after)
+                    holding[session.device] = max(holding[session.device] ?? .zero, after)
+                }
             case .configurationError:
                 failed("config")
                 retryAfter = max(retryAfter ?? .zero, .seconds(60))
@@ -67,7 +73,8 @@ struct SessionFanout: Sendable {
         let done = delivered + deadTokens
         let claimed = sessions.map(\.device)
         let (deletedLate, ledger) = try await context.sessions.settleEnds(streamID, refused: refused, finished: delivered, done: done, failed: failures,
-                                                                          windowSeconds: EndDeliveryQueries.window(context.settings), claimed: claimed)
+                                                                          windowSeconds: EndDeliveryQueries.window(context.settings), claimed: claimed,
+                                                                          holding: holding.map { ($0.key, $0.value.timeInterval) })
         let deleted = deletedEarly + deletedLate
         for reason in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: reason)

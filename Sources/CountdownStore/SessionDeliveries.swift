@@ -20,9 +20,11 @@ public protocol SessionDeliveries: Sendable {
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int
 
     /// In one transaction: clears `refused` tokens, deletes `finished`, settles the end deliveries of `done`,
-    /// records `failed` (given up on past `windowSeconds`) and releases the end claims of `claimed`.
+    /// records `failed` (given up on past `windowSeconds`) and releases the end claims of `claimed`, but for
+    /// `holding`'s devices (refused with a `Retry-After`): their claims are held, by no worker, for its seconds.
     func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
-                    failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String]) async throws
+                    failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
+                    holding: [(device: String, seconds: Double)]) async throws
         -> (deleted: Int, ledger: EndDeliveryQueries.Outcome)
 
     /// In one transaction: claims `device`'s retired sessions of `stream`, counts them, and reads the stream (nil

@@ -138,6 +138,19 @@ public enum SessionQueries {
             """, [stream, device])
     }
 
+    /// Keeps the end claims of devices whose end push the service refused with a `Retry-After` until it has passed
+    /// (`held`: device and seconds), held by no worker: every end job of the stream (the stream's end, a late
+    /// session's end) leaves those sessions alone until then, so the `Retry-After` is honoured whichever job comes
+    /// first (SPEC 10.1). No dead-worker takeover applies to an owner-less hold; it simply expires.
+    public static func holdEndClaims(_ stream: String, held: [(device: String, seconds: Double)], on connection: PostgresConnection) throws {
+        guard !held.isEmpty else { return }
+        try connection.execute("""
+            UPDATE countdown_session_end_claims c SET claimed_until = now() + make_interval(secs => t.seconds::float8), claimed_by = NULL
+            FROM unnest($2::text[], $3::text[]) AS t(device_id, seconds)
+            WHERE c.stream_id = $1 AND c.device_id = t.device_id
+            """, [stream, PostgresTextArray(held.map(\.device)), PostgresTextArray(held.map { String($0.seconds) })])
+    }
+
     /// Releases end claims (to be retried, or re-registered with a new token meanwhile).
     public static func releaseEndClaims(_ stream: String, devices: [String], on connection: PostgresConnection) throws {
         try connection.execute(

@@ -63,7 +63,8 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
         -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? { throw Unexpected(call: "sessions") }
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int { throw Unexpected(call: "endsAccepted") }
     func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
-                    failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String]) async throws
+                    failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
+                    holding: [(device: String, seconds: Double)]) async throws
         -> (deleted: Int, ledger: EndDeliveryQueries.Outcome) { throw Unexpected(call: "settleEnds") }
     func claimRetired(stream: String, device: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow?, retired: [RetiredSessionQueries.Retired], total: Int) { throw Unexpected(call: "claimRetired") }

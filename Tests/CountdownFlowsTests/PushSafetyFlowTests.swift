@@ -123,6 +123,34 @@ import TestSupport
         }
     }
 
+    /// SPEC 10.1: a 429's `Retry-After` holds the session's end for every end job of the stream: the stream's end job
+    /// that runs meanwhile (a late session's end job met the 429) sends to the other sessions only.
+    @Test func aRetryAfterHoldsTheSessionsEndForEveryEndJob() async throws {
+        let gateway = ScriptedGateway(["run-a": .retry(after: .seconds(6), reason: "QUOTA_EXCEEDED")])
+        try await Self.with(gateway) { handler, db, _ in
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('u', 'U')")
+            try await db.execute("""
+                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
+                  ('a', 'u', 'ios', 'fcm-a', NULL), ('b', 'u', 'ios', 'fcm-b', NULL)
+                """)
+            try await db.execute("INSERT INTO streams (id, title, planned_start_at, status) VALUES ('s', 'S', now() + interval '1 minute', 'cancelled')")
+            try await db.execute("""
+                INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'a', 'u', 'run-a'), ('s', 'b', 'u', 'run-b')
+                """)
+            let first = try await handler.handle(.sessionEnd(stream: "s", device: "a"))
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after >= .seconds(6), "the job itself waits for the Retry-After")
+            _ = try await handler.handle(.end(stream: "s"))
+            #expect(gateway.sent.value == ["run-a", "run-b"], "the stream's end job leaves a's end to its Retry-After")
+            let left = try await db.query("SELECT device_id FROM live_activity_sessions").map { try $0.decode("device_id", as: String.self) }
+            #expect(left == ["a"])
+            // Once the Retry-After has passed, a's end goes again.
+            try await db.execute("UPDATE countdown_session_end_claims SET claimed_until = now() - interval '1 millisecond'")
+            _ = try await handler.handle(.end(stream: "s"))
+            #expect(gateway.sent.value == ["run-a", "run-b", "run-a"])
+        }
+    }
+
     /// viewerCount: participants and users with a reminder that is not cancelled, each person once, counted when
     /// the push is built.
     @Test func viewerCountCountsThePeopleWaiting() async throws {
