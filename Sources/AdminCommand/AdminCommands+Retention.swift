@@ -39,7 +39,7 @@ extension AdminCommands {
         guard try Confirmation.ask("Delete every row due under \(rules) now?", command: "retention", yes: parsed.has("yes")) else { return }
         let report = try await pruner.run()
         let tables = Dictionary(uniqueKeysWithValues: RetentionQueries.StreamTable.all.map { ($0.name, report.deleted[$0.name] ?? 0) }
-            + [RetentionQueries.AgedTable.audit, .tokenInvalidations].map { ($0.name, report.deleted[$0.name] ?? 0) })
+            + RetentionQueries.AgedTable.all.map { ($0.name, report.deleted[$0.name] ?? 0) })
         emit(tables, heading: "rows deleted (\(rules), \(report.streams) stream(s)):", footer: "{total} row(s) deleted in batches of \(settings.batchRows)")
     }
 }

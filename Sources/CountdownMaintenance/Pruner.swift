@@ -3,8 +3,8 @@ import Foundation
 
 /// Deletes Countdown's own rows once they have aged out (SPEC 12.3), never the backend's streams, users, devices,
 /// participants or reminders: a stream's rows (`RetentionQueries.StreamTable.all`) `RETENTION_DAYS` after it first left
-/// `scheduled`, and never while it is `scheduled`; audit rows after `AUDIT_RETENTION_DAYS`; token invalidations after
-/// `RETENTION_DAYS`. Every statement deletes at most `RETENTION_BATCH_ROWS` rows by key in its own short transaction,
+/// `scheduled`, and never while it is `scheduled`; audit rows after `AUDIT_RETENTION_DAYS`; token invalidations and
+/// unnamed broadcast channels (`RetentionQueries.AgedTable.all`) after `RETENTION_DAYS`. Every statement deletes at most `RETENTION_BATCH_ROWS` rows by key in its own short transaction,
 /// and each table is emptied batch by batch until a short batch, so nothing a burst needs is locked for long.
 /// The worker runs it once per interval fleet-wide (`PrunerService`); `countdown-admin retention` runs or previews it.
 public struct Pruner: Sendable {
@@ -48,7 +48,8 @@ public struct Pruner: Sendable {
             }
             report.streams += streams.count
         } while streams.count == Self.streamsPerPass
-        for (table, seconds) in [(RetentionQueries.AgedTable.audit, settings.auditSeconds), (.tokenInvalidations, settings.seconds)] {
+        for table in RetentionQueries.AgedTable.all {
+            let seconds = table.age(retention: settings.seconds, audit: settings.auditSeconds)
             try await inBatches(between) { try await store.deleteAged(table, olderThan: seconds, limit: $0) } counted: { count(table.name, $0) }
         }
         return report

@@ -24,7 +24,7 @@ extension StoreClient: ChannelKeeperStore {
 
     public func streamAndChannel(_ stream: String) async throws -> (stream: StreamSnapshotRow, channel: BroadcastChannel?)? {
         try await transaction(isolation: .repeatableRead) { connection in
-            guard let row = try StreamSnapshotQueries.loadCounted(stream, on: connection) else { return nil }
+            guard let row = try StreamSnapshotQueries.loadCounted(stream, leading: true, on: connection) else { return nil }
             return (row, try BroadcastChannels.usable(stream: stream, on: connection))
         }
     }

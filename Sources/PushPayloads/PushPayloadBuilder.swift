@@ -70,6 +70,25 @@ public struct PushPayloadBuilder: Sendable {
         return names
     }
 
+    /// How many leading non-blank display names (the creator's, then the guests' in order) decide every Live Activity
+    /// and Android countdown payload: joined, each at least one byte and separated by the 5-byte " • ", they are
+    /// longer than a whole payload, so every name after them is always replaced by the "…" item. A stream with
+    /// thousands of guests needs only its first names read (`leadingNamesDecide`).
+    public static let decidingNameCount: Int = {
+        let separator = PayloadFitting.separator.utf8.count
+        return (max(LiveActivityPayload.maxAPSBytes, AndroidCountdownMessage.maxDataBytes) + separator) / (separator + 1) + 1
+    }()
+
+    /// True when `stream`'s names (its creator and first guests) hold `decidingNameCount` non-blank ones: a snapshot
+    /// with only those builds the same payloads as one with every guest.
+    public static func leadingNamesDecide(_ stream: StreamSnapshot) -> Bool {
+        var nonBlank = TextFitting.trimmed(stream.creatorName).isEmpty ? 0 : 1
+        for name in stream.guestNames where nonBlank < decidingNameCount {
+            if !TextFitting.trimmed(name).isEmpty { nonBlank += 1 }
+        }
+        return nonBlank >= decidingNameCount
+    }
+
     /// Checks the stream's id and trims and caps its texts once, for every payload built from it. Throws
     /// `invalidStreamId` as the builders do.
     public func prepare(_ stream: StreamSnapshot) throws(PushPayloadError) -> PreparedStream {

@@ -66,4 +66,46 @@ import Testing
             }
         }
     }
+
+    /// A crowd of `guests` guests behind a creator, their names `name(i)` (guest i at position i).
+    static func crowd(_ guests: Int, name: String) -> String {
+        """
+        INSERT INTO users (id, display_name) VALUES ('boss', 'Boss');
+        INSERT INTO users (id, display_name) SELECT 'fan' || i, \(name) FROM generate_series(1, \(guests)) i;
+        INSERT INTO streams (id, title, planned_start_at, status) VALUES ('big', 'Big', '2030-01-02T03:04:05Z', 'cancelled');
+        INSERT INTO stream_participants (stream_id, user_id, role, position) VALUES ('big', 'boss', 'creator', 0);
+        INSERT INTO stream_participants (stream_id, user_id, role, position) SELECT 'big', 'fan' || i, 'guest', i FROM generate_series(1, \(guests)) i;
+        """
+    }
+
+    /// The end of a stream with thousands of guests reads only its first participants: enough names for every payload.
+    @Test func loadLeadingReadsTheFirstParticipantsOnly() async throws {
+        try await StoreDatabase.with(prefix: "store_snapshot_leading") { client in
+            try await client.seed(Self.crowd(5_000, name: "'Fan ' || i"))
+            let (leading, all, roles) = try await client.withConnection { connection in
+                (try StreamSnapshotQueries.loadLeading("big", on: connection), try StreamSnapshotQueries.load("big", on: connection),
+                 try StreamSnapshotQueries.roles(of: "big", users: ["fan4999", "boss", "nobody"], on: connection))
+            }
+            let first = try #require(leading)
+            let every = try #require(all)
+            let read = 2 * PushPayloadBuilder.decidingNameCount - 1
+            #expect(first.snapshot.creatorName == "Boss" && first.snapshot.guestNames == Array(every.snapshot.guestNames.prefix(read)))
+            #expect(every.snapshot.guestNames.count == 5_000 && first.roles.count == read + 1 && first.roles["fan4999"] == nil)
+            #expect(first.status == .cancelled && first.snapshot.plannedStartAt == every.snapshot.plannedStartAt)
+            #expect(roles == ["fan4999": .guest, "boss": .creator])
+            let builder = try PushPayloadBuilder()
+            #expect(try builder.end(first.snapshot, reason: .cancelled, role: nil, language: .tr, now: first.now)
+                    == builder.end(every.snapshot, reason: .cancelled, role: nil, language: .tr, now: first.now))
+            #expect(try await client.withConnection { try StreamSnapshotQueries.loadLeading("gone", on: $0) } == nil)
+        }
+    }
+
+    /// Blank names among the first do not count: too few left to decide, it reads every participant.
+    @Test func loadLeadingReadsEveryoneWhenTheFirstNamesAreBlank() async throws {
+        try await StoreDatabase.with(prefix: "store_snapshot_blank") { client in
+            try await client.seed(Self.crowd(3_000, name: "CASE WHEN i < 2000 THEN ' ' ELSE 'Fan ' || i END"))
+            let leading = try await client.withConnection { try StreamSnapshotQueries.loadLeading("big", on: $0) }
+            #expect(leading?.snapshot.guestNames.count == 3_000)
+        }
+    }
 }

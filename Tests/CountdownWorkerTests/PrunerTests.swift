@@ -38,12 +38,18 @@ import TestSupport
                     VALUES ('old-d1', 'fcm', 'tok-a', 'UNREGISTERED', now() - interval '31 days'),
                            ('old-d1', 'fcm', 'tok-b', 'UNREGISTERED', now() - interval '29 days')
                     """)
+                // Channels Apple listed unnamed: one noted 31 days ago (the keeper stopped looking), one yesterday.
+                try connection.execute("""
+                    INSERT INTO countdown_broadcast_orphans (channel_id, first_seen_at)
+                    VALUES ('orphan-old', now() - interval '31 days'), ('orphan-recent', now() - interval '1 day')
+                    """)
             }
             let before = try await Self.counts(client)
             let store = StoreClient(client)
             let pruner = Pruner(store: store, settings: RetentionSettings(days: 30, auditDays: 365, batchRows: 2))
             let due = try await pruner.preview()
             #expect(due["countdown_start_ledger"] == 3 && due["countdown_audit"] == 1 && due["countdown_token_invalidations"] == 1, "\(due)")
+            #expect(due["countdown_broadcast_channels"] == 1 && due["countdown_broadcast_orphans"] == 1, "\(due)")
 
             let heard = Locked([String: Int]())
             let report = try await pruner.run { table, rows in heard.withLock { $0[table, default: 0] += rows } }
@@ -63,6 +69,11 @@ import TestSupport
             for table in Self.backendTables { #expect(after[table] == before[table], "the backend's \(table) changed") }
             #expect(try await Self.count("countdown_audit", client) == 1)
             #expect(try await Self.count("countdown_token_invalidations", client) == 1)
+            // The aged-out stream's channel row went (its deletion at Apple never finished); the others' stay.
+            #expect(try await Self.count("countdown_broadcast_channels WHERE stream_id = 'old'", client) == 0)
+            #expect(try await Self.count("countdown_broadcast_channels", client) == 3)
+            #expect(try await Self.count("countdown_broadcast_orphans WHERE channel_id = 'orphan-recent'", client) == 1)
+            #expect(try await Self.count("countdown_broadcast_orphans", client) == 1)
             // The pruner's own record of the stream went with its rows: a row per ended stream does not pile up.
             #expect(try await Self.count("countdown_stream_ends", client) == 2)
 
@@ -160,6 +171,11 @@ import TestSupport
             SELECT $1, device_id, 'la-' || device_id, 'timeout', 3, now() FROM devices WHERE user_id = $2
             """, [id, "\(id)-u"])
         try connection.execute("INSERT INTO countdown_stream_progress (stream_id) VALUES ($1) ON CONFLICT DO NOTHING", [id])
+        // Its broadcast channel, retired and waiting for a deletion at Apple that never went through.
+        try connection.execute("""
+            INSERT INTO countdown_broadcast_channels (stream_id, state, channel_id, ended_at, delete_after)
+            VALUES ($1, 'deleting', 'channel-' || $1::text, now(), now())
+            """, [id])
         guard let endedDaysAgo else { return }
         try connection.execute("UPDATE streams SET status = 'cancelled' WHERE id = $1", [id])
         try connection.execute("UPDATE countdown_stream_ends SET left_scheduled_at = now() - make_interval(days => $2::int) WHERE stream_id = $1",

@@ -8,10 +8,7 @@ import TestSupport
 /// broadcast on the channel beside the token end of the registered session.
 @Suite(.serialized) struct APNsBroadcastFlowTests {
     @Test func aStreamEndsWithOneBroadcast() async throws {
-        let apns = try await FakeAPNsProcess()
-        let system = try await CountdownSystem(settings: apns.workerEnvironment.merging([
-            "START_LEAD_SECONDS": "30", "REMINDER_TRANSPORT": "off", "APNS_BROADCAST": "on",
-        ]) { $1 })
+        let (apns, system) = try await Self.broadcasting()
         try await system.user("creator", name: "Selin Kaya")
         try await system.device("new-iphone", user: "creator")
         try await system.device("old-iphone", user: "creator")
@@ -48,6 +45,57 @@ import TestSupport
         #expect(state == "deleting", "deleted at APNs after the end's dismissal time")
         await system.stop()
         apns.stop()
+    }
+
+    /// A stream whose every activity is on its channel (no session registered a token): a move is one update broadcast
+    /// and the cancel one end broadcast, with no token push at all.
+    @Test func aStreamWithEveryActivityOnItsChannelMovesAndEndsByBroadcastOnly() async throws {
+        let (apns, system) = try await Self.broadcasting()
+        try await system.user("creator", name: "Selin Kaya")
+        try await system.user("guest", name: "Mert Demir")
+        try await system.device("creator-iphone", user: "creator")
+        try await system.device("guest-iphone", user: "guest")
+        try await system.execute("INSERT INTO countdown_device_os (device_id, os_version, major) VALUES ('creator-iphone', '18.2', 18), ('guest-iphone', '18.0', 18)")
+        try system.startWorker()
+        // Due for its start (30 s before) a few seconds after it was written: the jobs its rows queue at once (a
+        // backfill per participant) have run by then, so one start fan-out creates the channel and starts both on it.
+        try await system.stream("s2", title: "Final", startsIn: 36, creator: "creator", guests: ["guest"])
+        let started = try await apns.waitForPushes(timeout: .seconds(40), "both starts on the channel") { pushes in
+            pushes.filter { $0.event == "start" && $0.aps["input-push-channel"] != nil }.count == 2
+        }
+        #expect(started.allSatisfy { $0.aps["input-push-token"] == nil }, "every activity is on the channel")
+        let channel = try #require(try await Self.channels(apns).first)
+        try await system.waitForIdle("the start to settle")
+        let afterStart = try await apns.pushes().map(\.seq).max() ?? 0
+
+        let moved = try await Self.pushes(after: afterStart, of: "UPDATE streams SET planned_start_at = planned_start_at + interval '10 minutes' WHERE id = 's2'",
+                                          awaiting: "update", apns, system)
+        #expect(moved.count == 1 && moved.first?.kind == "broadcast" && moved.first?.channelID == channel,
+                "one update broadcast and no token push: \(moved.map { "\($0.kind) \($0.event)" })")
+        let ended = try await Self.pushes(after: moved.map(\.seq).max() ?? afterStart, of: "UPDATE streams SET status = 'cancelled' WHERE id = 's2'",
+                                          awaiting: "end", apns, system)
+        #expect(ended.count == 1 && ended.first?.kind == "broadcast" && ended.first?.channelID == channel,
+                "one end broadcast and no token push: \(ended.map { "\($0.kind) \($0.event)" })")
+        #expect(ended.first?.contentState["endedReason"] as? String == "cancelled")
+        await system.stop()
+        apns.stop()
+    }
+
+    /// Runs `change`, waits for the `event` broadcast it causes and for the queue to be idle, and returns every push
+    /// accepted after `seq`.
+    static func pushes(after seq: Int, of change: String, awaiting event: String, _ apns: FakeAPNsProcess,
+                       _ system: CountdownSystem) async throws -> [APNsPush] {
+        try await system.execute(change)
+        try await apns.waitForPushes("the \(event) broadcast") { $0.contains { $0.seq > seq && $0.kind == "broadcast" && $0.event == event } }
+        try await system.waitForIdle("the \(event) job to finish")
+        return try await apns.pushes().filter { $0.seq > seq }
+    }
+
+    /// The fake APNs and a system whose workers push through it with broadcast channels on.
+    static func broadcasting() async throws -> (FakeAPNsProcess, CountdownSystem) {
+        let apns = try await FakeAPNsProcess()
+        let settings = apns.workerEnvironment.merging(["START_LEAD_SECONDS": "30", "REMINDER_TRANSPORT": "off", "APNS_BROADCAST": "on"]) { $1 }
+        return (apns, try await CountdownSystem(settings: settings))
     }
 
     /// The channel ids the fake APNs holds.
