@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC 12.3: the pruner gives way to bursts. Old rows come due the moment a burst's start window opens, so the
-/// pruner (`RETENTION_INTERVAL_SECONDS=1`, batches of 1,000) has them to delete while two workers send the burst's starts; the
-/// starts must go out as on time as the same burst's without old rows, run just before on the same machine (the
-/// bound: 5 s after the due second, or twice the control's last start plus 2 s on a machine too loaded for that).
+/// SPEC 12.3: the pruner gives way to bursts. Old rows come due 2 s before a burst's start window opens, so the
+/// pruner (`RETENTION_INTERVAL_SECONDS=1`, batches of 10: 10,000 statements, each followed by a rest as long
+/// as it took) is deleting them when two workers start sending the burst's starts; the starts must go out as on time
+/// as the same burst's without old rows, run just before on the same machine (the bound: 5 s after the due second, or
+/// twice the control's last start plus 2 s on a machine too loaded for that).
 /// Quick size by default (100,000 old ledger rows, 1,000 streams); `COUNTDOWN_RETENTION_FULL=1` deletes a million
 /// beside 2,000 streams (docs/reliability.md records that run).
 @Suite(.serialized) struct RetentionBurstTests {
@@ -13,6 +14,9 @@ import TestSupport
         var lateness: [Double]
         /// Old ledger rows left, sampled between the burst's first and last start.
         var oldRowsDuring: [Int]
+        /// Old ledger rows left by the newest count read wholly before the burst's first start, and by the oldest
+        /// count begun after it (nil: no such count).
+        var oldRowsAroundFirstStart: (before: Int?, after: Int?)
         var last: Double { lateness.max() ?? 0 }
         var summary: String {
             "p50 \(String(format: "%.2f", percentile(lateness, 0.5))) s, p99 \(String(format: "%.2f", percentile(lateness, 0.99))) s, "
@@ -27,20 +31,24 @@ import TestSupport
         let pruned = try await Self.burst(streams: streams, oldRows: oldRows, full: full)
         print("""
             retention burst: \(streams) starts; without old rows \(control.summary); while the pruner deletes \(oldRows) old ledger rows \
-            \(pruned.summary), old rows during the burst \(pruned.oldRowsDuring.max() ?? -1) → \(pruned.oldRowsDuring.min() ?? -1)
+            \(pruned.summary), old rows during the burst \(pruned.oldRowsDuring.max() ?? -1) → \(pruned.oldRowsDuring.min() ?? -1), \
+            around its first start \(pruned.oldRowsAroundFirstStart.before ?? -1) → \(pruned.oldRowsAroundFirstStart.after ?? -1)
             """)
         #expect((pruned.lateness.min() ?? 0) >= -0.05, "no start before its window")
         let bound = max(5, 2 * control.last + 2)
         #expect(pruned.last < bound, "the last start \(pruned.last) s after the due second (bound \(bound) s; without old rows \(control.last) s)")
-        // Due from the burst's due second, so the pruner's run overlaps the burst (giving way while starts wait).
-        #expect((pruned.oldRowsDuring.max() ?? 0) > 0, "old rows were still to delete while the burst went out")
+        // The pruner had begun (fewer old rows than inserted before the first start) and had not finished (some left
+        // after it): it was deleting when the burst began, and had to give way while starts waited.
+        let (before, after) = pruned.oldRowsAroundFirstStart
+        #expect(before.map { $0 < oldRows } == true && after.map { $0 > 0 } == true,
+                "the pruner was deleting old rows when the burst's first start went out: \(before ?? -1) → \(after ?? -1) of \(oldRows)")
     }
 
     /// A burst of `streams` starts on a system of its own, with `oldRows` ledger rows of 100 long-expired streams made
-    /// due the moment the burst's window opens (RETENTION_DAYS is 30: they left `scheduled` 30 days before it).
+    /// due 2 s before the burst's window opens (RETENTION_DAYS is 30: they left `scheduled` 30 days and 2 s before it).
     static func burst(streams: Int, oldRows: Int, full: Bool) async throws -> Burst {
         // A window of 30 s: a slow burst is late, not cut off at its planned start.
-        let system = try await CountdownSystem(settings: ["RETENTION_INTERVAL_SECONDS": "1", "RETENTION_BATCH_ROWS": "1000", "START_LEAD_SECONDS": "30"])
+        let system = try await CountdownSystem(settings: ["RETENTION_INTERVAL_SECONDS": "1", "RETENTION_BATCH_ROWS": "10", "START_LEAD_SECONDS": "30"])
         let startsIn = 30 + (full ? 20 : 9)
         if oldRows > 0 {
             try await system.execute("""
@@ -54,7 +62,7 @@ import TestSupport
         }
         try await system.burst(streams, startsIn: startsIn)
         let due = try await system.plannedStart("s1").addingTimeInterval(-Double(system.startLead))
-        try await system.execute("UPDATE countdown_stream_ends SET left_scheduled_at = $1::timestamptz - interval '30 days' WHERE stream_id LIKE 'old%'",
+        try await system.execute("UPDATE countdown_stream_ends SET left_scheduled_at = $1::timestamptz - interval '30 days 2 seconds' WHERE stream_id LIKE 'old%'",
                                  [due])
         try await system.execute("DELETE FROM countdown_outbox WHERE stream_id LIKE 'old%'")
         let remaining = { @Sendable in
@@ -62,9 +70,11 @@ import TestSupport
         }
         _ = try await system.startWorkers(2)
         let sampling = Task {
-            var samples: [(Date, Int)] = []
+            // Each count with when it was asked and when it answered: its snapshot lies between the two.
+            var samples: [(asked: Date, answered: Date, left: Int)] = []
             while !Task.isCancelled {
-                if let left = try? await remaining() { samples.append((Date(), left)) }
+                let asked = Date()
+                if let left = try? await remaining() { samples.append((asked, Date(), left)) }
                 try? await Task.sleep(for: .milliseconds(100))
             }
             return samples
@@ -76,13 +86,15 @@ import TestSupport
         let samples = await sampling.value
         let lateness = pushes.events("start").map { $0.receivedAt.timeIntervalSince(due) }
         let (first, last) = (lateness.min() ?? 0, lateness.max() ?? 0)
-        let during = samples.filter { $0.0 >= due.addingTimeInterval(first) && $0.0 <= due.addingTimeInterval(last) }.map(\.1)
+        let during = samples.filter { $0.asked >= due.addingTimeInterval(first) && $0.answered <= due.addingTimeInterval(last) }.map(\.left)
+        let firstStart = due.addingTimeInterval(first)
+        let around = (before: samples.last { $0.answered <= firstStart }?.left, after: samples.first { $0.asked >= firstStart }?.left)
         if oldRows > 0 {
             try await waitUntil(timeout: .seconds(full ? 600 : 120), "every old row deleted") { try await remaining() == 0 }
             #expect(try await system.query("SELECT count(*) AS n FROM countdown_start_ledger WHERE stream_id LIKE 's%' AND status = 'sent'")[0]
                 .decode("n", as: Int.self) == streams, "the burst's own ledger rows stay")
         }
         await system.stop()
-        return Burst(lateness: lateness, oldRowsDuring: during)
+        return Burst(lateness: lateness, oldRowsDuring: during, oldRowsAroundFirstStart: around)
     }
 }
