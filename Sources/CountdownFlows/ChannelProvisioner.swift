@@ -56,7 +56,8 @@ public struct ChannelProvisioner: Sendable {
                     logger.info("broadcast channel created", ["stream": .string(stream), "channel": .string(channelID)])
                     return channelID
                 }
-                // Taken over while Apple answered: the other caller's channel is the stream's; this one is nobody's.
+                // Taken over while Apple answered (the other caller's channel is the stream's), or quiet so long that
+                // the keeper released the claim (the channel may be an orphan being deleted): this one is nobody's.
                 _ = await setup.channels.deleteChannel(channelID)
                 setup.metrics.channelEvent("deleted")
             } catch {

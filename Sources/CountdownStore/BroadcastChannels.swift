@@ -154,8 +154,15 @@ public enum BroadcastChannels {
 
     /// Given every channel Apple lists, the orphans to delete now: listed, named by no row, and first seen unnamed at
     /// least `graceSeconds` ago (a channel whose creator is still recording it is named within seconds). Channels
-    /// no longer listed or named since are forgotten.
+    /// no longer listed or named since are forgotten. Run in one transaction, before the orphans are deleted at Apple:
+    /// a creator quiet for the grace period first loses its claim, so if an orphan is its channel, its record (which
+    /// needs the claim) fails from then on rather than name a channel being deleted. The intent's row lock orders this
+    /// with a record under way, which then names its channel before the check below reads it.
     public static func orphans(listed: [String], graceSeconds: Double, on connection: PostgresConnection) throws -> [String] {
+        try connection.execute("""
+            UPDATE countdown_broadcast_channels SET claim = NULL
+            WHERE state = 'intent' AND claim IS NOT NULL AND intent_at <= now() - make_interval(secs => $1)
+            """, [graceSeconds])
         let unnamed = try connection.query("""
             SELECT l FROM unnest($1::text[]) AS t(l) WHERE NOT EXISTS (SELECT 1 FROM countdown_broadcast_channels c WHERE c.channel_id = t.l)
             """, [PostgresTextArray(listed)]).map { try $0.decode("l", as: String.self) }

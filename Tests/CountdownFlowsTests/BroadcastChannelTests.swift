@@ -83,6 +83,28 @@ import Testing
         }
     }
 
+    /// The keeper judges a channel an orphan and deletes it at Apple after its transaction: a creator quiet past the
+    /// grace period must not name that channel afterwards (its stream would use a channel Apple no longer has).
+    @Test func aCreatorQuietPastTheOrphanGraceCannotRecordItsChannelOnceItIsAnOrphan() async throws {
+        try await MigratedDatabase.with(prefix: "bcast") { client in
+            try await client.transaction { try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1"])], on: $0) }
+            let channels = FakeChannelService()
+            let store = StoreClient(client)
+            guard case .create(let row, let claim, _) = try await store.claimChannel(stream: "s", claim: "slow-worker", maxAlive: 100, holdSeconds: 60),
+                  case .accepted(let name) = await channels.createChannel(), let channel = name else {
+                Issue.record("the first caller holds the intent and Apple creates its channel")
+                return
+            }
+            // Apple answered long ago; the creator has not recorded it since, and nobody took its intent over.
+            try await client.execute("UPDATE countdown_broadcast_channels SET intent_at = now() - interval '10 minutes'")
+            #expect(try await store.orphanChannels(listed: [channel], graceSeconds: 120).isEmpty, "noted unnamed on the first listing")
+            try await client.execute("UPDATE countdown_broadcast_orphans SET first_seen_at = now() - interval '10 minutes'")
+            #expect(try await store.orphanChannels(listed: [channel], graceSeconds: 120) == [channel], "an orphan: deleted at Apple next")
+            #expect(try await store.recordChannelCreated(row: row, claim: claim, channelID: channel) == false, "its creator can no longer name it")
+            #expect(try await Self.rows(client) == ["intent:-"])
+        }
+    }
+
     @Test func failuresAndTheLimitFallBackToTokens() async throws {
         try await MigratedDatabase.with(prefix: "bcast") { client in
             try await client.transaction { connection in
