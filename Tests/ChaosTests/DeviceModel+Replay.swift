@@ -36,7 +36,7 @@ extension DeviceModel {
         phones.returns(by: moment).flatMap { deliver($0.delivery, to: $0.device) }
     }
 
-    private func deliver(_ delivery: OfflinePhones.Return, to device: String) -> [ModelActivity] {
+    func deliver(_ delivery: OfflinePhones.Return, to device: String) -> [ModelActivity] {
         counts["replaced_away", default: 0] += delivery.replaced
         if delivery.replaced > 0 || !delivery.expired.isEmpty {
             droppedAway.insert(device)
@@ -69,6 +69,8 @@ extension DeviceModel {
             if let activity = record["liveActivityToken"]?.string.flatMap({ byToken[$0] }), let planned {
                 activity.expiredAway.insert(planned)
             }
+        case "broadcast":
+            expiredOnChannel(record, at: at)
         case "android_update", "android_end":
             let data = message["data"] ?? .null
             guard let device = record["token"]?.string.flatMap({ deviceByFCM[$0] }),
@@ -96,6 +98,9 @@ extension DeviceModel {
         case "android_start", "android_update", "android_end":
             android(String(event.dropFirst("android_".count)), record, message["data"] ?? .null, at, shownAt)
             return nil
+        case "broadcast":
+            onChannel(record, at: shownAt)
+            return nil
         default:
             count("other")
             return nil
@@ -115,42 +120,62 @@ extension DeviceModel {
             }
             let activity = open(device, stream, planned, at, shownAt, StartKey(stream: stream, token: token))
             activity.staleAt = aps["stale-date"]?.seconds
+            if let channel = aps["input-push-channel"]?.string {
+                subscribe(activity, channel: channel, since: aps["timestamp"]?.seconds ?? at, at: shownAt)
+            }
             return activity
         }
         guard let activity = byToken[token] else {
             count(event + "_unknown_token")
             return nil
         }
+        show(event, aps, sentAt: at, on: activity, byChannel: false)
+        return nil
+    }
+
+    /// Applies an update or end (`aps`, accepted at `at`) to one activity, by its token or on its channel. What
+    /// reaches an ended activity is judged: an update after the backend's end violates 5; an update by token after
+    /// the app ended the activity and deleted its session may still come within `appEndGrace`; a channel keeps
+    /// carrying the stream's updates to an activity the app ended (its newer duplicate is on the channel too).
+    func show(_ event: String, _ aps: JSONValue, sentAt at: Double, on activity: ModelActivity, byChannel: Bool) {
+        let state = aps["content-state"] ?? .null
+        let planned = state["scheduledStartAt"]?.seconds.map { Int($0) }
         if activity.ended {
             if event == "update", let appEnded = activity.endedByAppAt {
-                // The app ended it and deleted its session: an update that read the session before the delete may still come.
-                count("update_after_app_end")
-                updatesAfterAppEnd.append((activity, at - appEnded))
+                if byChannel {
+                    count("channel_update_after_app_end")
+                } else {
+                    // The app ended it and deleted its session: an update that read the session before the delete may still come.
+                    count("update_after_app_end")
+                    updatesAfterAppEnd.append((activity, at - appEnded))
+                }
             } else if event == "update" {
-                afterEnd.append((activity.device, activity.stream, event))
+                afterEnd.append((activity.device, activity.stream, byChannel ? "channel update" : event))
             } else {
-                count("end_repeated")
+                count(byChannel ? "channel_end_repeated" : "end_repeated")
             }
-            return nil
+            return
         }
-        if event == "update" {
+        switch event {
+        case "update":
             activity.shows = planned
             activity.staleAt = aps["stale-date"]?.seconds ?? activity.staleAt
-            return nil
+        case "end":
+            activity.ended = true
+            activity.endSentAt = at
+            if state["endedReason"] == nil {
+                movedEnds[activity.stream, default: []].append(at)
+            }
+            activity.endedReason = state["endedReason"]?.string
+            if let dismissal = aps["dismissal-date"]?.seconds {
+                activity.removed = dismissal <= (aps["timestamp"]?.seconds ?? 0) + 1
+            }
+            if activity.removed {
+                count("ios_dismissed_at_once")
+            }
+        default:
+            count(byChannel ? "channel_other" : "other")
         }
-        activity.ended = true
-        activity.endSentAt = at
-        if state["endedReason"] == nil {
-            movedEnds[activity.stream, default: []].append(at)
-        }
-        activity.endedReason = state["endedReason"]?.string
-        if let dismissal = aps["dismissal-date"]?.seconds {
-            activity.removed = dismissal <= (aps["timestamp"]?.seconds ?? 0) + 1
-        }
-        if activity.removed {
-            count("ios_dismissed_at_once")
-        }
-        return nil
     }
 
     /// Opens the activity a push-to-start accepted at `at` starts on the phone at `shownAt`. A generation ends only by

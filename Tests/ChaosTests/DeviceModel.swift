@@ -18,6 +18,10 @@ import TestSupport
 /// Offline phones (`phones`): a message for a phone away is held and delivered when it comes back, as the push services
 /// do (`OfflinePhones`: expiry, newest kept); `receive` replays a record line that way, `apply` on a phone online.
 ///
+/// Broadcast channels (SPEC 12.5, `DeviceModel+Channels`; `receiveAny` replays the fake APNs' lines too): a push-to-start
+/// with `input-push-channel` opens an activity subscribed to the channel, and a broadcast reaches every subscribed
+/// activity under the same offline rules; the channel's stored message reaches an activity that subscribes later.
+///
 /// `check` judges the invariants once the run has settled. Pure: no I/O (unit-tested by `DeviceModelTests`).
 final class DeviceModel {
     /// The invariants `check` judges, by number.

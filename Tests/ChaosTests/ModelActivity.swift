@@ -15,6 +15,8 @@ final class ModelActivity: CustomStringConvertible {
     let startKey: StartKey
     /// The runtime token the app registered (iOS), with the activity's id and when.
     var token: String?
+    /// The broadcast channel it is subscribed to (a push-to-start with `input-push-channel`): it has no runtime token.
+    var channel: String?
     var activityID: String?
     var registeredAt: Double?
     var ended = false

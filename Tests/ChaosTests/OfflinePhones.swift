@@ -6,7 +6,8 @@ import JSON
 ///
 /// - **iOS (APNs).** A message expires at its `apns-expiration` (epoch seconds; `0`: delivered only to a phone online
 ///   then; none: kept). APNs keeps the newest message for a destination and discards the one it held before (Apple's
-///   "coalescing"); the model applies that per destination token (a push-to-start token, an activity's token).
+///   "coalescing"); the model applies that per destination (a push-to-start token, an activity's token, a broadcast
+///   channel: the channel's newest message for the phone).
 ///   `apns-collapse-id` only replaces a notification already shown, so it plays no part in what is held.
 /// - **Android (FCM).** A message expires `android.ttl` after it was accepted (none: FCM's 4 weeks). A newer message
 ///   with the same `android.collapse_key` for the same token replaces the held one; messages without one are all
@@ -117,11 +118,14 @@ struct OfflinePhones {
         return acceptedAt + (ttl ?? 28 * 86_400)
     }
 
-    /// What replaces what while held: iOS per destination token (the activity's, else the FCM token); Android per
-    /// token and collapse key, none without a collapse key.
+    /// What replaces what while held: iOS per destination (the activity's token, a broadcast's channel, else the FCM
+    /// token); Android per token and collapse key, none without a collapse key.
     static func replaceKey(_ record: JSONValue, ios: Bool) -> String? {
         let token = record["token"]?.string ?? ""
         if ios {
+            if let channel = record["channelId"]?.string {
+                return "channel\u{0}" + channel
+            }
             return "apns\u{0}" + (record["liveActivityToken"]?.string ?? token)
         }
         guard let collapseKey = record["message"]?["android"]?["collapse_key"]?.string else { return nil }
