@@ -1,3 +1,4 @@
+import CountdownStore
 import Foundation
 import JWT
 import Postgres
@@ -33,6 +34,11 @@ final class DeviceFleet {
     var tokenSince: [String: Double] = [:]
     /// Bystanders: users in no stream (some later become late guests).
     private(set) var spare: [String] = []
+    /// Whether an iOS device needs an FCM token to get starts (not with `PUSH_TRANSPORT=apns`).
+    var iosNeedsFCM = true
+    /// device → the iOS version its app reported (`osVersion`; with `APNS_BROADCAST=on`, 18 or later is started on
+    /// the stream's channel).
+    var osVersion: [String: String] = [:]
 
     init(random: ScenarioRandom, prefix: String, streams count: Int) {
         self.random = random
@@ -73,13 +79,28 @@ final class DeviceFleet {
         return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Writes the users, preferences, devices, streams and participants in one transaction (the devices' outbox rows
-    /// are dropped: every device is new, nothing to backfill), each stream planned at `plannedAt[stream]`.
+    /// Gives every iOS device a reported iOS version: 18 or later with probability `newer`, else 16 or 17 (drawn in
+    /// device order, after the fleet's own draws).
+    func reportOSVersions(newer: Double) {
+        for id in deviceOrder where devices[id]?.platform == "ios" {
+            osVersion[id] = random.random() < newer ? "\(random.int(18, 19)).\(random.int(0, 4))" : "\(random.int(16, 17)).\(random.int(0, 7))"
+        }
+    }
+
+    /// Whether the device reported iOS 18 or later (its starts go on the stream's channel when it has one).
+    func onIOS18(_ device: String) -> Bool {
+        osVersion[device].flatMap { Int($0.prefix { $0 != "." }) }.map { $0 >= 18 } ?? false
+    }
+
+    /// Writes the users, preferences, devices (with their reported iOS versions), streams and participants in one
+    /// transaction (the devices' outbox rows are dropped: every device is new, nothing to backfill), each stream
+    /// planned at `plannedAt[stream]`.
     func seed(_ db: PostgresClient, plannedAt: [String: Int]) async throws {
         for stream in streams {
             planned[stream] = plannedAt[stream]
         }
         let users = users
+        let versions = osVersion
         let devices = deviceOrder.map { (id: $0, device: self.devices[$0]!) }
         let streams = streams.map { (id: $0, planned: Double(plannedAt[$0] ?? 0), people: participants[$0, default: []].map(\.user)) }
         try await db.transaction { connection in
@@ -94,6 +115,9 @@ final class DeviceFleet {
                     INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES ($1, $2, $3, $4, $5)
                     """, [id, device.user, device.platform, device.fcm, device.pushToStart])
             }
+            for (device, version) in versions.sorted(by: { $0.key < $1.key }) {
+                try BroadcastChannels.recordOSVersion(device: device, version: version, major: Int(version.prefix { $0 != "." }) ?? 0, on: connection)
+            }
             try connection.execute("DELETE FROM countdown_outbox WHERE topic = 'device'")
             for stream in streams {
                 try connection.execute("INSERT INTO streams (id, title, planned_start_at) VALUES ($1, $2, to_timestamp($3))",
@@ -106,11 +130,15 @@ final class DeviceFleet {
         }
     }
 
-    /// Whether the device can get starts at all now: its user's preference on, an FCM token, and on iOS a
-    /// push-to-start token (web never).
+    /// Whether the device can get starts at all now: its user's preference on, an FCM token (not for iOS when
+    /// `iosNeedsFCM` is off), and on iOS a push-to-start token (web never).
     func isEligible(_ device: String) -> Bool {
-        guard let found = devices[device], preference[found.user] == true, found.fcm != nil else { return false }
-        return (found.platform == "ios" && found.pushToStart != nil) || found.platform == "android"
+        guard let found = devices[device], preference[found.user] == true else { return false }
+        switch found.platform {
+        case "ios": return found.pushToStart != nil && (found.fcm != nil || !iosNeedsFCM)
+        case "android": return found.fcm != nil
+        default: return false
+        }
     }
 
     /// The earliest moment `device` could get a start of `stream`; nil when it never could.

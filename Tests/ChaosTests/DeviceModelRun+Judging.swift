@@ -31,7 +31,8 @@ extension DeviceModelRun {
         s.note("streams at the end: " + Self.listed(statuses))
         s.note("\(kills.count) workers SIGKILLed and restarted: \(s.duplicateBound) starts in flight at the kills, \(duplicated) duplicated "
                + "(\(outside.count) outside those in flight)")
-        let replayed = model.counts.filter { $0.key.hasPrefix("ios_") || $0.key.hasPrefix("android_") }.values.reduce(0, +)
+        let replayed = model.counts.filter { ["ios_", "android_", "broadcast_"].contains(where: $0.key.hasPrefix) && $0.key != "broadcast_no_subscriber" }
+            .values.reduce(0, +)
         let activities = model.activities.values.reduce(0) { $0 + $1.count }
         let away = model.phones.windows.count
         s.note("\(away) phones offline for a window (\(model.counts["held", default: 0]) messages held, "
@@ -40,6 +41,9 @@ extension DeviceModelRun {
                + "(\(app.deleted) sessions deleted)")
         s.note("replayed \(replayed) pushes: " + Self.listed(model.counts) + "; \(activities) activities/countdowns, \(model.liveCount) live at the end; "
                + "\(app.registered) sessions registered (\(app.late) late)" + (app.refused > 0 ? ", \(app.refused) refused by the store" : ""))
+        if apns != nil {
+            noteChannels()
+        }
         for (number, text) in DeviceModel.invariants {
             let found = violations[number] ?? []
             let count = number == 3 ? outside.count : found.count
@@ -69,6 +73,20 @@ extension DeviceModelRun {
         if rows.isEmpty {
             throw HarnessError("no streams found at the end")
         }
+    }
+
+    /// What the broadcast channels carried (a run on the fake APNs), and the check that they carried something.
+    private func noteChannels() {
+        let iphones = fleet.devices.filter { $0.value.platform == "ios" }.keys
+        let newer = iphones.filter { fleet.onIOS18($0) }.count
+        let onChannels = model.activities.values.joined().filter { $0.channel != nil }
+        let broadcasts = model.counts.filter { $0.key.hasPrefix("broadcast_") && $0.key != "broadcast_no_subscriber" }
+        s.note("broadcast channels: \(newer) of \(iphones.count) iPhones on iOS 18 or later; \(Set(model.channels.subscribers.keys).count) channels "
+               + "with \(onChannels.count) activities subscribed (\(onChannels.filter { !$0.ended }.count) live at the end); broadcasts "
+               + Self.listed(broadcasts) + "; \(model.counts["channel_stored_applied", default: 0]) stored messages applied on subscribing, "
+               + "\(model.counts.filter { $0.key.hasPrefix("channel_stored_expired_") }.values.reduce(0, +)) found expired")
+        s.check(!onChannels.isEmpty && broadcasts.values.reduce(0, +) > 0,
+                "activities were started on a channel and broadcasts replayed (\(onChannels.count), \(broadcasts.values.reduce(0, +)))")
     }
 
     /// "key count, key count" in key order.

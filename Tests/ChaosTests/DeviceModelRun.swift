@@ -14,6 +14,10 @@ import TestSupport
 /// runtime token and id as a session 0.2-6 s later (some much later), and ends an older activity of the same stream.
 /// Once everything has settled, every accepted push is on the model and the invariants are judged against PostgreSQL.
 ///
+/// With a fake APNs (scenario 21, `PUSH_TRANSPORT=apns`, `APNS_BROADCAST=on`): iOS pushes go to the fake APNs, the
+/// Android countdown to the fake FCM; six iPhones in ten report iOS 18 or later and are started on their stream's
+/// broadcast channel, whose broadcasts the model replays on every subscribed activity (`DeviceModel+Channels`).
+///
 /// Seeded: the seed is noted; `CHAOS_DEVICE_SEED=<seed>` repeats a run's choices (timings still vary).
 final class DeviceModelRun {
     let s: ChaosScenario
@@ -21,7 +25,10 @@ final class DeviceModelRun {
     let fleet: DeviceFleet
     let model: DeviceModel
     let app: PhoneApp
-    let follower: RecordFollower
+    /// The record files of the fake FCM and (on broadcast channels) the fake APNs.
+    let followers: [RecordFollower]
+    /// The fake APNs, when the run pushes through it.
+    let apns: FakeAPNsProcess?
     /// Each kill: when, and the starts its victim had in flight.
     private(set) var kills: [(at: Double, inFlight: Set<StartKey>)] = []
     private(set) var done: [String] = []
@@ -31,10 +38,15 @@ final class DeviceModelRun {
     /// Each worker's id, as its log says.
     private var workerIDs: [ObjectIdentifier: String] = [:]
 
-    init(_ scenario: ChaosScenario, seed: UInt64) {
+    init(_ scenario: ChaosScenario, seed: UInt64, apns: FakeAPNsProcess? = nil) {
         s = scenario
+        self.apns = apns
         random = ScenarioRandom(seed: seed)
         fleet = DeviceFleet(random: random, prefix: scenario.prefix, streams: scenario.size(20, 120))
+        if apns != nil {
+            fleet.iosNeedsFCM = false
+            fleet.reportOSVersions(newer: 0.6)
+        }
         model = DeviceModel(leadSeconds: Double(scenario.system.startLead))
         for id in fleet.deviceOrder {
             guard let device = fleet.devices[id] else { continue }
@@ -43,8 +55,19 @@ final class DeviceModelRun {
             if let token = device.fcm { model.fcmToken(id, token) }
         }
         app = PhoneApp(system: scenario.system, fleet: fleet, model: model, random: random)
-        follower = RecordFollower(path: scenario.system.fakeRecordPath)
+        followers = [RecordFollower(path: scenario.system.fakeRecordPath)] + (apns.map { [RecordFollower(path: Self.apnsRecordPath($0))] } ?? [])
     }
+
+    /// Where the fake APNs of a run records what it accepted.
+    static func apnsRecordPath(_ apns: FakeAPNsProcess) -> String { (apns.directory as NSString).appendingPathComponent("accepted.jsonl") }
+
+    /// The workers' settings of scenarios 20 and 21 (`END_DISMISS_AFTER_SECONDS=3`: an Android end's ttl then rests on
+    /// the countdown's `staleAt`, SPEC 12.2, which the offline phones test), and the fakes' latency.
+    static let settings = [
+        "START_LEAD_SECONDS": "20", "EXPIRE_AFTER_SECONDS": "6", "WORKER_CONCURRENCY": "8", "JOB_LEASE_SECONDS": "5",
+        "ANDROID_COUNTDOWN": "on", "END_DISMISS_AFTER_SECONDS": "3",
+    ]
+    static let latencyMilliseconds = 30
 
     /// `CHAOS_DEVICE_SEED` when set, else a fresh one.
     static func seed(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> UInt64 {
@@ -56,6 +79,26 @@ final class DeviceModelRun {
         let seed = seed()
         scenario.note("seed \(seed) (CHAOS_DEVICE_SEED=\(seed) repeats the run's choices)")
         try await DeviceModelRun(scenario, seed: seed).run()
+        return nil
+    }
+
+    /// The scenario body on broadcast channels: a fake APNs (its logs and record file in the system's directory, a
+    /// latency fault of `latencyMilliseconds` as the fake FCM has) and the workers' `PUSH_TRANSPORT=apns`, `APNS_BROADCAST=on`.
+    static func runOnChannels(_ scenario: ChaosScenario) async throws -> Set<StartKey>? {
+        let seed = seed()
+        scenario.note("seed \(seed) (CHAOS_DEVICE_SEED=\(seed) repeats the run's choices)")
+        let directory = (scenario.system.directory as NSString).appendingPathComponent("fake-apns")
+        let apns = try await FakeAPNsProcess(arguments: ["--record", (directory as NSString).appendingPathComponent("accepted.jsonl")],
+                                             logLevel: "debug", directory: directory)
+        do {
+            try await apns.fault(["latencyMs": Self.latencyMilliseconds])
+            scenario.system.settings.merge(apns.workerEnvironment.merging(["APNS_BROADCAST": "on"]) { $1 }) { $1 }
+            try await DeviceModelRun(scenario, seed: seed, apns: apns).run()
+        } catch {
+            _ = try? await offThePool { apns.stop() }
+            throw error
+        }
+        _ = try? await offThePool { apns.stop() }
         return nil
     }
 
@@ -115,12 +158,14 @@ final class DeviceModelRun {
 
     /// Replays the accepted pushes written since the last poll; registers the sessions whose moment has come.
     private func poll() async throws {
-        let records = try follower.new()
+        // The fakes' lines merged by the moment each accepted them (each file is in that order already).
+        let records = try followers.flatMap { try $0.new() }.enumerated()
+            .sorted { ($0.element["receivedAt"]?.seconds ?? 0, $0.offset) < ($1.element["receivedAt"]?.seconds ?? 0, $1.offset) }.map(\.element)
         if !records.isEmpty {
             lastRecord = ChaosScenario.now
         }
         for record in records {
-            for opened in model.receive(record) {
+            for opened in model.receiveAny(record) {
                 app.opened(opened)
             }
         }
@@ -171,8 +216,11 @@ final class DeviceModelRun {
             try await system.execute("UPDATE devices SET push_to_start_token = $1 WHERE device_id = $2", [token, device])
         case .fcmToken(let device):
             let token = "fcm-" + DeviceFleet.token("fcm-late", device)
+            let wasEligible = fleet.isEligible(device)
             fleet.devices[device]?.fcm = token
-            fleet.tokenSince[device] = began
+            if !wasEligible {
+                fleet.tokenSince[device] = began
+            }
             model.fcmToken(device, token)
             try await system.execute("UPDATE devices SET fcm_token = $1 WHERE device_id = $2", [token, device])
         }

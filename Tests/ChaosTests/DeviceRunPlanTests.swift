@@ -53,4 +53,29 @@ import Testing
         #expect(fleet.eligibleSince("late-d0", stream) == (preferenceOn ? 1005 : nil))
         #expect(fleet.eligibleSince("late-d0", fleet.streams[1]) == nil || fleet.participants[fleet.streams[1]]!.contains { $0.user == creator })
     }
+
+    @Test func onAPNsAnIPhoneNeedsNoFCMTokenAndReportsItsVersion() {
+        let (fleet, operations) = Self.plan(seed: 11, streams: 60)
+        let before = fleet.deviceOrder.map { fleet.isEligible($0) }
+        fleet.iosNeedsFCM = false
+        fleet.reportOSVersions(newer: 0.6)
+        let iphones = fleet.deviceOrder.filter { fleet.devices[$0]!.platform == "ios" }
+        #expect(Set(fleet.osVersion.keys) == Set(iphones), "every iPhone and nothing else reports a version")
+        let newer = iphones.filter { fleet.onIOS18($0) }.count
+        #expect(newer > 0 && newer < iphones.count, "a mix: \(newer) of \(iphones.count)")
+        for (index, id) in fleet.deviceOrder.enumerated() {
+            let device = fleet.devices[id]!
+            if device.platform == "ios" && device.fcm == nil && device.pushToStart != nil && fleet.users.first(where: { $0.id == device.user })!.on {
+                #expect(!before[index] && fleet.isEligible(id), "\(id): eligible without an FCM token")
+            } else {
+                #expect(before[index] == fleet.isEligible(id), "\(id): unchanged")
+            }
+        }
+        // The same seed makes the same fleet and operations: the versions are drawn after them.
+        let again = Self.plan(seed: 11, streams: 60)
+        #expect(again.fleet.deviceOrder == fleet.deviceOrder && again.operations.map(\.at) == operations.map(\.at))
+        again.fleet.reportOSVersions(newer: 0.6)
+        #expect(again.fleet.osVersion == fleet.osVersion)
+        #expect(!fleet.onIOS18("no-such-device"))
+    }
 }

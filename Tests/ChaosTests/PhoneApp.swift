@@ -7,7 +7,9 @@ import TestSupport
 /// API's session registration (`SessionQueries.register`); at that moment it ends every other activity of the same stream
 /// on the phone at once and deletes that activity's session by its id (`SessionQueries.removeOwn`, the API's `DELETE
 /// …?activityId=`) — except on phones in `withoutDuplicateEnding` (an app version without it: the backend must then
-/// update and end both activities). A phone away registers and deletes when it comes back.
+/// update and end both activities). An activity on a broadcast channel (SPEC 12.5) has no runtime token: nothing is
+/// registered for it, but its app ends the older activities of its stream all the same. A phone away registers and
+/// deletes when it comes back.
 final class PhoneApp {
     let system: CountdownSystem
     let fleet: DeviceFleet
@@ -15,9 +17,11 @@ final class PhoneApp {
     let random: ScenarioRandom
     /// Phones whose app does not end older duplicates.
     var withoutDuplicateEnding: Set<String> = []
-    /// (moment, activity, runtime token) not registered yet.
-    private(set) var pending: [(at: Double, activity: ModelActivity, token: String)] = []
+    /// (moment, activity, runtime token: nil on a channel) not registered yet.
+    private(set) var pending: [(at: Double, activity: ModelActivity, token: String?)] = []
     private(set) var registered = 0
+    /// Activities on a broadcast channel the app saw start (no session to register).
+    private(set) var onChannel = 0
     private(set) var late = 0
     /// Older activities the app ended itself, and the sessions it deleted for them.
     private(set) var endedDuplicates = 0
@@ -44,7 +48,7 @@ final class PhoneApp {
         let delay = isLate ? random.uniform(8, 15) : random.uniform(0.2, 6)
         late += isLate ? 1 : 0
         let token = DeviceFleet.token("runtime", activity.device, activity.stream, String(activity.generation), String(activity.openedAt))
-        pending.append((ChaosScenario.now + delay, activity, token))
+        pending.append((ChaosScenario.now + delay, activity, activity.channel == nil ? token : nil))
     }
 
     /// Registers every session whose moment has come (on phones online), ending the older activities of their streams.
@@ -61,10 +65,14 @@ final class PhoneApp {
         for entry in due where entry.activity.endedByAppAt == nil {
             let activity = entry.activity
             let user = fleet.devices[activity.device]?.user ?? ""
-            let id = Self.activityID(activity)
-            model.attach(activity, entry.token, id: id, at: now)
-            sessions.append((activity.stream, activity.device, user, entry.token, id))
-            registered += 1
+            if let token = entry.token {
+                let id = Self.activityID(activity)
+                model.attach(activity, token, id: id, at: now)
+                sessions.append((activity.stream, activity.device, user, token, id))
+                registered += 1
+            } else {
+                onChannel += 1
+            }
             guard !withoutDuplicateEnding.contains(activity.device) else { continue }
             for other in model.activities[activity.device, default: []] where other !== activity && other.stream == activity.stream && !other.removed {
                 let live = !other.ended

@@ -9,8 +9,6 @@ extension ChaosSuite {
     @Test("20. a randomized run on a model of each phone, workers SIGKILLed") func scenario20DeviceModel() async throws {
         try await ChaosScenario.run(
             number: 20, title: "a randomized run on a model of each phone, workers SIGKILLed",
-            settings: ["START_LEAD_SECONDS": "20", "EXPIRE_AFTER_SECONDS": "6", "WORKER_CONCURRENCY": "8", "JOB_LEASE_SECONDS": "5",
-                       "ANDROID_COUNTDOWN": "on", "END_DISMISS_AFTER_SECONDS": "3"],
-            latencyMilliseconds: 30, DeviceModelRun.run)
+            settings: DeviceModelRun.settings, latencyMilliseconds: DeviceModelRun.latencyMilliseconds, DeviceModelRun.run)
     }
 }
