@@ -25,7 +25,7 @@ struct ChannelBroadcast: Sendable {
               stream.status == .scheduled else { return nil }
         let planned = stream.snapshot.plannedStartAt
         if let used = channel.usedAt, planned.timeIntervalSince(used) > Double(SessionUpdatePolicy.activityLifetimeSeconds) {
-            return try await longMove(stream, channelID: channelID)
+            return try await longMove(stream, channel: channel, channelID: channelID)
         }
         if channel.shownStartAt == planned { return .done(detail: "the channel shows the current start") }
         let payload = try context.payloads.update(stream.snapshot, role: nil, language: Self.language, now: stream.now, viewerCount: stream.viewerCount,
@@ -44,18 +44,18 @@ struct ChannelBroadcast: Sendable {
         return retryOrGiveUp(outcome, stream: streamID, what: "update")
     }
 
-    /// The end on the channel (`apns-expiration` = the dismissal date), then the channel waits for that date to be
+    /// The end on the channel (`apns-expiration`: `endExpiration`), then the channel waits for that moment to be
     /// deleted (`ChannelKeeper`).
     func end(stream streamID: String) async throws -> HandlerOutcome? {
         guard let (stream, channel) = try await setup.store.streamAndChannel(streamID), let channel, let channelID = channel.channelID,
               stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
         var payload = try context.payloads.end(stream.snapshot, reason: reason, role: nil, language: Self.language, now: stream.now,
                                                viewerCount: stream.viewerCount)
-        let dismissal = context.settings.endDismissAfterSeconds
-        payload.apnsHeaders["apns-expiration"] = String(Int(stream.now.timeIntervalSince1970) + dismissal)
+        let keep = endKept(channel, stream: stream)
+        payload.apnsHeaders["apns-expiration"] = String(keep.expiration)
         let outcome = await setup.channels.broadcast(payload, on: channelID)
         if case .accepted = outcome {
-            try await setup.store.retireChannel(channelID, ended: true, deleteAfterSeconds: Double(dismissal))
+            try await setup.store.retireChannel(channelID, ended: true, deleteAfterSeconds: keep.seconds)
             setup.metrics.endRequests(path: "broadcast", count: 1)
             return .done(detail: "end broadcast on the stream's channel")
         }
@@ -66,11 +66,11 @@ struct ChannelBroadcast: Sendable {
     /// The long move: the old channel's activities get the end saying the stream moved (seen until the dismissal
     /// date), the channel is retired and the stream's outlived start rows open again, so the next start creates a new
     /// channel and starts those devices on it.
-    private func longMove(_ stream: StreamSnapshotRow, channelID: String) async throws -> HandlerOutcome? {
+    private func longMove(_ stream: StreamSnapshotRow, channel: BroadcastChannel, channelID: String) async throws -> HandlerOutcome? {
         var payload = try context.payloads.moved(stream.snapshot, role: nil, language: Self.language, timeZone: nil, now: stream.now,
                                                  viewerCount: stream.viewerCount)
-        let dismissal = context.settings.endDismissAfterSeconds
-        payload.apnsHeaders["apns-expiration"] = String(Int(stream.now.timeIntervalSince1970) + dismissal)
+        let keep = endKept(channel, stream: stream)
+        payload.apnsHeaders["apns-expiration"] = String(keep.expiration)
         let streamID = stream.snapshot.id
         let outcome = await setup.channels.broadcast(payload, on: channelID)
         let gone: Bool
@@ -80,10 +80,32 @@ struct ChannelBroadcast: Sendable {
             try await setup.store.retireMovedChannel(channelID, stream: streamID, deleteAfterSeconds: 0)
             return nil
         }
-        try await setup.store.retireMovedChannel(channelID, stream: streamID, deleteAfterSeconds: Double(dismissal))
+        try await setup.store.retireMovedChannel(channelID, stream: streamID, deleteAfterSeconds: keep.seconds)
         context.logger.info("stream moved past its channel's 8 hours: ended on the old channel; the next start opens a new one",
                             ["stream": .string(streamID), "channel": .string(channelID)])
         return .done(detail: "long move ended on the old channel")
+    }
+
+    /// How long an end on `channel` is kept for a phone offline: its `apns-expiration` (epoch seconds) and the seconds
+    /// until then, which the channel outlives (Apple delivers nothing on a deleted channel).
+    private func endKept(_ channel: BroadcastChannel, stream: StreamSnapshotRow) -> (expiration: Int, seconds: Double) {
+        let now = Int(stream.now.timeIntervalSince1970)
+        let expiration = Self.endExpiration(now: now, dismissAfter: context.settings.endDismissAfterSeconds,
+                                            shownStart: channel.shownStartAt ?? stream.snapshot.plannedStartAt,
+                                            expireAfter: context.settings.expireAfterSeconds, usedAt: channel.usedAt)
+        return (expiration, Double(expiration - now))
+    }
+
+    /// `apns-expiration` of an end (or the long move's end) on a channel: the dismissal date (now + `dismissAfter`),
+    /// or later when the countdown its activities show goes stale later (`shownStart` + `EXPIRE_AFTER_SECONDS`, their
+    /// `stale-date`), so a phone back online before then still gets the end, as an Android end's ttl (SPEC 12.2);
+    /// never past the 8 hours iOS gives the channel's activities from its first start (`usedAt`).
+    static func endExpiration(now: Int, dismissAfter: Int, shownStart: Date, expireAfter: Int, usedAt: Date?) -> Int {
+        var stale = Int(shownStart.timeIntervalSince1970) + expireAfter
+        if let usedAt {
+            stale = min(stale, Int(usedAt.timeIntervalSince1970) + SessionUpdatePolicy.activityLifetimeSeconds)
+        }
+        return max(now + dismissAfter, stale)
     }
 
     /// Apple does not know the channel: retired at once (nothing to delete later), said so; true when so.
