@@ -58,7 +58,8 @@ extension DeviceModelRun {
                    + "session came after the move's end (not crash duplicates; both activities ended): "
                    + model.lateSessionDuplicates.prefix(5).map { "\($0.stream) \($0.token.suffix(8))" }.joined(separator: "; "))
         }
-        s.check(outside.isEmpty, "every duplicate start was in flight at a kill (\(outside.count) were not)")
+        s.check(outside.isEmpty, "every duplicate start was in flight at a kill (\(outside.count) were not"
+                + (outside.isEmpty ? ")" : ": " + outside.prefix(5).map { "\($0.stream) \($0.token.suffix(8))" }.joined(separator: "; ") + ")"))
         s.check(app.refused == 0, "every session registration was accepted (\(app.refused) refused)")
         let minimumKills = s.size(3, 8)
         s.check(kills.count >= minimumKills, "at least \(minimumKills) kills during the run (\(kills.count))")
