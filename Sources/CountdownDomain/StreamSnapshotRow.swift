@@ -6,7 +6,8 @@ public struct StreamSnapshotRow: Sendable {
     public var snapshot: StreamSnapshot
     public var status: StreamStatus
     public var now: Date
-    /// Role per participant user id.
+    /// Role per participant user id (a snapshot read with only its leading participants holds theirs, and those of
+    /// the users its reader pushes to).
     public var roles: [String: ParticipantRole]
     /// People waiting for the stream (`ViewerCountQuery`), filled where Live Activity payloads are built.
     public var viewerCount = 0
