@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 import CountdownStore
 import Foundation
@@ -32,6 +33,8 @@ struct AndroidCountdownFanout: Sendable {
         var refused: [DeviceTokenQueries.Invalidation] = []
         var failures = unreachable.map { EndDeliveryQueries.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
         var retryAfter: Duration?
+        // Countdowns refused with a `Retry-After`: no end job sends to them before it has passed (SPEC 10.1).
+        var holding: [(user: String, device: String, seconds: Double)] = []
         var recovery = SessionFanout.RecoveryWait()
         var recorded = 0
         await context.push.sendEach(pushes, kind: .end, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
@@ -50,7 +53,10 @@ struct AndroidCountdownFanout: Sendable {
                     failures.append(.init(device: countdown.device, token: "", reason: "rejected"))
                 case .retry(let after, _):
                     failures.append(.init(device: countdown.device, token: "", reason: "retry"))
-                    if let after { retryAfter = max(retryAfter ?? .zero, after) }
+                    if let after {
+                        retryAfter = max(retryAfter ?? .zero, after)
+                        holding.append((countdown.user, countdown.device, after.timeInterval))
+                    }
                 case .configurationError:
                     failures.append(.init(device: countdown.device, token: "", reason: "config"))
                     retryAfter = max(retryAfter ?? .zero, .seconds(60))
@@ -62,7 +68,8 @@ struct AndroidCountdownFanout: Sendable {
         let released = failures.compactMap { failure in countdowns.first { $0.device == failure.device } }
             .map { AndroidCountdownQueries.Settlement(user: $0.user, device: $0.device) }
         let ledger = try await context.androidCountdowns.settleCountdownEnds(streamID, settlements + released, refused: refused, done: settlements.map(\.device),
-                                                                             failed: failures, windowSeconds: EndDeliveryQueries.window(context.settings))
+                                                                             failed: failures, windowSeconds: EndDeliveryQueries.window(context.settings),
+                                                                             holding: holding)
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])

@@ -28,7 +28,9 @@ public protocol AndroidCountdownDeliveries: Sendable {
                           plannedStart: Date?) async throws
 
     /// In one transaction: clears `refused`, settles `settlements`, settles the end deliveries of `done` and records
-    /// `failed` (given up on past `windowSeconds`).
+    /// `failed` (given up on past `windowSeconds`), then holds the claims of `holding`'s countdowns (refused with a
+    /// `Retry-After`), by no worker, for its seconds.
     func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
-                             done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int) async throws -> EndDeliveryQueries.Outcome
+                             done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
+                             holding: [(user: String, device: String, seconds: Double)]) async throws -> EndDeliveryQueries.Outcome
 }

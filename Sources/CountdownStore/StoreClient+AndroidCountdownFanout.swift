@@ -19,11 +19,11 @@ extension StoreClient: AndroidCountdownDeliveries {
             // The names the payloads show and the roles of the claimed countdowns' users, not every participant.
             guard var stream = try StreamSnapshotQueries.loadCounted(streamID, leading: true, if: { $0.status.isTerminal }, on: connection)
             else { return nil }
+            let elsewhere = try AndroidCountdownQueries.claimedElsewhere(streamID, owner: owner, on: connection)
             let claimed = try AndroidCountdownQueries.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
             let users = Array(Set(claimed.map(\.user).filter { stream.roles[$0] == nil }))
             stream.roles.merge(try StreamSnapshotQueries.roles(of: streamID, users: users, on: connection)) { $1 }
-            return (stream, claimed, try AndroidCountdownQueries.claimedElsewhere(streamID, owner: owner, on: connection),
-                    try AndroidCountdownQueries.startsInFlight(streamID, on: connection))
+            return (stream, claimed, elsewhere, try AndroidCountdownQueries.startsInFlight(streamID, on: connection))
         }
     }
 
@@ -56,13 +56,17 @@ extension StoreClient: AndroidCountdownDeliveries {
     }
 
     public func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
-                                    done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int) async throws
+                                    done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
+                                    holding: [(user: String, device: String, seconds: Double)]) async throws
         -> EndDeliveryQueries.Outcome {
         try await transaction { connection in
             try DeviceTokenQueries.clear(refused, on: connection)
             try AndroidCountdownQueries.settle(stream, settlements, on: connection)
             try EndDeliveryQueries.settled(done, stream: stream, on: connection)
-            return try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
+            let outcome = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
+            // Released above, but for the countdowns whose `Retry-After` runs: held until it has passed.
+            try AndroidCountdownQueries.holdClaims(stream, held: holding, on: connection)
+            return outcome
         }
     }
 }

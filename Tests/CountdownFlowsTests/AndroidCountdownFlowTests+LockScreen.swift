@@ -44,10 +44,41 @@ extension AndroidCountdownFlowTests {
 
             gateway.answers.withLock { $0 = [:] }
             _ = gateway.takeAll()
+            // The Retry-After has passed.
+            try await client.execute("UPDATE countdown_start_ledger SET android_claimed_until = now() - interval '1 millisecond' WHERE android_claimed_until IS NOT NULL")
             let again = try await handler.handle(.end(stream: "s"))
             guard case .done = again else { Issue.record("expected done, got \(again)"); return }
             #expect(gateway.takeAndroid() == ["end fcm-g-and end 3"], "only the end not yet accepted")
             #expect(recovery.waiting.value.count == 1)
+        }
+    }
+
+    /// SPEC 10.1: a 429's `Retry-After` holds the device's end for every end job of the stream, not only for the
+    /// job that met it: the stream's end job queued again meanwhile (a second status change, the reconciler) sends
+    /// that device nothing until it has passed.
+    @Test func aRetryAfterHoldsTheAndroidEndForEveryEndJob() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            _ = gateway.takeAll()
+            gateway.answers.withLock { $0 = ["fcm-c-and": .retry(after: .seconds(6), reason: "QUOTA_EXCEEDED")] }
+            try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
+            let first = try await handler.handle(.end(stream: "s"))
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after >= .seconds(6), "the job itself waits for the Retry-After")
+            #expect(gateway.takeAndroid().sorted() == ["end fcm-c-and end 2", "end fcm-g-and end 2"])
+
+            let early = try await handler.handle(.end(stream: "s"))
+            #expect(gateway.takeAndroid().isEmpty, "the end job run again leaves c-and's end to its Retry-After")
+            guard case .retry = early else { Issue.record("expected a retry, got \(early)"); return }
+            #expect(try await Self.ledger(db).contains("c-and=sent/2"))
+
+            // Once the Retry-After has passed, c-and's end goes again.
+            gateway.answers.withLock { $0 = [:] }
+            try await db.execute("UPDATE countdown_start_ledger SET android_claimed_until = now() - interval '1 millisecond' WHERE android_claimed_until IS NOT NULL")
+            let last = try await handler.handle(.end(stream: "s"))
+            guard case .done = last else { Issue.record("expected done, got \(last)"); return }
+            #expect(gateway.takeAndroid() == ["end fcm-c-and end 3"])
         }
     }
 

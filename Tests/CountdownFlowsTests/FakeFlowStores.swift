@@ -121,7 +121,8 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func settleCountdowns(_ settlements: [String: [AndroidCountdownQueries.Settlement]], refused: [DeviceTokenQueries.Invalidation],
                           plannedStart: Date?) async throws { throw Unexpected(call: "settleCountdowns") }
     func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
-                             done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int) async throws -> EndDeliveryQueries.Outcome {
+                             done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
+                             holding: [(user: String, device: String, seconds: Double)]) async throws -> EndDeliveryQueries.Outcome {
         throw Unexpected(call: "settleCountdownEnds")
     }
 }
