@@ -23,7 +23,7 @@ public enum ReminderQueries {
             """, [stream, pageSize]).map { try $0.decode("user_id", as: String.self) }
     }
 
-    /// The reminders a fan-out sends to: active ones (through their partial index), or, for a fan-out that follows
+    /// The reminders a fan-out sends to: active ones (read through the primary key), or, for a fan-out that follows
     /// a move (SPEC 12.2), the sent ones too.
     static func statuses(_ includingSent: Bool) -> String {
         includingSent ? "status IN ('active', 'sent')" : "status = 'active'"

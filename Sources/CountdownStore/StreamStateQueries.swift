@@ -4,7 +4,14 @@ import Postgres
 
 /// Loads `StreamState`s for the planner, and PostgreSQL's clock.
 public enum StreamStateQueries {
-    public static func load(_ ids: [String], on connection: PostgresConnection) throws -> [String: StreamState] {
+    /// The states of the streams `ids` (those that exist).
+    ///
+    /// `remindersWhenDone` false: `hasActiveReminders` is read only for a stream whose reminder is not done for its
+    /// planned start (false otherwise), which is all the planner asks of it (`JobPlanner.planStream`). A stream's
+    /// active reminders are its reminders in user order (the primary key) up to the first active one: once its
+    /// fan-out marked them sent, every one of them (a million for the largest stream), read for every batch the relay
+    /// plans for it. The reconciler, which looks for reminders left active after a fan-out, asks always.
+    public static func load(_ ids: [String], remindersWhenDone: Bool = true, on connection: PostgresConnection) throws -> [String: StreamState] {
         guard !ids.isEmpty else { return [:] }
         // Each flag is the first row of an index range of its stream (`ORDER BY` the index's next column, `LIMIT 1`):
         // an `IN` or `EXISTS` may be planned as a hashed subquery that reads every active reminder of the streams
@@ -13,8 +20,10 @@ public enum StreamStateQueries {
         // counts as sessions, or a stream whose every activity is on its channel would get no end and no update.
         let rows = try connection.query("""
             SELECT s.id, s.status, s.planned_start_at, p.start_done_for, p.reminder_done_for, p.update_pending_for,
-                   coalesce((SELECT true FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active'
-                             ORDER BY r.user_id LIMIT 1), false) AS has_reminders,
+                   CASE WHEN $2 OR p.reminder_done_for IS DISTINCT FROM s.planned_start_at
+                        THEN coalesce((SELECT true FROM stream_reminders r WHERE r.stream_id = s.id AND r.status = 'active'
+                                       ORDER BY r.user_id LIMIT 1), false)
+                        ELSE false END AS has_reminders,
                    coalesce((SELECT true FROM live_activity_sessions l WHERE l.stream_id = s.id ORDER BY l.device_id LIMIT 1)
                             OR (SELECT true FROM countdown_activity_sessions a WHERE a.stream_id = s.id
                                 ORDER BY a.device_id, a.activity_id LIMIT 1)
@@ -22,7 +31,7 @@ public enum StreamStateQueries {
                             OR \(BroadcastChannels.inUseCondition), false) AS has_sessions
             FROM streams s LEFT JOIN countdown_stream_progress p ON p.stream_id = s.id
             WHERE s.id = ANY($1::text[])
-            """, [PostgresTextArray(ids)])
+            """, [PostgresTextArray(ids), remindersWhenDone])
         var states: [String: StreamState] = [:]
         for row in rows {
             let id: String = try row.decode("id")

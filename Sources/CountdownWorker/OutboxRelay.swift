@@ -106,7 +106,7 @@ public final class OutboxRelay: PeriodicService {
                 } else if try !StreamStateQueries.tryLockStreams(streamIDs, on: connection) {
                     throw StreamsHeld()
                 }
-                let states = try StreamStateQueries.load(streamIDs, on: connection)
+                let states = try StreamStateQueries.load(streamIDs, remindersWhenDone: false, on: connection)
                 return (rows: rows, states: states, now: try StreamStateQueries.now(on: connection))
             }
             guard !claimed.rows.isEmpty else { return 0 }

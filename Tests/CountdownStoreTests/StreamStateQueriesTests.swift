@@ -7,7 +7,9 @@ import Testing
 /// size of the tables (the outbox relay runs it for every batch).
 @Suite struct StreamStateQueriesTests {
     /// Streams with 3,000 active reminders, 3,000 live iOS ledger rows on another stream, Android countdowns live,
-    /// ended and in flight, and an iOS session.
+    /// ended and in flight, and an iOS session. `stream_reminders` is analyzed, as autovacuum keeps the backend's table:
+    /// without statistics the planner guesses one active reminder per stream (`status = 'active'` at its default
+    /// selectivity) and reads a small stream's reminders in one bitmap scan instead of up to the first active one.
     static let seed = """
         INSERT INTO users (id, display_name) SELECT 'u' || i, 'U' || i FROM generate_series(1, 3000) i;
         INSERT INTO devices (device_id, user_id, platform, push_to_start_token) SELECT 'd' || i, 'u' || i, 'ios', 'pts' || i
@@ -32,6 +34,7 @@ import Testing
         INSERT INTO live_activity_sessions (stream_id, device_id, user_id, activity_id, live_activity_token)
             VALUES ('ios-session', 'd5', 'u5', 'act-5', 'tok-5');
         DELETE FROM countdown_outbox;
+        ANALYZE stream_reminders;
         """
 
     @Test func knowsRemindersAndSessionsOfEveryKind() async throws {
@@ -114,6 +117,44 @@ import Testing
             for table in ["stream_reminders", "countdown_start_ledger", "devices"] {
                 #expect((read[table] ?? 0) <= 3 * 12, "\(table): \(read[table] ?? 0) rows or index entries read for 3 loads of 6 streams")
             }
+        }
+    }
+
+    /// The relay asks whether a stream has active reminders only while its reminder is not done for its planned start
+    /// (all the planner asks): a popular stream's reminders, marked sent by its fan-out, are read through the primary
+    /// key up to the first active one, and would be read for every batch the relay plans for the stream. The
+    /// reconciler, which looks for reminders left active after the fan-out, still finds them.
+    @Test func theRelayReadsNoRemindersOfAStreamWhoseReminderIsDone() async throws {
+        try await StoreDatabase.with(prefix: "store_state_done") { client in
+            try await client.seed(Self.seed)
+            try await client.seed("""
+                INSERT INTO countdown_stream_progress (stream_id, reminder_done_for) SELECT id, planned_start_at FROM streams WHERE id = 'popular'
+                ON CONFLICT (stream_id) DO UPDATE SET reminder_done_for = EXCLUDED.reminder_done_for;
+                UPDATE stream_reminders SET status = 'sent' WHERE stream_id = 'popular' AND user_id <> 'u999';
+                INSERT INTO stream_reminders (stream_id, user_id) VALUES ('other', 'u1');
+                DELETE FROM countdown_outbox;
+                """)
+            // Rows and index entries read, counted before and after (the backend's counts not yet reported include the
+            // seed's update, on the same connection).
+            let (read, states) = try await client.transaction { connection -> (Int, [String: StreamState]) in
+                func reminderReads() throws -> Int {
+                    try connection.query("""
+                        SELECT (coalesce(t.seq_tup_read, 0) + coalesce((SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid))
+                                                                       FROM pg_index i WHERE i.indrelid = t.relid), 0))::bigint AS n
+                        FROM pg_stat_xact_user_tables t WHERE t.relname = 'stream_reminders'
+                        """)[0].decode("n", as: Int.self)
+                }
+                try connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                let before = try reminderReads()
+                var states: [String: StreamState] = [:]
+                for _ in 0..<3 { states = try StreamStateQueries.load(["popular", "other"], remindersWhenDone: false, on: connection) }
+                return (try reminderReads() - before, states)
+            }
+            #expect(read <= 3 * 2, "\(read) reminders read for 3 loads of 2 streams")
+            #expect(states["popular"]?.hasActiveReminders == false, "its reminder is done: the planner does not ask")
+            #expect(states["other"]?.hasActiveReminders == true, "a stream whose reminder is not done still has its answer")
+            let reconciled = try await client.withConnection { try StreamStateQueries.load(["popular"], on: $0) }
+            #expect(reconciled["popular"]?.hasActiveReminders == true, "the reconciler still finds the reminder left active")
         }
     }
 }

@@ -17,5 +17,6 @@ extension Migration {
                                           claimOwners, retiredSessions, reminderOutboxWhen, ledgerStreamTrigger, ledgerHotSettle,
                                           ledgerRoomToSettle, pauseState, sessionDeliveries, updateClaims, reminderDeliveries, ledgerGeneration,
                                           consoleAudit, plannedStartHistory, ownerlessDevices, androidCountdown, ledgerAssumedSent, reminderClaims,
-                                          reminderFollow, activitySessions, reminderSentIndexes, streamEnds, restoreGuard, broadcastChannels]
+                                          reminderFollow, activitySessions, reminderSentIndexes, streamEnds, restoreGuard, broadcastChannels,
+                                          reminderSentInPlace]
 }
