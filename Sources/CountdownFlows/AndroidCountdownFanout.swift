@@ -19,10 +19,11 @@ struct AndroidCountdownFanout: Sendable {
     func end(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
         let loaded = try await context.androidCountdowns.claimCountdownsToEnd(streamID, seconds: seconds, owner: me)
-        guard let (stream, countdowns, elsewhere, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
+        guard let (stream, countdowns, elsewhere, heldFor, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
         if countdowns.isEmpty {
             if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
-            return elsewhere > 0 ? .retry(after: .seconds(seconds), reason: "android_countdowns_claimed_elsewhere") : nil
+            let wait = SessionFanout.claimedElsewhereWait(heldFor: heldFor, claimSeconds: seconds)
+            return elsewhere > 0 ? .retry(after: wait, reason: "android_countdowns_claimed_elsewhere") : nil
         }
         let prepared = prepare(stream)
         let (pushes, addressed, unreachable) = build(countdowns, kind: "end") { countdown, language in
@@ -80,6 +81,8 @@ struct AndroidCountdownFanout: Sendable {
             return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
+        // Countdowns held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.
+        if heldFor != nil { return .retry(after: SessionFanout.claimedElsewhereWait(heldFor: heldFor, claimSeconds: seconds), reason: "android_countdowns_held") }
         return .done(detail: "ended \(recorded + settlements.count) of \(countdowns.count) android countdowns (\(reason.rawValue))")
     }
 

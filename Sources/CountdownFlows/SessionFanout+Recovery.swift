@@ -6,6 +6,19 @@ extension SessionFanout {
     /// at every push it accepts. The first minute's tries (`EndRetrySchedule`, about 12) and 8 more.
     static let recoveryWaitAttempts = 20
 
+    /// Shortest wait of an end job that found rows held by a `Retry-After`: clocks a little apart cannot make it spin.
+    static let heldRetryMinimum: Duration = .seconds(1)
+
+    /// How long an end job that found its rows claimed elsewhere waits before it looks again (SPEC 10.1): until the
+    /// earliest `Retry-After` hold among them ends (`heldFor` seconds, at least `heldRetryMinimum`), a claim's length
+    /// when none is held or the hold outlasts it. Re-queuing the job replaces its schedule, so waiting a claim's
+    /// length would send the held end late.
+    static func claimedElsewhereWait(heldFor: Double?, claimSeconds: Int) -> Duration {
+        let claim = Duration.seconds(claimSeconds)
+        guard let heldFor else { return claim }
+        return min(claim, max(heldRetryMinimum, .milliseconds(Int64((heldFor * 1000).rounded(.up)))))
+    }
+
     /// Whether the push service itself refused some end pushes of a run (`retry`: unavailable, internal error,
     /// timeout, 429), and the longest `Retry-After` it asked for.
     struct RecoveryWait {

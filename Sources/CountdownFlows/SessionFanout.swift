@@ -17,12 +17,13 @@ struct SessionFanout: Sendable {
         let me = context.liveness.workerID
         let dead = try await context.claimOwners { try await context.sessions.endClaimOwners(streamID, except: me) }.dead
         let loaded = try await context.sessions.sessions(of: streamID, device: device, claimingFor: context.claimSeconds, owner: me, deadOwners: dead)
-        guard let (stream, othersClaimed, sessions) = loaded else { return .skipped(reason: "stream_missing") }
+        guard let (stream, othersClaimed, heldFor, sessions) = loaded else { return .skipped(reason: "stream_missing") }
         guard stream.status.isTerminal, let reason = EndReason(rawValue: stream.status.rawValue) else {
             return .skipped(reason: "stream_not_ended")
         }
         if sessions.isEmpty {
-            return othersClaimed > 0 ? .retry(after: .seconds(context.claimSeconds), reason: "sessions_claimed_elsewhere")
+            return othersClaimed > 0 ? .retry(after: Self.claimedElsewhereWait(heldFor: heldFor, claimSeconds: context.claimSeconds),
+                                              reason: "sessions_claimed_elsewhere")
                 : .done(detail: "no sessions to end")
         }
         let (pushes, addressed, unreachable) = build(sessions) { session, language, role in
@@ -84,6 +85,8 @@ struct SessionFanout: Sendable {
             await awaitRecovery(recovery, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID), attempts: ledger.attempts)
             return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "end_push_retry")
         }
+        // Sessions held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.
+        if heldFor != nil { return .retry(after: Self.claimedElsewhereWait(heldFor: heldFor, claimSeconds: context.claimSeconds), reason: "sessions_held") }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
                      + (ledger.undeliverable.isEmpty ? "" : ", \(ledger.undeliverable.count) undeliverable"))
     }

@@ -166,6 +166,16 @@ public enum AndroidCountdownQueries {
             ])
     }
 
+    /// Seconds until the earliest `Retry-After` hold (`holdClaims`) on the stream's live Android countdowns ends, nil
+    /// when none is held. Read before the caller claims, as `claimedElsewhere` is.
+    public static func earliestHold(_ stream: String, on connection: PostgresConnection) throws -> Double? {
+        try connection.query("""
+            SELECT extract(epoch FROM min(android_claimed_until) - now())::float8 AS seconds FROM countdown_start_ledger
+            WHERE stream_id = $1 AND \(showing("countdown_start_ledger")) AND android_ended_at IS NULL AND android_claimed_until >= now()
+              AND android_claimed_by IS NULL
+            """, [stream]).first?.decode("seconds", as: Double?.self) ?? nil
+    }
+
     /// Keeps the claims of countdowns whose end the push service refused with a `Retry-After` until it has passed
     /// (`held`: user, device and seconds), held by no worker: every end job of the stream leaves them alone until
     /// then, so the `Retry-After` is honoured whichever job comes next (SPEC 10.1). An owner-less hold simply expires.

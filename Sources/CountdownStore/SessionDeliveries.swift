@@ -11,10 +11,10 @@ public protocol SessionDeliveries: Sendable {
     func endClaimOwners(_ stream: String, except: String?) async throws -> [String]
 
     /// In one transaction: the stream (with its viewer count) and its sessions, or `device`'s. For an ended stream,
-    /// only the sessions this call claimed for `claimingFor` seconds (an end push goes to each session once), and how
-    /// many others hold.
+    /// only the sessions this call claimed for `claimingFor` seconds (an end push goes to each session once), how
+    /// many others hold, and in how many seconds the earliest `Retry-After` hold among them ends (nil: none held).
     func sessions(of stream: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])?
+        -> (stream: StreamSnapshotRow, othersClaimed: Int, heldFor: Double?, sessions: [Session])?
 
     /// In one transaction: deletes `accepted` (their end push was accepted) and settles their end deliveries.
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int

@@ -45,6 +45,15 @@ public enum SessionQueries {
             """, [stream, except]).map { try $0.decode("claimed_by", as: String.self) }
     }
 
+    /// Seconds until the earliest `Retry-After` hold (`holdEndClaims`) on the stream's sessions (or `device`'s) ends,
+    /// nil when none is held. Read before the caller claims: an anonymous worker's own claims are owner-less too.
+    public static func earliestHold(_ stream: String, device: String?, on connection: PostgresConnection) throws -> Double? {
+        try connection.query("""
+            SELECT extract(epoch FROM min(claimed_until) - now())::float8 AS seconds FROM countdown_session_end_claims
+            WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2) AND claimed_by IS NULL AND claimed_until >= now()
+            """, [stream, device]).first?.decode("seconds", as: Double?.self) ?? nil
+    }
+
     /// How many sessions the stream (or `device`) has.
     public static func count(_ stream: String, device: String?, on connection: PostgresConnection) throws -> Int {
         try connection.query(

@@ -7,8 +7,8 @@ extension StoreClient: SessionDeliveries {
     }
 
     public func sessions(of streamID: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? {
-        try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? in
+        -> (stream: StreamSnapshotRow, othersClaimed: Int, heldFor: Double?, sessions: [Session])? {
+        try await transaction { connection -> (stream: StreamSnapshotRow, othersClaimed: Int, heldFor: Double?, sessions: [Session])? in
             // The names the payloads show and the roles of the sessions' users, not every participant.
             guard var stream = try StreamSnapshotQueries.loadCounted(streamID, leading: true, on: connection) else { return nil }
             func withRoles(_ sessions: [Session]) throws -> [Session] {
@@ -18,14 +18,15 @@ extension StoreClient: SessionDeliveries {
             }
             if stream.status.isTerminal {
                 try SessionQueries.adoptOrphans(streamID, device: device, on: connection)
+                let heldFor = try SessionQueries.earliestHold(streamID, device: device, on: connection)
                 let claimed = try SessionQueries.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
                                                          on: connection)
                 let total = try SessionQueries.count(streamID, device: device, on: connection)
                 let sessions = try withRoles(try SessionQueries.sessions(streamID, devices: claimed, on: connection))
-                return (stream, total - claimed.count, sessions)
+                return (stream, total - claimed.count, heldFor, sessions)
             }
             let sessions = try withRoles(try SessionQueries.sessions(streamID, devices: device.map { [$0] }, on: connection))
-            return (stream, 0, sessions)
+            return (stream, 0, nil, sessions)
         }
     }
 

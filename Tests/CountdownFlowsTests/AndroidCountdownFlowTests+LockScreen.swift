@@ -70,7 +70,8 @@ extension AndroidCountdownFlowTests {
 
             let early = try await handler.handle(.end(stream: "s"))
             #expect(gateway.takeAndroid().isEmpty, "the end job run again leaves c-and's end to its Retry-After")
-            guard case .retry = early else { Issue.record("expected a retry, got \(early)"); return }
+            guard case .retry(let wait?, _) = early else { Issue.record("expected a retry, got \(early)"); return }
+            #expect(wait > .seconds(4) && wait <= .seconds(6), "the job looks again when the hold ends, not after a claim (\(wait))")
             #expect(try await Self.ledger(db).contains("c-and=sent/2"))
 
             // Once the Retry-After has passed, c-and's end goes again.

@@ -60,7 +60,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
 
     func endClaimOwners(_ stream: String, except: String?) async throws -> [String] { throw Unexpected(call: "endClaimOwners") }
     func sessions(of stream: String, device: String?, claimingFor seconds: Int, owner: String?, deadOwners: [String]) async throws
-        -> (stream: StreamSnapshotRow, othersClaimed: Int, sessions: [Session])? { throw Unexpected(call: "sessions") }
+        -> (stream: StreamSnapshotRow, othersClaimed: Int, heldFor: Double?, sessions: [Session])? { throw Unexpected(call: "sessions") }
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int { throw Unexpected(call: "endsAccepted") }
     func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
                     failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
@@ -110,7 +110,9 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
         -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) { throw Unexpected(call: "claimChangedCountdowns") }
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, inFlight: Int)? { throw Unexpected(call: "claimCountdownsToEnd") }
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int)? {
+        throw Unexpected(call: "claimCountdownsToEnd")
+    }
     func claimCountdownsToUpdate(_ stream: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], inFlight: Int, timeline: PlannedStartTimeline)? {
         throw Unexpected(call: "claimCountdownsToUpdate")

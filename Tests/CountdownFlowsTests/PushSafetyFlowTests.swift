@@ -123,17 +123,22 @@ import TestSupport
         }
     }
 
+    /// User `u` with iOS devices `a` and `b`, and the cancelled stream `s` (no sessions yet).
+    static func seedCancelled(_ db: PostgresClient) async throws {
+        try await db.execute("INSERT INTO users (id, display_name) VALUES ('u', 'U')")
+        try await db.execute("""
+            INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
+              ('a', 'u', 'ios', 'fcm-a', NULL), ('b', 'u', 'ios', 'fcm-b', NULL)
+            """)
+        try await db.execute("INSERT INTO streams (id, title, planned_start_at, status) VALUES ('s', 'S', now() + interval '1 minute', 'cancelled')")
+    }
+
     /// SPEC 10.1: a 429's `Retry-After` holds the session's end for every end job of the stream: the stream's end job
     /// that runs meanwhile (a late session's end job met the 429) sends to the other sessions only.
     @Test func aRetryAfterHoldsTheSessionsEndForEveryEndJob() async throws {
         let gateway = ScriptedGateway(["run-a": .retry(after: .seconds(6), reason: "QUOTA_EXCEEDED")])
         try await Self.with(gateway) { handler, db, _ in
-            try await db.execute("INSERT INTO users (id, display_name) VALUES ('u', 'U')")
-            try await db.execute("""
-                INSERT INTO devices (device_id, user_id, platform, fcm_token, push_to_start_token) VALUES
-                  ('a', 'u', 'ios', 'fcm-a', NULL), ('b', 'u', 'ios', 'fcm-b', NULL)
-                """)
-            try await db.execute("INSERT INTO streams (id, title, planned_start_at, status) VALUES ('s', 'S', now() + interval '1 minute', 'cancelled')")
+            try await Self.seedCancelled(db)
             try await db.execute("""
                 INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'a', 'u', 'run-a'), ('s', 'b', 'u', 'run-b')
                 """)
@@ -148,6 +153,31 @@ import TestSupport
             try await db.execute("UPDATE countdown_session_end_claims SET claimed_until = now() - interval '1 millisecond'")
             _ = try await handler.handle(.end(stream: "s"))
             #expect(gateway.sent.value == ["run-a", "run-b", "run-a"])
+        }
+    }
+
+    /// SPEC 10.1: an end job that finds a session held by a `Retry-After` (here by a worker without an id) looks
+    /// again when the hold ends, not a claim's length later: queuing the job again replaced the schedule of the run
+    /// that met the 429. With another session ended meanwhile, it still comes back for the held one.
+    @Test func anEndJobFindingAHeldSessionRetriesWhenTheHoldEnds() async throws {
+        let gateway = ScriptedGateway(["run-a": .retry(after: .seconds(6), reason: "QUOTA_EXCEEDED")])
+        try await Self.with(gateway) { handler, db, _ in
+            try await Self.seedCancelled(db)
+            try await db.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'a', 'u', 'run-a')")
+            let first = try await handler.handle(.end(stream: "s"))
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after >= .seconds(6))
+
+            let again = try await handler.handle(.end(stream: "s"))
+            guard case .retry(let wait?, _) = again else { Issue.record("expected a retry, got \(again)"); return }
+            #expect(wait > .seconds(4) && wait <= .seconds(6), "looks again when a's hold ends, not after a claim (\(wait))")
+            #expect(gateway.sent.value == ["run-a"])
+
+            try await db.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'b', 'u', 'run-b')")
+            let mixed = try await handler.handle(.end(stream: "s"))
+            guard case .retry(let held?, _) = mixed else { Issue.record("expected a retry, got \(mixed)"); return }
+            #expect(held > .seconds(4) && held <= .seconds(6), "b's end went; a's is still to go (\(held))")
+            #expect(gateway.sent.value == ["run-a", "run-b"])
         }
     }
 
