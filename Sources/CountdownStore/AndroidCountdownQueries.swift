@@ -110,13 +110,18 @@ public enum AndroidCountdownQueries {
     }
 
     /// How many of the stream's live Android countdowns another sender holds now, or a `Retry-After` holds
-    /// (`holdClaims`, by no worker). Counted before `owner` claims: an anonymous `owner`'s own claims are owner-less too.
-    public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws -> Int {
-        try connection.query("""
-            SELECT count(*) AS n FROM countdown_start_ledger
+    /// (`holdClaims`, by no worker), and in how many seconds the earliest such hold ends (nil when none is held).
+    /// Counted before `owner` claims: an anonymous `owner`'s own claims are owner-less too.
+    public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws
+        -> (count: Int, heldFor: Double?) {
+        let row = try connection.query("""
+            SELECT count(*) AS n,
+                   extract(epoch FROM min(android_claimed_until) FILTER (WHERE android_claimed_by IS NULL) - now())::float8 AS seconds
+            FROM countdown_start_ledger
             WHERE stream_id = $1 AND \(showing("countdown_start_ledger")) AND android_ended_at IS NULL AND android_claimed_until >= now()
               AND (android_claimed_by IS NULL OR android_claimed_by IS DISTINCT FROM $2)
-            """, [stream, owner]).first?.decode("n", as: Int.self) ?? 0
+            """, [stream, owner]).first
+        return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("seconds", as: Double?.self) ?? nil)
     }
 
     /// What became of one claimed countdown's message.
@@ -164,16 +169,6 @@ public enum AndroidCountdownQueries {
                 PostgresTextArray(settlements.map(\.tokenHash)),
                 PostgresTextArray(settlements.map { $0.shownStart?.postgresText }),
             ])
-    }
-
-    /// Seconds until the earliest `Retry-After` hold (`holdClaims`) on the stream's live Android countdowns ends, nil
-    /// when none is held. Read before the caller claims, as `claimedElsewhere` is.
-    public static func earliestHold(_ stream: String, on connection: PostgresConnection) throws -> Double? {
-        try connection.query("""
-            SELECT extract(epoch FROM min(android_claimed_until) - now())::float8 AS seconds FROM countdown_start_ledger
-            WHERE stream_id = $1 AND \(showing("countdown_start_ledger")) AND android_ended_at IS NULL AND android_claimed_until >= now()
-              AND android_claimed_by IS NULL
-            """, [stream]).first?.decode("seconds", as: Double?.self) ?? nil
     }
 
     /// Keeps the claims of countdowns whose end the push service refused with a `Retry-After` until it has passed

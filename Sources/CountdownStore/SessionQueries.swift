@@ -45,20 +45,18 @@ public enum SessionQueries {
             """, [stream, except]).map { try $0.decode("claimed_by", as: String.self) }
     }
 
-    /// Seconds until the earliest `Retry-After` hold (`holdEndClaims`) on the stream's sessions (or `device`'s) ends,
-    /// nil when none is held. Read before the caller claims: an anonymous worker's own claims are owner-less too.
-    public static func earliestHold(_ stream: String, device: String?, on connection: PostgresConnection) throws -> Double? {
-        try connection.query("""
-            SELECT extract(epoch FROM min(claimed_until) - now())::float8 AS seconds FROM countdown_session_end_claims
-            WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2) AND claimed_by IS NULL AND claimed_until >= now()
-            """, [stream, device]).first?.decode("seconds", as: Double?.self) ?? nil
-    }
-
-    /// How many sessions the stream (or `device`) has.
-    public static func count(_ stream: String, device: String?, on connection: PostgresConnection) throws -> Int {
-        try connection.query(
-            "SELECT count(*) AS n FROM live_activity_sessions WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2)",
-            [stream, device]).first?.decode("n", as: Int.self) ?? 0
+    /// How many sessions the stream (or `device`) has, and in how many seconds the earliest `Retry-After` hold
+    /// (`holdEndClaims`) on them ends (nil when none is held); the caller's own `claimed` devices are not holds (an
+    /// anonymous worker's claims are owner-less too).
+    public static func count(_ stream: String, device: String?, claimed: [String] = [], on connection: PostgresConnection) throws
+        -> (sessions: Int, heldFor: Double?) {
+        let row = try connection.query("""
+            SELECT (SELECT count(*) FROM live_activity_sessions WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2)) AS n,
+                   (SELECT extract(epoch FROM min(claimed_until) - now())::float8 FROM countdown_session_end_claims
+                    WHERE stream_id = $1 AND ($2::text IS NULL OR device_id = $2) AND claimed_by IS NULL AND claimed_until >= now()
+                      AND NOT (device_id = ANY($3::text[]))) AS seconds
+            """, [stream, device, PostgresTextArray(claimed)]).first
+        return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("seconds", as: Double?.self) ?? nil)
     }
 
     /// Sessions of the stream (only `devices`' when given); an empty FCM token reads as absent.

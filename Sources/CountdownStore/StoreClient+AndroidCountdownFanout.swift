@@ -19,8 +19,7 @@ extension StoreClient: AndroidCountdownDeliveries {
             // The names the payloads show and the roles of the claimed countdowns' users, not every participant.
             guard var stream = try StreamSnapshotQueries.loadCounted(streamID, leading: true, if: { $0.status.isTerminal }, on: connection)
             else { return nil }
-            let elsewhere = try AndroidCountdownQueries.claimedElsewhere(streamID, owner: owner, on: connection)
-            let heldFor = try AndroidCountdownQueries.earliestHold(streamID, on: connection)
+            let (elsewhere, heldFor) = try AndroidCountdownQueries.claimedElsewhere(streamID, owner: owner, on: connection)
             let claimed = try AndroidCountdownQueries.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
             let users = Array(Set(claimed.map(\.user).filter { stream.roles[$0] == nil }))
             stream.roles.merge(try StreamSnapshotQueries.roles(of: streamID, users: users, on: connection)) { $1 }

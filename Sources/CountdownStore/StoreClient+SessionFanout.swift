@@ -18,10 +18,9 @@ extension StoreClient: SessionDeliveries {
             }
             if stream.status.isTerminal {
                 try SessionQueries.adoptOrphans(streamID, device: device, on: connection)
-                let heldFor = try SessionQueries.earliestHold(streamID, device: device, on: connection)
                 let claimed = try SessionQueries.claimEnds(streamID, device: device, seconds: seconds, owner: owner, deadOwners: deadOwners,
                                                          on: connection)
-                let total = try SessionQueries.count(streamID, device: device, on: connection)
+                let (total, heldFor) = try SessionQueries.count(streamID, device: device, claimed: claimed, on: connection)
                 let sessions = try withRoles(try SessionQueries.sessions(streamID, devices: claimed, on: connection))
                 return (stream, total - claimed.count, heldFor, sessions)
             }

@@ -29,7 +29,7 @@ import Testing
             #expect(claimed.map(\.device).sorted() == ["accepted", "restored"])
             #expect(claimed.first { $0.device == "restored" }?.shown(PlannedStartTimeline(moves: [], current: .now)) == nil,
                     "what a restored start shows is not known: the update goes")
-            let elsewhere = try await client.transaction { try AndroidCountdownQueries.claimedElsewhere("s", owner: "w2", on: $0) }
+            let elsewhere = try await client.transaction { try AndroidCountdownQueries.claimedElsewhere("s", owner: "w2", on: $0).count }
             #expect(elsewhere == 2)
             try await client.transaction {
                 try AndroidCountdownQueries.settle("s", claimed.map { .init(user: $0.user, device: $0.device, endedReason: "ended") }, on: $0)
