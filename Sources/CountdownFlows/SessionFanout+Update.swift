@@ -15,10 +15,11 @@ extension SessionFanout {
     /// (SPEC 10.1): after a reschedule, every session that accepted an older start; after a late registration, a
     /// session whose activity was started before the planned start last moved. What each session accepted is
     /// recorded (`SessionDeliveryQueries`), so a retry resends only to the sessions whose update was not accepted.
-    /// Newest state only: one run per stream at a time (a claim on its progress row), the stream, its sessions and
-    /// their records read in one snapshot, and a start that moved while a round was out is sent in another round
-    /// (the last push each session accepts carries the current start). `apns-priority` follows `UpdatePriority`
-    /// against what the session shows, its push-to-start included (SPEC 12.2); `apns-expiration` is the new planned start.
+    /// Newest state only: one run per stream at a time (a claim on its progress row, kept alive while the run is
+    /// out), the stream, its sessions and their records read in one snapshot, and a start that moved while a round
+    /// was out is sent in another round (the last push each session accepts carries the current start).
+    /// `apns-priority` follows `UpdatePriority` against what the session shows, its push-to-start included
+    /// (SPEC 12.2); `apns-expiration` is the new planned start.
     func update(stream streamID: String) async throws -> HandlerOutcome {
         let claim = UUID().uuidString
         let seconds = context.claimSeconds
@@ -32,7 +33,7 @@ extension SessionFanout {
         }
         let outcome: HandlerOutcome
         do {
-            outcome = try await sendUpdates(streamID)
+            outcome = try await keepingUpdateClaim(streamID, claim: claim, seconds: seconds) { try await sendUpdates(streamID) }
         } catch {
             try? await context.sessions.releaseUpdate(streamID, claim: claim)
             throw error

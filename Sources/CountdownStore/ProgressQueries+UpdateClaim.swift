@@ -30,6 +30,16 @@ extension ProgressQueries {
         return try connection.query("SELECT 1 FROM streams WHERE id = $1", [stream]).isEmpty ? .streamMissing : .heldElsewhere
     }
 
+    /// Extends the update claim `claim` to `seconds` from now while its run is in flight; `false` when the claim is no
+    /// longer this run's (taken over after it expired, or from a worker taken for dead).
+    public static func extendUpdate(_ stream: String, claim: String, seconds: Int, on connection: PostgresConnection) throws -> Bool {
+        try !connection.query("""
+            UPDATE countdown_stream_progress SET update_claimed_until = now() + make_interval(secs => $3)
+            WHERE stream_id = $1 AND update_claim = $2
+            RETURNING stream_id
+            """, [stream, claim, seconds]).isEmpty
+    }
+
     /// Lets go of the update claim `claim` (a claim taken over meanwhile stays).
     public static func releaseUpdate(_ stream: String, claim: String, on connection: PostgresConnection) throws {
         try connection.execute("""

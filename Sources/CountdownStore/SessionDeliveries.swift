@@ -42,6 +42,8 @@ public protocol SessionDeliveries: Sendable {
     /// The workers other than `except` holding `stream`'s update claim.
     func updateClaimOwners(_ stream: String, except: String?) async throws -> [String]
     func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws -> ProgressQueries.UpdateClaim
+    /// Extends the update claim `claim` to `seconds` from now; `false` when it is no longer held.
+    func extendUpdate(_ stream: String, claim: String, seconds: Int) async throws -> Bool
     func releaseUpdate(_ stream: String, claim: String) async throws
     func plannedStart(_ stream: String) async throws -> Date?
     func markUpdateDone(_ stream: String, planned: Date) async throws

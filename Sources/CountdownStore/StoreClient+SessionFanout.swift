@@ -87,6 +87,10 @@ extension StoreClient: SessionDeliveries {
         try await withConnection { try ProgressQueries.claimUpdate(stream, claim: claim, seconds: seconds, owner: owner, deadOwners: deadOwners, on: $0) }
     }
 
+    public func extendUpdate(_ stream: String, claim: String, seconds: Int) async throws -> Bool {
+        try await withConnection { try ProgressQueries.extendUpdate(stream, claim: claim, seconds: seconds, on: $0) }
+    }
+
     public func releaseUpdate(_ stream: String, claim: String) async throws {
         try await withConnection { try ProgressQueries.releaseUpdate(stream, claim: claim, on: $0) }
     }

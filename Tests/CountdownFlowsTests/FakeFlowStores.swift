@@ -77,6 +77,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func claimUpdate(_ stream: String, claim: String, seconds: Int, owner: String?, deadOwners: [String]) async throws -> ProgressQueries.UpdateClaim {
         throw Unexpected(call: "claimUpdate")
     }
+    func extendUpdate(_ stream: String, claim: String, seconds: Int) async throws -> Bool { throw Unexpected(call: "extendUpdate") }
     func releaseUpdate(_ stream: String, claim: String) async throws { throw Unexpected(call: "releaseUpdate") }
     func plannedStart(_ stream: String) async throws -> Date? { throw Unexpected(call: "plannedStart") }
     func markUpdateDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markUpdateDone") }

@@ -1,3 +1,4 @@
+import BlockingIO
 import CountdownDomain
 @testable import CountdownFlows
 import CountdownStore
@@ -40,6 +41,26 @@ import Testing
             #expect(gateway.sent.value.count == 4)
             let claim = try await db.query("SELECT update_claim FROM countdown_stream_progress WHERE stream_id = 's'")[0].decode("update_claim", as: String?.self)
             #expect(claim == nil, "the job lets go of its claim")
+        }
+    }
+
+    @Test func aRunThatOutlastsItsClaimTermKeepsTheClaimAndIsNotRepeatedAlongside() async throws {
+        try await SessionUpdateTests.with(claimSeconds: 1) { handler, db, gateway in
+            try await SessionUpdateTests.reschedule(db, by: 20)
+            // The gateway answers the first batch only after twice the claim's term; meanwhile the stream's job runs
+            // again (queued once more by the relay or the reconciler).
+            let second = Locked<HandlerOutcome?>(nil)
+            gateway.duringFirstSend.withLock {
+                $0 = {
+                    try await Task.sleep(for: .seconds(2))
+                    let outcome = try await handler.handle(.update(stream: "s"))
+                    second.withLock { $0 = outcome }
+                }
+            }
+            guard case .done = try await handler.handle(.update(stream: "s")) else { Issue.record("expected done"); return }
+            #expect(second.value == .reschedule(after: SessionFanout.updateRecheck, reason: "update_running_elsewhere"),
+                    "the run still out keeps the stream")
+            #expect(gateway.sent.value.count == 4, "each session updated once (got \(gateway.sent.value.map(\.token)))")
         }
     }
 

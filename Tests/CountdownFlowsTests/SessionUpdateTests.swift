@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    static func with(failing: [String: Int] = [:], _ body: (JobHandler, PostgresClient, UpdateGateway) async throws -> Void) async throws {
+    static func with(failing: [String: Int] = [:], claimSeconds: Int = 30, _ body: (JobHandler, PostgresClient, UpdateGateway) async throws -> Void) async throws {
         try await MigratedDatabase.with(prefix: "update") { client in
             try await client.transaction { connection in
                 try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1", "d2"]), ("u2", "guest", ["d3", "d4", "d5", "d6"])], on: connection)
@@ -61,7 +61,8 @@ import Testing
             }
             let gateway = UpdateGateway(failing: failing)
             let context = FlowContext(database: client, push: gateway, payloads: try PushPayloadBuilder(), settings: FlowSettings(),
-                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()))
+                                      transport: .fcm, metrics: CountingFlowMetrics(), logger: Logger(level: .error, sink: CapturingLogSink()),
+                                      claimSeconds: claimSeconds)
             try await body(JobHandler(context: context), client, gateway)
         }
     }
