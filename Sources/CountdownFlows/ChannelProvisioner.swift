@@ -18,23 +18,64 @@ public struct ChannelProvisioner: Sendable {
         self.logger = logger
     }
 
-    /// The stream's usable channel id, created now if the stream has none and this caller may create it; nil: tokens.
+    /// What looking up a stream's channel found.
+    enum Lookup: Equatable {
+        /// The stream's usable channel.
+        case channel(String)
+        /// Another caller is still creating it.
+        case held
+        /// None (failed, at the limit, not due, or unreadable): token pushes, counted as a fallback.
+        case tokens
+    }
+
+    /// The stream's usable channel id, created now if the stream has none and this caller may create it; nil: tokens
+    /// (also while another caller is creating it: a start's iOS 18 devices wait for that with `lookup`).
     public func channel(for stream: String) async -> String? {
-        let claim = UUID().uuidString
-        let answer: ChannelClaim
-        do {
-            answer = try await setup.store.claimChannel(stream: stream, claim: claim, maxAlive: setup.maxChannels, holdSeconds: setup.holdSeconds)
-        } catch {
-            logger.warn("broadcast channel could not be read; the stream's pushes go by token", ["stream": .string(stream), "error": .error(error)])
-            setup.metrics.tokenFallback(reason: "store_error")
+        switch await lookup(stream, waitingUpTo: .zero) {
+        case .channel(let channelID):
+            return channelID
+        case .held:
+            setup.metrics.tokenFallback(reason: "channel_pending")
+            return nil
+        case .tokens:
             return nil
         }
+    }
+
+    /// `channel(for:)`, telling a channel another caller is still creating (not counted as a fallback) from none. While
+    /// it is held, looks again every `pollInterval` for up to `wait` first.
+    func lookup(_ stream: String, waitingUpTo wait: Duration) async -> Lookup {
+        var waited = Duration.zero
+        while true {
+            let claim = UUID().uuidString
+            let answer: ChannelClaim
+            do {
+                answer = try await setup.store.claimChannel(stream: stream, claim: claim, maxAlive: setup.maxChannels, holdSeconds: setup.holdSeconds)
+            } catch {
+                logger.warn("broadcast channel could not be read; the stream's pushes go by token", ["stream": .string(stream), "error": .error(error)])
+                setup.metrics.tokenFallback(reason: "store_error")
+                return .tokens
+            }
+            switch answer {
+            case .held where waited < wait:
+                await setup.sleep(setup.pollInterval)
+                waited += setup.pollInterval
+            case .held:
+                return .held
+            default:
+                return await use(answer, stream: stream).map(Lookup.channel) ?? .tokens
+            }
+        }
+    }
+
+    /// The channel of one answer other than `held`, creating it when this caller holds the intent.
+    private func use(_ answer: ChannelClaim, stream: String) async -> String? {
         switch answer {
         case .ready(let channel):
             return channel.channelID
         case .create(let row, let claim, let attempt):
             return await create(stream: stream, row: row, claim: claim, attempt: attempt)
-        case .waiting:
+        case .held, .waiting:
             setup.metrics.tokenFallback(reason: "channel_pending")
         case .failed:
             setup.metrics.tokenFallback(reason: "channel_failed")

@@ -42,9 +42,18 @@ public struct BroadcastSetup: Sendable {
     public let maxAttempts: Int
     /// The backoff after failed attempt number n (the queue's retry policy).
     public let backoff: @Sendable (Int) -> Duration
+    /// How long a start waits for a stream's channel that another caller is creating (its iOS 18 devices only):
+    /// longer than Apple takes to answer, short enough that the start is not late.
+    public let startWait: Duration
+    /// How often a waiting start looks at the channel again.
+    public let pollInterval: Duration
+    /// Sleeps between looks (the clock; instant or scripted in tests).
+    public let sleep: @Sendable (Duration) async -> Void
 
     public init(channels: any ChannelService, store: any BroadcastChannelStore, metrics: any BroadcastMetrics, maxChannels: Int,
-                holdSeconds: Int = 60, maxAttempts: Int = 8, backoff: @escaping @Sendable (Int) -> Duration) {
+                holdSeconds: Int = 60, maxAttempts: Int = 8, backoff: @escaping @Sendable (Int) -> Duration,
+                startWait: Duration = .seconds(5), pollInterval: Duration = .milliseconds(100),
+                sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
         self.channels = channels
         self.store = store
         self.metrics = metrics
@@ -52,6 +61,9 @@ public struct BroadcastSetup: Sendable {
         self.holdSeconds = holdSeconds
         self.maxAttempts = maxAttempts
         self.backoff = backoff
+        self.startWait = startWait
+        self.pollInterval = max(pollInterval, .milliseconds(1))
+        self.sleep = sleep
     }
 
     /// The first major iOS version whose activities can subscribe to a channel.

@@ -9,34 +9,96 @@ import Foundation
 struct StartChannels: Sendable {
     /// Channel id by stream.
     var byStream: [String: String] = [:]
+    /// Streams whose channel another caller was creating when the fan-out began: their iOS 18 devices wait for it
+    /// (`awaitPending`) while every other device's start goes at once.
+    var pending: Set<String> = []
 
     /// The channels of `plans`' streams; none when broadcast is off.
     static func channels(of plans: [String: StartPlan], context: FlowContext) async -> StartChannels {
         guard let setup = context.broadcast else { return StartChannels() }
         let provisioner = ChannelProvisioner(setup: setup, logger: context.logger)
         var found = StartChannels()
-        await withTaskGroup(of: (String, String?).self) { group in
-            for stream in plans.keys { group.addTask { (stream, await provisioner.channel(for: stream)) } }
-            for await (stream, channel) in group { found.byStream[stream] = channel }
+        await withTaskGroup(of: (String, ChannelProvisioner.Lookup).self) { group in
+            for stream in plans.keys { group.addTask { (stream, await provisioner.lookup(stream, waitingUpTo: .zero)) } }
+            for await (stream, lookup) in group {
+                switch lookup {
+                case .channel(let channelID): found.byStream[stream] = channelID
+                case .held: found.pending.insert(stream)
+                case .tokens: break
+                }
+            }
         }
         return found
+    }
+
+    /// Waits (up to `BroadcastSetup.startWait`) for the pending streams' channels; a stream whose channel is still not
+    /// there, failed or hit the limit goes by token from now on.
+    mutating func awaitPending(context: FlowContext) async {
+        guard let setup = context.broadcast, !pending.isEmpty else { return }
+        let provisioner = ChannelProvisioner(setup: setup, logger: context.logger)
+        let streams = pending
+        pending = []
+        await withTaskGroup(of: (String, String?).self) { group in
+            for stream in streams {
+                group.addTask {
+                    switch await provisioner.lookup(stream, waitingUpTo: setup.startWait) {
+                    case .channel(let channelID): return (stream, channelID)
+                    case .held:
+                        context.logger.warn("broadcast channel still being created; the stream's iOS 18 starts go by token",
+                                            ["stream": .string(stream), "waited_s": .seconds(setup.startWait)])
+                        setup.metrics.tokenFallback(reason: "channel_pending")
+                        return (stream, nil)
+                    case .tokens: return (stream, nil)
+                    }
+                }
+            }
+            for await (stream, channel) in group { byStream[stream] = channel }
+        }
+    }
+
+    /// The claimed iOS 18+ devices of `page` whose stream's channel is pending: their starts wait for `awaitPending`.
+    func waitingForChannel(_ page: [String: StartPlan], context: FlowContext) async -> Set<StartLedger.Key> {
+        guard let setup = context.broadcast, !pending.isEmpty else { return [] }
+        let keys = Self.appleKeys(page.filter { pending.contains($0.key) })
+        guard !keys.isEmpty else { return [] }
+        let modern = await Self.modernDevices(keys, setup: setup, context: context)
+        return Set(keys.filter { modern.contains($0.device) })
+    }
+
+    /// Of the devices of `keys`, those whose app reported iOS 18 or later; none when that cannot be read (tokens).
+    static func modernDevices(_ keys: [StartLedger.Key], setup: BroadcastSetup, context: FlowContext) async -> Set<String> {
+        do {
+            return try await setup.store.devices(Array(Set(keys.map(\.device))), reportingAtLeast: BroadcastSetup.channelOSMajor)
+        } catch {
+            context.logger.warn("device OS versions could not be read; this page's starts go by token", ["error": .error(error)])
+            return []
+        }
+    }
+
+    /// `page` as the rows that go now and the `waiting` ones, sent once the channel is there (streams with none left out).
+    static func split(_ page: [String: StartPlan], waiting: Set<StartLedger.Key>) -> (now: [String: StartPlan], later: [String: StartPlan]) {
+        var now: [String: StartPlan] = [:]
+        var later: [String: StartPlan] = [:]
+        for (stream, plan) in page {
+            let (wait, go) = (plan.claimed.filter { waiting.contains($0.key) }, plan.claimed.filter { !waiting.contains($0.key) })
+            if !go.isEmpty { now[stream] = plan; now[stream]?.claimed = go }
+            if !wait.isEmpty { later[stream] = plan; later[stream]?.claimed = wait }
+        }
+        return (now, later)
+    }
+
+    /// The claimed rows of `page`'s Apple devices.
+    static func appleKeys(_ page: [String: StartPlan]) -> [StartLedger.Key] {
+        page.flatMap { _, plan in plan.claimed.map(\.key).filter { plan.targets[$0]?.candidate.isAndroid != true } }
     }
 
     /// The channel each claimed iOS 18+ device's start carries; its stream's channel is recorded as used (what its
     /// activities show: the planned start, unless a broadcast already went).
     func devicesOnChannel(_ page: [String: StartPlan], context: FlowContext) async -> [StartLedger.Key: String] {
         guard let setup = context.broadcast, !byStream.isEmpty else { return [:] }
-        let keys = page.filter { byStream[$0.key] != nil }.flatMap { _, plan in
-            plan.claimed.map(\.key).filter { plan.targets[$0]?.candidate.isAndroid != true }
-        }
+        let keys = Self.appleKeys(page.filter { byStream[$0.key] != nil })
         guard !keys.isEmpty else { return [:] }
-        let modern: Set<String>
-        do {
-            modern = try await setup.store.devices(Array(Set(keys.map(\.device))), reportingAtLeast: BroadcastSetup.channelOSMajor)
-        } catch {
-            context.logger.warn("device OS versions could not be read; this page's starts go by token", ["error": .error(error)])
-            return [:]
-        }
+        let modern = await Self.modernDevices(keys, setup: setup, context: context)
         var onChannel: [StartLedger.Key: String] = [:]
         for key in keys where modern.contains(key.device) { onChannel[key] = byStream[key.stream] }
         for stream in Set(onChannel.keys.map(\.stream)) {

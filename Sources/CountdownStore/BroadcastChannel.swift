@@ -59,7 +59,9 @@ public enum ChannelClaim: Sendable, Equatable {
     /// The caller holds the intent: it asks Apple, then records the id (`recordCreated`) or the failure.
     /// `attempt` is 1 for the first try.
     case create(row: Int64, claim: String, attempt: Int)
-    /// Another caller is creating it, or its next attempt is not due yet: token pushes for now.
+    /// Another caller holds the intent and is creating it now: its answer is due within seconds.
+    case held
+    /// Its next attempt is not due yet (a failed attempt's backoff), or its old channel is being deleted: token pushes for now.
     case waiting
     /// Every attempt failed: the stream stays on token pushes.
     case failed

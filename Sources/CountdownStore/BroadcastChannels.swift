@@ -16,13 +16,14 @@ public enum BroadcastChannels {
 
     /// The stream's channel, or the right to create it. In one transaction: the stream's current row (locked), else
     /// a new intent when fewer than `maxAlive` channels are alive. An intent whose holder let go (its retry is due) or
-    /// went quiet for `holdSeconds` (it crashed or hangs: what it created, if anything, becomes an orphan) is taken over.
+    /// went quiet for `holdSeconds` (it crashed or hangs: what it created, if anything, becomes an orphan) is taken over;
+    /// one held by a caller still within `holdSeconds` is `held` (its answer is due soon), one whose retry is not due `waiting`.
     public static func claim(stream: String, claim: String, maxAlive: Int, holdSeconds: Int, on connection: PostgresConnection) throws -> ChannelClaim {
-        let current = try decode(connection.query("""
-            SELECT \(columns) FROM countdown_broadcast_channels
+        let rows = try connection.query("""
+            SELECT \(columns), claim IS NOT NULL AS held FROM countdown_broadcast_channels
             WHERE stream_id = $1 AND state IN ('intent', 'created', 'in_use', 'failed') FOR UPDATE
-            """, [stream])).first
-        if let current {
+            """, [stream])
+        if let current = try decode(rows).first {
             switch current.state {
             case .created, .inUse: return .ready(current)
             case .failed: return .failed
@@ -34,7 +35,9 @@ public enum BroadcastChannels {
                       AND ((claim IS NULL AND next_attempt_at <= now()) OR (claim IS NOT NULL AND intent_at < now() - make_interval(secs => $3)))
                     RETURNING attempts
                     """, [current.row, claim, holdSeconds])
-                guard let attempts = try taken.first?.decode("attempts", as: Int.self) else { return .waiting }
+                guard let attempts = try taken.first?.decode("attempts", as: Int.self) else {
+                    return try rows.first?.decode("held", as: Bool.self) == true ? .held : .waiting
+                }
                 return .create(row: current.row, claim: claim, attempt: attempts + 1)
             }
         }
@@ -48,7 +51,7 @@ public enum BroadcastChannels {
         let raced = try connection.query("""
             SELECT 1 FROM countdown_broadcast_channels WHERE stream_id = $1 AND state IN ('intent', 'created', 'in_use', 'failed')
             """, [stream])
-        return raced.isEmpty ? .atCapacity : .waiting
+        return raced.isEmpty ? .atCapacity : .held
     }
 
     /// Records the id Apple answered for the intent `row` held by `claim`. False when the intent was taken over or

@@ -25,9 +25,10 @@ import Testing
     }
 
     static func setup(_ client: PostgresClient, _ channels: FakeChannelService, _ metrics: CountingBroadcastMetrics, maxChannels: Int = 100,
-                      holdSeconds: Int = 60) -> BroadcastSetup {
+                      holdSeconds: Int = 60, startWait: Duration = .seconds(5),
+                      sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) -> BroadcastSetup {
         BroadcastSetup(channels: channels, store: StoreClient(client), metrics: metrics, maxChannels: maxChannels, holdSeconds: holdSeconds,
-                       maxAttempts: 3, backoff: { _ in .seconds(30) })
+                       maxAttempts: 3, backoff: { _ in .seconds(30) }, startWait: startWait, pollInterval: .milliseconds(250), sleep: sleep)
     }
 
     static func context(_ client: PostgresClient, _ gateway: AcceptingGateway, _ broadcast: BroadcastSetup?) throws -> FlowContext {

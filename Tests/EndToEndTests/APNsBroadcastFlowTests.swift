@@ -51,12 +51,7 @@ import TestSupport
     /// and the cancel one end broadcast, with no token push at all.
     @Test func aStreamWithEveryActivityOnItsChannelMovesAndEndsByBroadcastOnly() async throws {
         let (apns, system) = try await Self.broadcasting()
-        try await system.user("creator", name: "Selin Kaya")
-        try await system.user("guest", name: "Mert Demir")
-        try await system.device("creator-iphone", user: "creator")
-        try await system.device("guest-iphone", user: "guest")
-        try await system.execute("INSERT INTO countdown_device_os (device_id, os_version, major) VALUES ('creator-iphone', '18.2', 18), ('guest-iphone', '18.0', 18)")
-        try system.startWorker()
+        try await Self.twoIOS18Participants(system)
         // Due for its start (30 s before) a few seconds after it was written: the jobs its rows queue at once (a
         // backfill per participant) have run by then, so one start fan-out creates the channel and starts both on it.
         try await system.stream("s2", title: "Final", startsIn: 36, creator: "creator", guests: ["guest"])
@@ -81,6 +76,23 @@ import TestSupport
         apns.stop()
     }
 
+    /// Apple slow to answer (every request waits 500 ms): the stream's start and each participant's backfill, due
+    /// together, race for the channel; the ones that find it being created wait for it, so every iOS 18 start carries it.
+    @Test func startsRacingASlowChannelCreationAllGoOnTheChannel() async throws {
+        let (apns, system) = try await Self.broadcasting()
+        try await apns.fault(["latencyMs": 500])
+        try await Self.twoIOS18Participants(system)
+        try await system.stream("s3", title: "Derbi", startsIn: 20, creator: "creator", guests: ["guest"])
+        let started = try await apns.waitForPushes("both push-to-starts") { $0.filter { $0.event == "start" }.count == 2 }
+        let channels = try await Self.channels(apns)
+        #expect(channels.count == 1, "one channel for the stream: \(channels)")
+        let channel = try #require(channels.first)
+        #expect(started.filter { $0.event == "start" }.allSatisfy { $0.aps["input-push-channel"] as? String == channel },
+                "\(started.map { "\($0.token ?? "-") \($0.aps)" })")
+        await system.stop()
+        apns.stop()
+    }
+
     /// Runs `change`, waits for the `event` broadcast it causes and for the queue to be idle, and returns every push
     /// accepted after `seq`.
     static func pushes(after seq: Int, of change: String, awaiting event: String, _ apns: FakeAPNsProcess,
@@ -96,6 +108,16 @@ import TestSupport
         let apns = try await FakeAPNsProcess()
         let settings = apns.workerEnvironment.merging(["START_LEAD_SECONDS": "30", "REMINDER_TRANSPORT": "off", "APNS_BROADCAST": "on"]) { $1 }
         return (apns, try await CountdownSystem(settings: settings))
+    }
+
+    /// A creator and a guest, each with one iPhone that reported iOS 18, and a running worker.
+    static func twoIOS18Participants(_ system: CountdownSystem) async throws {
+        try await system.user("creator", name: "Selin Kaya")
+        try await system.user("guest", name: "Mert Demir")
+        try await system.device("creator-iphone", user: "creator")
+        try await system.device("guest-iphone", user: "guest")
+        try await system.execute("INSERT INTO countdown_device_os (device_id, os_version, major) VALUES ('creator-iphone', '18.2', 18), ('guest-iphone', '18.0', 18)")
+        try system.startWorker()
     }
 
     /// The channel ids the fake APNs holds.
