@@ -17,8 +17,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 TRUSTED = os.environ["TRUSTED_URL"]
@@ -80,8 +80,22 @@ def navigate(driver, action):
     """Does `action` (a click or Enter that loads a page) and waits until the new page replaced the old one."""
     old = driver.find_element(By.TAG_NAME, "html")
     action()
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 15).until(lambda _: replaced(old))
     WebDriverWait(driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def replaced(element):
+    """True once `element` left the document. Chromium answers a node of a page being replaced either as stale or, in
+    the middle of the swap, with "Node with given id does not belong to the document": both mean the old page is gone."""
+    try:
+        element.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
 
 
 def h1(driver):
