@@ -37,11 +37,16 @@ import TestSupport
         #expect((pruned.lateness.min() ?? 0) >= -0.05, "no start before its window")
         let bound = max(5, 2 * control.last + 2)
         #expect(pruned.last < bound, "the last start \(pruned.last) s after the due second (bound \(bound) s; without old rows \(control.last) s)")
-        // The pruner had begun (fewer old rows than inserted before the first start) and had not finished (some left
-        // after it): it was deleting when the burst began, and had to give way while starts waited.
+        // The pruner had not finished when the first start went out (old rows left after it), and it deleted while the
+        // starts went out: it had begun before the first start, or the count fell between two samples of the burst.
+        // (On a loaded machine its first batch may come just after the first start; that is still a burst beside it.)
         let (before, after) = pruned.oldRowsAroundFirstStart
-        #expect(before.map { $0 < oldRows } == true && after.map { $0 > 0 } == true,
-                "the pruner was deleting old rows when the burst's first start went out: \(before ?? -1) → \(after ?? -1) of \(oldRows)")
+        let deletingDuring = (pruned.oldRowsDuring.max() ?? 0) > (pruned.oldRowsDuring.min() ?? 0)
+        #expect(after.map { $0 > 0 } == true && (before.map { $0 < oldRows } == true || deletingDuring),
+                """
+                the pruner was deleting old rows while the burst's starts went out: \(before ?? -1) → \(after ?? -1) around the first start, \
+                \(pruned.oldRowsDuring.max() ?? -1) → \(pruned.oldRowsDuring.min() ?? -1) during the burst, of \(oldRows)
+                """)
     }
 
     /// A burst of `streams` starts on a system of its own, with `oldRows` ledger rows of 100 long-expired streams made
