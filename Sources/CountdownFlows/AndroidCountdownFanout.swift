@@ -38,7 +38,7 @@ struct AndroidCountdownFanout: Sendable {
         var holding: [(user: String, device: String, seconds: Double)] = []
         var recovery = SessionFanout.RecoveryWait()
         var recorded = 0
-        await context.push.sendEach(pushes, kind: .end, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+        await context.push.sendEach(pushes, kind: .end, window: context.push.batchesOut) { start, deliveries, _ in
             var accepted: [AndroidCountdownQueries.Settlement] = []
             for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 recovery.note(delivery)
@@ -106,7 +106,7 @@ struct AndroidCountdownFanout: Sendable {
         var refused: [DeviceTokenQueries.Invalidation] = []
         var retry = PushRetry()
         var recorded = 0
-        await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+        await context.push.sendEach(pushes, kind: .update, window: context.push.batchesOut) { start, deliveries, _ in
             var accepted: [AndroidCountdownQueries.Settlement] = []
             for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 retry.note(delivery)

@@ -1,4 +1,3 @@
-import BlockingIO
 import CountdownDomain
 import PushPayloads
 
@@ -27,83 +26,63 @@ public enum OutgoingPush: Sendable {
     }
 }
 
-/// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests).
+/// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests). A gateway sends one batch
+/// at a time; `sendEach` cuts a fan-out's pushes into batches (the one place pushes are batched on their way to the
+/// transport, which hands each batch to the HTTP client as it is).
 public protocol PushGateway: Sendable {
-    func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery
-
-    /// Sends the pushes concurrently and returns their results in order once all are in.
-    func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery]
-
     /// Most pushes the gateway has out at once (`PUSH_CONCURRENCY`), when it bounds them.
     var pushesInFlightLimit: Int? { get }
 
-    /// Sends the pushes as `sendBatch` does, but their slots (`PUSH_CONCURRENCY`) stay taken after the answers until
-    /// the caller gives them back (`PushSlots.release`), once it recorded the outcomes. At most `recordedBatchSize`
-    /// pushes per call: a call takes all its slots at once, so calls holding slots never wait on each other.
-    func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots)
+    /// Sends one batch of at most `pushesInFlightLimit` pushes concurrently and returns their results in order once
+    /// all are in. A batch takes all its slots (`PUSH_CONCURRENCY`) at once, so batches never wait on each other while
+    /// holding some. Without `keepingSlots` each push gives its slot back as its answer arrives; with it the slots
+    /// stay taken after the answers, as the returned `PushSlots`, until the caller gives them back once it recorded
+    /// the outcomes.
+    func sendBatch(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool) async -> (deliveries: [Delivery], slots: PushSlots)
 }
 
-/// How many pushes `sendEach` hands to the gateway together.
-public let pushBatchSize = 32
-
 extension PushGateway {
-    public var pushesInFlightLimit: Int? { nil }
-
-    /// Without a bound on pushes in flight there are no slots to keep.
-    public func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots) {
-        (await sendBatch(pushes, kind: kind), .none)
+    /// Pushes per batch: 32, at most a quarter of `PUSH_CONCURRENCY` (so a small setting still keeps several batches
+    /// out at once, each taking its slots in one go).
+    public var batchSize: Int {
+        min(32, max(1, (pushesInFlightLimit ?? 128) / 4))
     }
 
-    /// Pushes per batch of `sendEachRecorded`: `pushBatchSize`, at most a quarter of `PUSH_CONCURRENCY` (so several
-    /// batches are out at once, each taking its slots in one go).
-    public var recordedBatchSize: Int {
-        min(pushBatchSize, max(1, (pushesInFlightLimit ?? 4 * pushBatchSize) / 4))
-    }
-
-    /// One `send` per push, concurrently.
-    public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
-        await pushes.concurrentMap { await self.send($0, kind: kind) }
+    /// Batches a fan-out hands the gateway at once: enough to keep twice its `PUSH_CONCURRENCY` waiting (256 when it
+    /// does not say), so the gateway stays busy while answers are recorded as they arrive.
+    public var batchesOut: Int {
+        max(2, 2 * (pushesInFlightLimit ?? 256) / batchSize)
     }
 
     /// Sends every push concurrently (the gateway bounds how many are in flight) and returns results in order.
     public func sendAll(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
         var results = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
-        await sendEach(pushes, kind: kind) { start, deliveries in
+        await sendEach(pushes, kind: kind) { start, deliveries, _ in
             results.replaceSubrange(start..<start + deliveries.count, with: deliveries)
         }
         return results
     }
 
-    /// Sends every push concurrently, in batches of `pushBatchSize` (each batch wakes this task once), and hands
-    /// each batch's results to `onBatch` as the batch completes, one batch at a time, with the index of its first
-    /// push. With `window`, at most that many batches are handed to the gateway at once (the next as one completes):
-    /// the gateway shares its permits fairly among the batches waiting for them, so with every batch handed over at
-    /// once all of them complete near the end, and answers arrive long before `onBatch` sees them.
-    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, window: Int? = nil,
-                         _ onBatch: (_ start: Int, [Delivery]) async -> Void) async {
-        await sendInBatches(pushes, size: pushBatchSize, window: window, send: { (await self.sendBatch($0, kind: kind), PushSlots.none) }) {
-            start, deliveries, _ in await onBatch(start, deliveries)
-        }
-    }
-
-    /// As `sendEach`, in batches of `recordedBatchSize`, for pushes whose outcomes are recorded so that a crash does
-    /// not repeat them (starts, reminders): each batch's slots stay taken until `onBatch` (or whoever it hands them
-    /// to) gives them back once the outcomes are durable, so a slot never takes its next push while the previous
-    /// one's outcome lives only in memory, and a crash repeats at most one push per slot (SPEC 12.1).
-    public func sendEachRecorded(_ pushes: [OutgoingPush], kind: PushKind, window: Int? = nil,
-                                 _ onBatch: (_ start: Int, [Delivery], PushSlots) async -> Void) async {
-        await sendInBatches(pushes, size: recordedBatchSize, window: window, send: { await self.sendBatchKeepingSlots($0, kind: kind) }, onBatch)
-    }
-
-    private func sendInBatches(_ pushes: [OutgoingPush], size: Int, window: Int?,
-                               send: @escaping @Sendable ([OutgoingPush]) async -> (deliveries: [Delivery], slots: PushSlots),
-                               _ onBatch: (_ start: Int, [Delivery], PushSlots) async -> Void) async {
+    /// Sends every push concurrently, in batches of `batchSize` (each batch wakes this task once), and hands each
+    /// batch's results to `onBatch` as the batch completes, one batch at a time, with the index of its first push.
+    /// With `window`, at most that many batches are handed to the gateway at once (the next as one completes): the
+    /// gateway shares its slots fairly among the batches waiting for them, so with every batch handed over at once
+    /// all of them complete near the end, and answers arrive long before `onBatch` sees them.
+    ///
+    /// `keepingSlots` is for pushes whose outcomes are recorded so that a crash does not repeat them (starts,
+    /// reminders): each batch's slots stay taken until `onBatch` (or whoever it hands them to) gives them back once
+    /// the outcomes are durable, so a slot never takes its next push while the previous one's outcome lives only in
+    /// memory, and a crash repeats at most one push per slot (SPEC 12.1). Without it the slots handed to `onBatch`
+    /// hold nothing.
+    public func sendEach(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool = false, window: Int? = nil,
+                         _ onBatch: (_ start: Int, [Delivery], PushSlots) async -> Void) async {
+        let size = batchSize
         let starts = Array(stride(from: 0, to: pushes.count, by: size))
         await withTaskGroup(of: (Int, [Delivery], PushSlots).self) { group in
             func add(_ start: Int) {
                 let batch = Array(pushes[start..<min(start + size, pushes.count)])
                 group.addTask {
-                    let (deliveries, slots) = await send(batch)
+                    let (deliveries, slots) = await self.sendBatch(batch, kind: kind, keepingSlots: keepingSlots)
                     precondition(deliveries.count == batch.count, "the gateway answered \(deliveries.count) of \(batch.count) pushes")
                     return (start, deliveries, slots)
                 }

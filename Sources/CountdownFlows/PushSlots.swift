@@ -1,9 +1,10 @@
 import Synchronization
 
-/// The `PUSH_CONCURRENCY` slots a batch of answered pushes still takes: each push's slot is given back once its
-/// outcome is recorded, so a slot takes its next push only when the previous one's outcome is in PostgreSQL, and a
-/// crash repeats at most one push per slot (SPEC 12.1). A batch's slots are given back at most once each; whatever
-/// is still held when the value goes away is given back then (a caller that stopped early never keeps a slot).
+/// The `PUSH_CONCURRENCY` slots a batch of pushes takes. An update's or end's slot is given back as its answer
+/// arrives; a start's or reminder's once its outcome is recorded, so a slot takes its next push only when the
+/// previous one's outcome is in PostgreSQL, and a crash repeats at most one push per slot (SPEC 12.1). A batch's
+/// slots are given back at most once each (never more than it took); whatever is still held when the value goes
+/// away is given back then (a caller that stopped early never keeps a slot).
 public final class PushSlots: Sendable {
     private let giveBack: @Sendable (Int) -> Void
     private let held: Mutex<Int>

@@ -142,12 +142,6 @@ struct ReminderFanout: Sendable {
         return result
     }
 
-    /// Batches a chunk hands the gateway at once: enough to keep twice its `PUSH_CONCURRENCY` waiting (256 when it
-    /// does not say), so the gateway stays busy while answers are recorded as they arrive.
-    static func batchesOut(_ gateway: any PushGateway, batchSize: Int = pushBatchSize) -> Int {
-        max(2, 2 * (gateway.pushesInFlightLimit ?? 256) / batchSize)
-    }
-
     /// Sends one chunk: claims its range of users (nothing when another live sender holds part of it), skips the
     /// devices the reminder reached before, sends to the others, and records each answered batch's accepted devices
     /// as its answers arrive (one row) before the batch's slots take their next pushes, so a crash repeats at most
@@ -196,7 +190,7 @@ struct ReminderFanout: Sendable {
             }
         }
         var outcome = ChunkOutcome(sent: [], refused: [], claim: claim.id, needsRetry: !pendingUsers.isEmpty, retryAfter: nil)
-        await context.push.sendEachRecorded(addressed.map(\.push), kind: .reminder, window: Self.batchesOut(context.push, batchSize: context.push.recordedBatchSize)) {
+        await context.push.sendEach(addressed.map(\.push), kind: .reminder, keepingSlots: true, window: context.push.batchesOut) {
             start, deliveries, slots in
             // The batch's slots go back once its accepted devices are recorded (or the write failed).
             defer { slots.releaseAll() }

@@ -10,7 +10,7 @@ extension SessionFanout {
     func sendEnds(_ pushes: [OutgoingPush], to addressed: [Session], stream streamID: String) async -> (deliveries: [Delivery], deleted: Int) {
         var deliveries = [Delivery](repeating: .retry(after: nil, reason: "not_sent"), count: pushes.count)
         var deleted = 0
-        await context.push.sendEach(pushes, kind: .end, window: ReminderFanout.batchesOut(context.push)) { start, batch in
+        await context.push.sendEach(pushes, kind: .end, window: context.push.batchesOut) { start, batch, _ in
             deliveries.replaceSubrange(start..<start + batch.count, with: batch)
             let accepted = zip(addressed[start..<start + batch.count], batch).compactMap { session, delivery in
                 if case .accepted = delivery { session } else { nil }

@@ -101,7 +101,7 @@ extension SessionFanout {
         var refused: [DeviceTokenQueries.Invalidation] = []
         var retry = PushRetry()
         // Each batch's accepted updates are recorded as its answers arrive: a crash repeats only what is out.
-        await context.push.sendEach(pushes, kind: .update, window: ReminderFanout.batchesOut(context.push)) { start, deliveries in
+        await context.push.sendEach(pushes, kind: .update, window: context.push.batchesOut) { start, deliveries, _ in
             var batch: [Session] = []
             for (session, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
                 retry.note(delivery)

@@ -180,7 +180,7 @@ extension StartFanout {
         let settler = context.settler
         await settler.add(immediate, to: ticket)
         // Each batch's slots go back as the settler commits its outcomes: a slot's next push waits for the record.
-        await context.push.sendEachRecorded(pushes, kind: .start) { start, deliveries, slots in
+        await context.push.sendEach(pushes, kind: .start, keepingSlots: true) { start, deliveries, slots in
             var results: [StartSettler.Result] = []
             results.reserveCapacity(deliveries.count)
             for (offset, delivery) in deliveries.enumerated() {

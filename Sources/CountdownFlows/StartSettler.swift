@@ -15,7 +15,7 @@ import Telemetry
 /// group's grace period runs out are logged as lost to this process (their rows stay claimed until the claims
 /// expire, then another worker settles them).
 ///
-/// An outcome may hold its push's slot (`PushSlots`, from `PushGateway.sendEachRecorded`): the slot is given back
+/// An outcome may hold its push's slot (`PushSlots`, from `PushGateway.sendEach(keepingSlots:)`): the slot is given back
 /// once the outcome is committed, so a slot takes its next push only after the previous one is recorded and a crash
 /// repeats at most one push per slot (SPEC 12.1). While PostgreSQL is away the slots stay taken: this worker sends
 /// no more recorded pushes until their outcomes are written.

@@ -42,60 +42,26 @@ public final class TransportPushGateway: PushGateway {
     /// `PUSH_CONCURRENCY` permits free now.
     var permitsAvailable: Int { permits.available }
 
-    public func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-        await sendBatch([push], kind: kind)[0]
-    }
-
-    /// Sends the pushes through the transport in batches of at most a quarter of `PUSH_CONCURRENCY` (so a small
-    /// setting still keeps several batches in flight). A batch waits for one permit per push; each push gives its
-    /// permit back as its answer arrives, so a slow answer holds one permit, not its batch's. Every push of a
-    /// batch is counted with the batch's latency. Once the calling task is cancelled nothing more is sent: the
-    /// pushes not yet handed to the transport come back as `retry` (`cancelled`).
-    public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
-        var deliveries: [Delivery] = []
-        deliveries.reserveCapacity(pushes.count)
-        let size = max(1, permits.capacity / 4)
-        for start in stride(from: 0, to: pushes.count, by: size) {
-            guard let (sent, held) = await send(pushes[start..<min(start + size, pushes.count)], kind: kind, givingBackOnAnswer: true) else {
-                deliveries.append(contentsOf: repeatElement(Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count - start))
-                break
-            }
-            held.giveBackRest()
-            deliveries.append(contentsOf: sent)
-        }
-        return deliveries
-    }
-
-    /// Sends the pushes (at most `PUSH_CONCURRENCY`, as `recordedBatchSize` keeps them) in one batch that takes all
-    /// its permits at once and keeps them after the answers: the caller gives them back once the outcomes are
-    /// recorded. Cancelled before sending, it keeps nothing.
-    public func sendBatchKeepingSlots(_ pushes: [OutgoingPush], kind: PushKind) async -> (deliveries: [Delivery], slots: PushSlots) {
-        precondition(pushes.count <= permits.capacity, "a batch keeping its slots takes at most PUSH_CONCURRENCY (\(permits.capacity))")
+    /// Takes one permit per push, sends them through the transport as one batch and counts their results; every
+    /// push of a batch is counted with the batch's latency. Once the calling task is cancelled nothing more is sent:
+    /// a batch not yet handed to the transport comes back as `retry` (`cancelled`), its permits given back.
+    public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool) async -> (deliveries: [Delivery], slots: PushSlots) {
+        precondition(pushes.count <= permits.capacity, "a batch takes at most PUSH_CONCURRENCY (\(permits.capacity)) pushes")
         guard !pushes.isEmpty else { return ([], .none) }
-        guard let (sent, held) = await send(pushes[...], kind: kind, givingBackOnAnswer: false) else {
-            return (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), .none)
-        }
-        // The permits pass to the slots (the held count is not given back through `held`).
-        return (sent, PushSlots(held.count) { [permits] in permits.release($0) })
-    }
-
-    /// Takes one permit per push, sends them and counts their results; nil when the calling task was cancelled
-    /// before they went out (the permits given back). `givingBackOnAnswer`: each push gives its permit back as its
-    /// answer arrives; else the returned permits are all still held.
-    private func send(_ pushes: ArraySlice<OutgoingPush>, kind: PushKind, givingBackOnAnswer: Bool) async -> ([Delivery], HeldPermits)? {
         let messages = pushes.map { Self.message($0, kind: kind) }
         let started = ContinuousClock.now
         await permits.acquire(messages.count)
-        let held = HeldPermits(messages.count, of: permits)
+        let slots = PushSlots(messages.count) { [permits] in permits.release($0) }
         if Task.isCancelled {
             // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
             // whichever worker runs the job next.
-            held.giveBackRest()
-            return nil
+            slots.releaseAll()
+            return (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), .none)
         }
-        let giveBackOne: PushAnswerHook = { held.giveBackOne() }
-        let onAnswer = givingBackOnAnswer ? giveBackOne : nil
-        let results = await transport.sendAll(messages, onAnswer: onAnswer)
+        // Unrecorded pushes give their permit back as their answer arrives, so a slow answer holds one permit, not
+        // its batch's (never more than the batch took, should an answer be told twice).
+        let giveBackOne: PushAnswerHook = { slots.release(1) }
+        let results = await transport.sendAll(messages, onAnswer: keepingSlots ? nil : giveBackOne)
         precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
         let latency = ContinuousClock.now - started
         var deliveries: [Delivery] = []
@@ -114,7 +80,11 @@ public final class TransportPushGateway: PushGateway {
         for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
             logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
         }
-        return (deliveries, held)
+        guard keepingSlots else {
+            slots.releaseAll()
+            return (deliveries, .none)
+        }
+        return (deliveries, slots)
     }
 
     static func isLiveActivity(_ message: PushMessage) -> Bool {

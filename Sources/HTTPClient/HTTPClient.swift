@@ -3,11 +3,9 @@ import Synchronization
 
 /// Sends HTTP requests; the seam push transports depend on (a fake stands in for it in tests).
 public protocol HTTPRequestSending: Sendable {
-    /// The response, whatever its status; throws `HTTPClientError` when there is none.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
-
-    /// Sends every request concurrently and returns their outcomes in order, once all are in. `onAnswer` is called
-    /// as each request's outcome arrives, before the last one is in (so a caller can free what each held).
+    /// Sends every request concurrently and returns their outcomes in order, once all are in (a failure is an
+    /// `HTTPClientError`: no response arrived). `onAnswer` is called as each request's outcome arrives, before the
+    /// last one is in (so a caller can free what each held).
     func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>]
 }
 
@@ -19,16 +17,10 @@ extension HTTPRequestSending {
         await sendAll(requests, onAnswer: nil)
     }
 
-    /// One `send` per request, concurrently.
-    public func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
-        await requests.concurrentMap { request in
-            defer { onAnswer?() }
-            do {
-                return .success(try await send(request))
-            } catch {
-                return .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url))
-            }
-        }
+    /// Sends `request` as a batch of one and returns the response, whatever its status.
+    /// - Throws: `HTTPClientError` when no response arrived (refused, timeout, TLS, broken connection, ...).
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await sendAll([request], onAnswer: nil)[0].get()
     }
 }
 
@@ -48,30 +40,15 @@ public final class HTTPClient: HTTPRequestSending {
 
     deinit { engine.stop() }
 
-    /// Sends `request` and returns the complete response. Cancelling the calling task aborts the transfer.
-    /// - Throws: `HTTPClientError` when no response arrived (refused, timeout, TLS, broken connection, ...).
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let transfer = Transfer(request: request, maxResponseBytes: configuration.maxResponseBytes)
-        let engine = self.engine
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.waiter = .single(continuation)
-                engine.submit([transfer])
-            }
-        } onCancel: {
-            engine.cancel([transfer])
-        }
-    }
-
-    /// Sends every request concurrently and returns their outcomes in order. The calling task is resumed once,
-    /// when the last answer is in (a batch costs one wake-up, not one per request). Cancelling the calling task
-    /// aborts the transfers still in flight. `onAnswer` is called on the client's thread as each outcome arrives.
+    /// Sends every request concurrently and returns their outcomes in order (one request is a batch of one). The
+    /// calling task is resumed once, when the last answer is in (a batch costs one wake-up, not one per request).
+    /// Cancelling the calling task aborts the transfers still in flight. `onAnswer` is called on the client's thread as each outcome arrives.
     public func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
         if requests.isEmpty { return [] }
         let batch = TransferBatch(count: requests.count)
         let limit = configuration.maxResponseBytes
         let transfers = requests.enumerated().map { index, request in
-            Transfer(request: request, maxResponseBytes: limit, waiter: .batch(batch, index: index), onAnswer: onAnswer)
+            Transfer(request: request, maxResponseBytes: limit, batch: batch, index: index, onAnswer: onAnswer)
         }
         let engine = self.engine
         return await withTaskCancellationHandler {

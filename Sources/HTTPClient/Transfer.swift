@@ -2,7 +2,7 @@ import CCurl
 import HTTPTypes
 import Synchronization
 
-/// One request in flight: its easy handle, response buffers and the task waiting for it.
+/// One request in flight: its easy handle, response buffers and the batch waiting for it.
 ///
 /// Everything but `cancelRequested` is touched only on the client's transfer thread.
 final class Transfer: @unchecked Sendable {
@@ -10,7 +10,9 @@ final class Transfer: @unchecked Sendable {
     let maxResponseBytes: Int
     let cancelRequested = Atomic<Bool>(false)
 
-    var waiter: TransferWaiter?
+    /// The batch waiting for this transfer's outcome (as its `index`th), until the transfer finishes.
+    private var batch: TransferBatch?
+    private let index: Int
     var easy: CurlEasy?
     var responseBody: [UInt8] = []
     var responseHeaders = HTTPHeaders()
@@ -20,22 +22,20 @@ final class Transfer: @unchecked Sendable {
 
     private let onAnswer: AnswerHook?
 
-    init(request: HTTPRequest, maxResponseBytes: Int, waiter: TransferWaiter? = nil, onAnswer: AnswerHook? = nil) {
+    init(request: HTTPRequest, maxResponseBytes: Int, batch: TransferBatch, index: Int, onAnswer: AnswerHook? = nil) {
         self.request = request
         self.maxResponseBytes = maxResponseBytes
-        self.waiter = waiter
+        self.batch = batch
+        self.index = index
         self.onAnswer = onAnswer
     }
 
-    /// Tells the answer hook and hands the result to its waiter, once; later calls do nothing.
+    /// Tells the answer hook and hands the result to its batch, once; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPClientError>) {
-        guard let waiter else { return }
-        self.waiter = nil
+        guard let batch else { return }
+        self.batch = nil
         onAnswer?()
-        switch waiter {
-        case .single(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
-        case .batch(let batch, let index): batch.finish(index, result)
-        }
+        batch.finish(index, result)
     }
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -118,7 +118,7 @@ public struct APNsChannels: Sendable {
         return headers
     }
 
-    private func send(_ request: (String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict) async -> PushResult {
+    private func send(_ request: @escaping (String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict) async -> PushResult {
         await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).run(request: request, classify: classify)
     }
 

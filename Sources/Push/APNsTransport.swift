@@ -20,46 +20,27 @@ public struct APNsTransport: PushTransport {
         self.now = now
     }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        await sendAll([message])[0]
-    }
-
     /// Sends the batch through one `sendAll` of the HTTP client; messages APNs cannot take are answered without a
     /// request.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-        var results = [PushResult?](repeating: nil, count: messages.count)
-        var requests: [(index: Int, activityToken: String, apnsHeaders: [String: String], apsJSON: [UInt8])] = []
-        for (index, message) in messages.enumerated() {
-            guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {
-                results[index] = .rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM")
-                continue
-            }
-            guard Self.isHex(activityToken) else {
-                results[index] = .tokenRefused(TokenRefusal(
-                    token: .activity, reason: "not hexadecimal", suspect: "the app's Live Activity token registration",
-                    misconfigurationShaped: false))
-                continue
-            }
-            guard FCMRequestBody.isJSONObject(apsJSON) else {
-                results[index] = .rejected(reason: "the aps payload is not a JSON object")
-                continue
-            }
-            requests.append((index, activityToken, apnsHeaders, apsJSON))
-        }
-        if !requests.isEmpty {
-            let (configuration, now) = (self.configuration, self.now)
-            let sent = await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).runAll(
-                count: requests.count, onAnswer: onAnswer,
-                request: { index, bearer in
-                    let slot = requests[index]
-                    return Self.request(
-                        activityToken: slot.activityToken, apnsHeaders: slot.apnsHeaders, apsJSON: slot.apsJSON,
-                        configuration: configuration, bearer: bearer)
-                },
-                classify: { PushOutcomeClassifier.apns(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
-            for (slot, result) in zip(requests, sent) { results[slot.index] = result }
-        }
-        return results.map { $0! }
+        let (configuration, now) = (self.configuration, self.now)
+        return await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).runAll(
+            messages, onAnswer: onAnswer,
+            prepare: { message in
+                guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {
+                    return .answered(.rejected(reason: "APNs transport sends Live Activity pushes only; notifications go through FCM"))
+                }
+                guard Self.isHex(activityToken) else {
+                    return .answered(.tokenRefused(TokenRefusal(
+                        token: .activity, reason: "not hexadecimal", suspect: "the app's Live Activity token registration",
+                        misconfigurationShaped: false)))
+                }
+                guard FCMRequestBody.isJSONObject(apsJSON) else { return .answered(.rejected(reason: "the aps payload is not a JSON object")) }
+                return .request { bearer in
+                    Self.request(activityToken: activityToken, apnsHeaders: apnsHeaders, apsJSON: apsJSON, configuration: configuration, bearer: bearer)
+                }
+            },
+            classify: { PushOutcomeClassifier.apns(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
     }
 
     /// The APNs request for a Live Activity push.

@@ -3,24 +3,40 @@ import HTTPClient
 /// The send loop FCM and APNs share: get a bearer token, send, classify; when the service calls the token expired,
 /// drop it and try exactly once more, and treat a second refusal as a configuration error (never spin).
 struct AuthenticatedSend {
+    /// What a transport makes of one item: its request (given the bearer token), or its answer without a request.
+    enum Prepared {
+        case request((_ bearer: String) -> HTTPRequest)
+        case answered(PushResult)
+    }
+
     let service: String
     let tokens: any AccessTokenProviding
     let http: any HTTPRequestSending
 
     func run(
-        request: (_ bearer: String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
+        request: @escaping (_ bearer: String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> PushResult {
-        await runAll(count: 1, request: { _, bearer in request(bearer) }, classify: classify)[0]
+        await runAll([()], prepare: { .request(request) }, classify: classify)[0]
     }
 
-    /// `count` requests sent together (one `sendAll` per round); those answered with an expired token are sent
-    /// again, once, with a refreshed one. Results come back in request order.
-    func runAll(
-        count: Int, onAnswer: PushAnswerHook? = nil, request: (_ index: Int, _ bearer: String) -> HTTPRequest,
+    /// The requests `prepare` makes of `items`, sent together (one `sendAll` of the HTTP client per round); those
+    /// answered with an expired token are sent again, once, with a refreshed one. Results come back in item order.
+    func runAll<Item>(
+        _ items: [Item], onAnswer: PushAnswerHook? = nil, prepare: (Item) -> Prepared,
         classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> [PushResult] {
-        var results = [PushResult?](repeating: nil, count: count)
-        var pending = Array(0..<count)
+        var results = [PushResult?](repeating: nil, count: items.count)
+        var requests = [((String) -> HTTPRequest)?](repeating: nil, count: items.count)
+        var pending: [Int] = []
+        for (index, item) in items.enumerated() {
+            switch prepare(item) {
+            case .request(let request):
+                requests[index] = request
+                pending.append(index)
+            case .answered(let result):
+                results[index] = result
+            }
+        }
         var refreshed = false
         while !pending.isEmpty {
             let bearer: String
@@ -30,18 +46,8 @@ struct AuthenticatedSend {
                 for index in pending { results[index] = PushOutcomeClassifier.credentialsFailure(error) }
                 break
             }
-            let outcomes: [Result<HTTPResponse, HTTPClientError>]
-            if pending.count == 1 {
-                do {
-                    outcomes = [.success(try await http.send(request(pending[0], bearer)))]
-                } catch {
-                    results[pending[0]] = PushOutcomeClassifier.transportFailure(error)
-                    break
-                }
-            } else {
-                outcomes = await http.sendAll(pending.map { request($0, bearer) }, onAnswer: onAnswer)
-                precondition(outcomes.count == pending.count, "the HTTP client answered \(outcomes.count) of \(pending.count) requests")
-            }
+            let outcomes = await http.sendAll(pending.map { requests[$0]!(bearer) }, onAnswer: onAnswer)
+            precondition(outcomes.count == pending.count, "the HTTP client answered \(outcomes.count) of \(pending.count) requests")
             var again: [Int] = []
             for (index, outcome) in zip(pending, outcomes) {
                 switch outcome {

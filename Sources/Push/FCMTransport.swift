@@ -30,36 +30,21 @@ public struct FCMTransport: PushTransport {
         self.now = now
     }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        await sendAll([message])[0]
-    }
-
     /// Sends the batch through one `sendAll` of the HTTP client (messages whose body cannot be built are rejected
     /// without a request).
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-        var results = [PushResult?](repeating: nil, count: messages.count)
-        var bodies: [(index: Int, body: [UInt8])] = []
-        bodies.reserveCapacity(messages.count)
-        for (index, message) in messages.enumerated() {
-            if let body = FCMRequestBody.encode(message) {
-                bodies.append((index, body))
-            } else {
-                results[index] = .rejected(reason: "the aps payload is not a JSON object")
-            }
-        }
-        if !bodies.isEmpty {
-            let (endpoint, timeout, now) = (self.endpoint, requestTimeout, self.now)
-            let sent = await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).runAll(
-                count: bodies.count, onAnswer: onAnswer,
-                request: { index, bearer in
+        let (endpoint, timeout, now) = (self.endpoint, requestTimeout, self.now)
+        return await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).runAll(
+            messages, onAnswer: onAnswer,
+            prepare: { message in
+                guard let body = FCMRequestBody.encode(message) else { return .answered(.rejected(reason: "the aps payload is not a JSON object")) }
+                return .request { bearer in
                     HTTPRequest(
                         method: .post, url: endpoint,
                         headers: ["Authorization": "Bearer \(bearer)", "Content-Type": "application/json; charset=UTF-8"],
-                        body: bodies[index].body, timeout: timeout)
-                },
-                classify: { PushOutcomeClassifier.fcm(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
-            for (slot, result) in zip(bodies, sent) { results[slot.index] = result }
-        }
-        return results.map { $0! }
+                        body: body, timeout: timeout)
+                }
+            },
+            classify: { PushOutcomeClassifier.fcm(status: $0.status, headers: $0.headers, body: $0.body, now: now()) })
     }
 }

@@ -12,9 +12,12 @@ public struct LogTransport: PushTransport {
         self.write = write
     }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        write(Self.line(for: message))
-        return .accepted(messageName: "log/\(message.id)")
+    public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
+        messages.map { message in
+            defer { onAnswer?() }
+            write(Self.line(for: message))
+            return .accepted(messageName: "log/\(message.id)")
+        }
     }
 
     /// The JSON line for `message`.

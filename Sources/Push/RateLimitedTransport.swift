@@ -8,17 +8,6 @@ public struct RateLimitedTransport: PushTransport {
         self.limiter = limiter
     }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        do {
-            try await limiter.acquire(1)
-        } catch {
-            return .retryable(after: nil, reason: "rate limiter: \(error)")
-        }
-        let result = await base.send(message)
-        if result.isThrottled { await limiter.reportThrottled() }
-        return result
-    }
-
     /// Reserves the whole batch's permits at once, then sends it.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         if messages.isEmpty { return [] }

@@ -10,13 +10,6 @@ public struct RoutingTransport: PushTransport {
         self.notifications = notifications
     }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        switch message.content {
-        case .liveActivity: await liveActivities.send(message)
-        case .notification, .androidData: await notifications.send(message)
-        }
-    }
-
     /// Splits the batch by content; both parts are sent concurrently.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         var activities: [Int] = []

@@ -8,7 +8,7 @@ import Telemetry
 /// the setting that is likely wrong. Other answers are counted in batches (every `flushEvery` sends or second),
 /// so a healthy fleet pays one Redis round trip per batch, and the guard resets once the refusals fall below
 /// the threshold. When the window cannot be read, refusals are retried too: a token is never cleared unchecked.
-/// A batch (`sendAll`) is counted as a whole before any of its refusals is let through.
+/// A batch is counted as a whole before any of its refusals is let through.
 public final class TokenGuardedTransport: PushTransport {
     private struct State {
         var pendingSends = 0
@@ -44,10 +44,6 @@ public final class TokenGuardedTransport: PushTransport {
     /// Whether the last evaluation found the guard tripped.
     public var isTripped: Bool { state.withLock { $0.tripped } }
 
-    public func send(_ message: PushMessage) async -> PushResult {
-        await judge(base.send(message))
-    }
-
     /// Sends the batch through `base` and counts its answers together: a batch with token refusals is recorded in
     /// the window at once (one Redis round trip), and its refusals pass only if the guard is not tripped after it.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
@@ -71,19 +67,6 @@ public final class TokenGuardedTransport: PushTransport {
             if case .tokenRefused = result { return held }
             return result
         }
-    }
-
-    /// Counts one answer; a token refusal passes only while the guard is not tripped.
-    private func judge(_ result: PushResult) async -> PushResult {
-        guard case .tokenRefused(let refusal) = result else {
-            if let batch = takeBatch(adding: 1, force: false) { _ = await evaluate(sends: batch, refusals: 0, refusal: nil) }
-            return result
-        }
-        let batch = takeBatch(adding: 0, force: true) ?? 0
-        guard let tripped = await evaluate(sends: batch + 1, refusals: 1, refusal: refusal) else {
-            return .retryable(after: rule.retryAfter, reason: "token_guard_unavailable")
-        }
-        return tripped ? .retryable(after: rule.retryAfter, reason: "token_guard") : result
     }
 
     /// Adds the pending answers to the window and decides again (a periodic tick keeps the state, and the

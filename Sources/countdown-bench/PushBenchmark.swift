@@ -16,7 +16,7 @@ struct PushBenchmark {
         var accountPath = ""
         var count = 100_000
         var concurrency = 256
-        /// Messages built and sent per `send(_:concurrency:)` call; bounds what is held in memory at once.
+        /// Messages built at once (sent in batches of `concurrency`); bounds what is held in memory at once.
         var chunk = 10_000
         var json = false
     }
@@ -97,7 +97,7 @@ struct PushBenchmark {
         let payload = StartPush(now: Date())
 
         // Warm-up: the access token and every connection, not measured.
-        let warm = await transport.send((0..<options.concurrency).map { payload.message(-1 - $0) }, concurrency: options.concurrency)
+        let warm = await transport.sendAll((0..<options.concurrency).map { payload.message(-1 - $0) })
         if let refused = warm.first(where: { $0.label != "accepted" }) {
             throw Failure("warm-up push was not accepted: \(refused)")
         }
@@ -113,8 +113,11 @@ struct PushBenchmark {
         while sent < options.count {
             let size = min(options.chunk, options.count - sent)
             let messages = (sent..<(sent + size)).map(payload.message)
-            for result in await transport.send(messages, concurrency: options.concurrency) {
-                results[result.label, default: 0] += 1
+            // Batches of `concurrency`, one after the other, each handed to the HTTP client at once as the worker does.
+            for start in stride(from: 0, to: size, by: options.concurrency) {
+                for result in await transport.sendAll(Array(messages[start..<min(start + options.concurrency, size)])) {
+                    results[result.label, default: 0] += 1
+                }
             }
             sent += size
             while rssByTenth.count < sent * 10 / options.count { rssByTenth.append(ProcessMemory.residentMiB()) }

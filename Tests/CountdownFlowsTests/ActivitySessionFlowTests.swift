@@ -15,7 +15,7 @@ import Testing
 @Suite struct ActivitySessionFlowTests {
     /// Records each live activity push as "event token"; answers `retry` to the tokens in `failing` as many times as
     /// given, accepts the rest.
-    final class ActivityGateway: PushGateway {
+    final class ActivityGateway: OnePushGateway {
         let sent = Locked([String]())
         let failing: Locked<[String: Int]>
 

@@ -14,7 +14,7 @@ import TestSupport
 /// Android session list); `ANDROID_COUNTDOWN=off` sends no new start but still ends what is showing.
 @Suite struct AndroidCountdownFlowTests {
     /// Records every push; answers by FCM token (accepts what it has no answer for).
-    final class Gateway: PushGateway {
+    final class Gateway: OnePushGateway {
         struct Sent: Equatable {
             var kind: PushKind
             var fcm: String

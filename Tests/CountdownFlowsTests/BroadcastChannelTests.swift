@@ -14,7 +14,7 @@ import Testing
 /// updates and ends as one broadcast.
 @Suite struct BroadcastChannelTests {
     /// Accepts every push and records its event, token and payload.
-    final class AcceptingGateway: PushGateway {
+    final class AcceptingGateway: OnePushGateway {
         let sent = Locked([(event: LiveActivityEvent, token: String, aps: String)]())
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {

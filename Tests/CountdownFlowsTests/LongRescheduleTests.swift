@@ -13,7 +13,7 @@ import Testing
 /// start has its activity ended at once (immediate dismissal, nothing more) and gets a new push-to-start.
 @Suite struct LongRescheduleTests {
     /// Accepts every live-activity push and records its event and token.
-    final class AcceptingGateway: PushGateway {
+    final class AcceptingGateway: OnePushGateway {
         let sent = Locked([(event: LiveActivityEvent, token: String)]())
 
         func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {

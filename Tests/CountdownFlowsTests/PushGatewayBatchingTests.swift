@@ -4,33 +4,27 @@ import CountdownFlows
 import PushPayloads
 import Testing
 
-/// `sendEach` and `sendAll` hand the gateway batches of at most `pushBatchSize` pushes, concurrently, and give
-/// every result back under its own index, a batch at a time.
+/// `sendEach` and `sendAll` hand the gateway batches of at most `batchSize` pushes, concurrently, and give every
+/// result back under its own index, a batch at a time.
 @Suite struct PushGatewayBatchingTests {
-    /// Answers each push by its FCM token and records the batches it is handed.
+    /// Answers each push by its FCM token and records the batches it is handed (and how many are out at once).
     final class BatchGateway: PushGateway {
+        let pushesInFlightLimit: Int?
         let batches = Locked<[[String]]>([])
-        func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery { await sendBatch([push], kind: kind)[0] }
-        func sendBatch(_ pushes: [OutgoingPush], kind: PushKind) async -> [Delivery] {
+        let out = Locked((now: 0, peak: 0))
+        init(limit: Int? = nil) { pushesInFlightLimit = limit }
+        func sendBatch(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool) async -> (deliveries: [Delivery], slots: PushSlots) {
             let tokens = pushes.map(Self.token)
             batches.withLock { $0.append(tokens) }
+            out.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
             try? await Task.sleep(for: .milliseconds(5))
-            return tokens.map { $0.hasSuffix("7") ? .tokenRefused(.fcm, reason: "UNREGISTERED") : .accepted(name: $0) }
+            out.withLock { $0.now -= 1 }
+            let deliveries = tokens.map { $0.hasSuffix("7") ? Delivery.tokenRefused(.fcm, reason: "UNREGISTERED") : .accepted(name: $0) }
+            return (deliveries, keepingSlots ? PushSlots(pushes.count) { _ in } : .none)
         }
         static func token(_ push: OutgoingPush) -> String {
             if case .notification(_, let token) = push { return token }
             return "?"
-        }
-    }
-
-    /// Only `send` is implemented: the default `sendBatch` sends each push on its own.
-    final class SingleGateway: PushGateway {
-        let inFlight = Locked((now: 0, peak: 0))
-        func send(_ push: OutgoingPush, kind: PushKind) async -> Delivery {
-            inFlight.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-            try? await Task.sleep(for: .milliseconds(2))
-            inFlight.withLock { $0.now -= 1 }
-            return .accepted(name: BatchGateway.token(push))
         }
     }
 
@@ -42,7 +36,8 @@ import Testing
         let gateway = BatchGateway()
         var seen: [Int: Delivery] = [:]
         var starts: [Int] = []
-        await gateway.sendEach(Self.pushes(100), kind: .reminder) { start, deliveries in
+        await gateway.sendEach(Self.pushes(100), kind: .reminder) { start, deliveries, slots in
+            #expect(slots.count == 0, "unrecorded pushes keep no slots")
             starts.append(start)
             for (offset, delivery) in deliveries.enumerated() {
                 #expect(seen[start + offset] == nil, "index \(start + offset) twice")
@@ -68,10 +63,18 @@ import Testing
         #expect(await BatchGateway().sendAll([], kind: .reminder).isEmpty)
     }
 
-    @Test func aGatewayWithoutBatchesStillSendsConcurrently() async {
-        let gateway = SingleGateway()
-        let deliveries = await gateway.sendAll(Self.pushes(50), kind: .reminder)
-        #expect(deliveries == (0..<50).map { .accepted(name: "fcm-\($0)") })
-        #expect(gateway.inFlight.value.peak >= 2)
+    /// A small `PUSH_CONCURRENCY` cuts the batches to a quarter of it, and a window keeps twice its pushes out.
+    @Test func batchesFollowTheGatewaysBoundOnPushesInFlight() async {
+        let gateway = BatchGateway(limit: 16)
+        #expect(gateway.batchSize == 4 && gateway.batchesOut == 8)
+        var kept = 0
+        await gateway.sendEach(Self.pushes(100), kind: .start, keepingSlots: true, window: gateway.batchesOut) { _, deliveries, slots in
+            #expect(slots.count == deliveries.count, "a recorded batch's slots come with its results")
+            kept += slots.count
+        }
+        #expect(kept == 100)
+        #expect(gateway.batches.value.map(\.count) == Array(repeating: 4, count: 25))
+        #expect(gateway.out.value.peak <= 8 && gateway.out.value.peak >= 2)
+        #expect(BatchGateway(limit: 1).batchSize == 1 && BatchGateway().batchSize == 32)
     }
 }

@@ -13,7 +13,7 @@ import TestSupport
 /// recorded), and an end push is never dropped silently.
 @Suite struct PushSafetyFlowTests {
     /// Answers by the push's activity token (or FCM token, for notifications); accepts what it has no answer for.
-    final class ScriptedGateway: PushGateway {
+    final class ScriptedGateway: OnePushGateway {
         let answers: [String: Delivery]
         let sent = Locked([String]())
         let payloads = Locked([String]())

@@ -12,7 +12,7 @@ import TestSupport
 /// A large reminder fan-out is split into page jobs that any worker runs; each reminder goes out once.
 @Suite struct ReminderPagesTests {
     /// Accepts every notification and records its FCM token.
-    final class NotificationGateway: PushGateway {
+    final class NotificationGateway: OnePushGateway {
         let sent = Locked([String]())
         /// Runs once, at the first send, before it is answered.
         let beforeFirstAnswer = Locked<(@Sendable () async -> Void)?>(nil)

@@ -13,7 +13,7 @@ import TestSupport
 /// the reminders it marks `sent` with the tokens it clears.
 @Suite struct ReminderRecipientsTests {
     /// Records each notification by FCM token; refuses the tokens in `refused`.
-    final class Gateway: PushGateway {
+    final class Gateway: OnePushGateway {
         let sent = Locked([String: ReminderNotification]())
         let refused: Set<String>
 

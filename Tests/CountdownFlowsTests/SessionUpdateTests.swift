@@ -14,7 +14,7 @@ import Testing
 @Suite struct SessionUpdateTests {
     /// Records every update by runtime token with its priority; answers `retry` to the tokens in `failing` as many
     /// times as given; runs `duringFirstSend` (once) before it answers the first push.
-    final class UpdateGateway: PushGateway {
+    final class UpdateGateway: OnePushGateway {
         let sent = Locked([(token: String, priority: String?, expiration: String?)]())
         let failing: Locked<[String: Int]>
         let duringFirstSend: Locked<(@Sendable () async throws -> Void)?>

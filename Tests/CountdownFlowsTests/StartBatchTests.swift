@@ -12,7 +12,7 @@ import TestSupport
 /// Start jobs claimed together are fanned out in one batch: each stream keeps its own decision and outcome.
 @Suite struct StartBatchTests {
     /// Accepts every push except those to `refused` FCM tokens (dead), and records them all.
-    final class RecordingGateway: PushGateway {
+    final class RecordingGateway: OnePushGateway {
         let sent = Locked([String]())
         let dead: Set<String>
 

@@ -24,7 +24,7 @@ import TestSupport
 
     /// Accepts every push; `before` runs (once) before the first push is answered, and no push is answered before
     /// it finished.
-    final class Gateway: PushGateway {
+    final class Gateway: OnePushGateway {
         let sent = Locked([String]())
         let before: Locked<(@Sendable () async -> Void)?>
         let ran = AsyncGate()

@@ -14,7 +14,6 @@ import TestSupport
     /// Answers each message by its FCM token and records the batch sizes it is handed.
     final class BatchTransport: PushTransport {
         let batches = Locked<[Int]>([])
-        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.count) }
             return messages.map { message in
@@ -36,8 +35,8 @@ import TestSupport
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: metrics,
                                            logger: Logger(level: .info, sink: sink))
         let titles = (0..<10).map { $0 == 5 || $0 == 6 ? "config" : "m\($0)" }
-        let deliveries = await gateway.sendBatch(Self.pushes(titles), kind: .reminder)
-        #expect(transport.batches.value == [4, 4, 2])
+        let deliveries = await gateway.sendAll(Self.pushes(titles), kind: .reminder)
+        #expect(transport.batches.value.sorted() == [2, 4, 4])
         for (index, title) in titles.enumerated() {
             #expect(deliveries[index] == (title == "config" ? .configurationError(reason: "SENDER_ID_MISMATCH") : .accepted(name: "reminder:" + title)))
         }
@@ -47,7 +46,7 @@ import TestSupport
         let logged = sink.lines.filter { $0.contains("push service configuration error") }
         #expect(logged.count == 1, "one log line per batch and reason")
         #expect(logged.first?.contains(#""pushes":2"#) == true)
-        #expect(await gateway.send(Self.pushes(["one"])[0], kind: .reminder) == .accepted(name: "reminder:one"))
+        #expect(await gateway.sendAll(Self.pushes(["one"]), kind: .reminder) == [.accepted(name: "reminder:one")])
     }
 
     @Test func aCancelledTaskSendsNothingMoreAndGetsItsPushesBackUnsent() async {
@@ -56,7 +55,7 @@ import TestSupport
                                            logger: Logger(level: .error, sink: CapturingLogSink()))
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await gateway.sendBatch(Self.pushes(["a", "b", "c", "d", "e"]), kind: .start)
+            return await gateway.sendBatch(Self.pushes(["a", "b", "c", "d", "e"]), kind: .start, keepingSlots: false).deliveries
         }
         let deliveries = await task.value
         #expect(transport.batches.value.isEmpty, "nothing reached the transport")
@@ -70,8 +69,8 @@ import TestSupport
         let transport = BatchTransport()
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
                                            logger: Logger(level: .error, sink: CapturingLogSink()))
-        #expect(gateway.recordedBatchSize == 4)
-        let (deliveries, slots) = await gateway.sendBatchKeepingSlots(Self.pushes(["a", "b", "c", "d"]), kind: .start)
+        #expect(gateway.batchSize == 4)
+        let (deliveries, slots) = await gateway.sendBatch(Self.pushes(["a", "b", "c", "d"]), kind: .start, keepingSlots: true)
         #expect(deliveries.count == 4 && transport.batches.value == [4], "all its slots taken at once")
         #expect(gateway.permitsAvailable == 12, "answered, not yet recorded: the slots stay taken")
         slots.release(3)
@@ -79,21 +78,21 @@ import TestSupport
         slots.releaseAll()
         slots.releaseAll()
         #expect(gateway.permitsAvailable == 16, "given back once")
-        _ = await gateway.sendBatch(Self.pushes(["e", "f"]), kind: .start)
+        _ = await gateway.sendBatch(Self.pushes(["e", "f"]), kind: .start, keepingSlots: false)
         #expect(gateway.permitsAvailable == 16, "an unrecorded batch gives its slots back with the answers")
         do {
-            let (_, dropped) = await gateway.sendBatchKeepingSlots(Self.pushes(["g"]), kind: .reminder)
+            let (_, dropped) = await gateway.sendBatch(Self.pushes(["g"]), kind: .reminder, keepingSlots: true)
             #expect(dropped.count == 1)
         }
         #expect(gateway.permitsAvailable == 16, "slots nobody gives back go back when dropped")
     }
 
-    /// `sendEachRecorded` hands each batch's slots to its caller; the gateway's next pushes wait for them.
-    @Test func sendEachRecordedWaitsForTheRecordBeforeASlotTakesItsNextPush() async {
+    /// `sendEach(keepingSlots:)` hands each batch's slots to its caller; the gateway's next pushes wait for them.
+    @Test func aRecordedFanOutWaitsForTheRecordBeforeASlotTakesItsNextPush() async {
         let transport = BatchTransport()
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 8, metrics: WorkerMetrics(),
                                            logger: Logger(level: .error, sink: CapturingLogSink()))
-        await gateway.sendEachRecorded(Self.pushes((0..<40).map { "m\($0)" }), kind: .reminder) { _, deliveries, slots in
+        await gateway.sendEach(Self.pushes((0..<40).map { "m\($0)" }), kind: .reminder, keepingSlots: true) { _, deliveries, slots in
             #expect(slots.count == deliveries.count && gateway.permitsAvailable <= 8 - deliveries.count, "this batch's slots are still taken")
             slots.releaseAll()
         }
@@ -115,7 +114,9 @@ import TestSupport
 
     /// Accepts everything.
     final class AcceptingTransport: PushTransport {
-        func send(_ message: PushMessage) async -> PushResult { .accepted(messageName: message.id) }
+        func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
+            messages.map { .accepted(messageName: $0.id) }
+        }
     }
 
     @Test func anAndroidCountdownGoesAsADataMessageCountedUnderItsPlatform() async {
@@ -129,7 +130,7 @@ import TestSupport
             return
         }
         #expect(token == "fcm-a" && options == AndroidMessageOptions(priority: .high, ttlSeconds: 900) && data == message.data)
-        _ = await gateway.sendBatch([push, Self.pushes(["r"])[0]], kind: .end)
+        _ = await gateway.sendBatch([push, Self.pushes(["r"])[0]], kind: .end, keepingSlots: false)
         let rendered = metrics.registry.render()
         #expect(rendered.contains(#"countdown_pushes_total{kind="end",result="accepted",reason="",platform="android"} 1"#), "\(rendered)")
         #expect(rendered.contains(#"countdown_pushes_total{kind="end",result="accepted",reason="",platform="any"} 1"#), "\(rendered)")
@@ -139,7 +140,6 @@ import TestSupport
     final class SlowTail: PushTransport {
         let gate = AsyncGate()
         let firstAnswered = Locked(false)
-        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             onAnswer?()
             firstAnswered.withLock { $0 = true }
@@ -154,7 +154,7 @@ import TestSupport
         let transport = SlowTail()
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 8, metrics: WorkerMetrics(),
                                            logger: Logger(level: .error, sink: CapturingLogSink()))
-        let task = Task { await gateway.sendBatch(Self.pushes(["fast", "slow"]), kind: .reminder) }
+        let task = Task { await gateway.sendBatch(Self.pushes(["fast", "slow"]), kind: .reminder, keepingSlots: false).deliveries }
         try await waitUntil("the first push is answered") { transport.firstAnswered.value }
         #expect(gateway.permitsAvailable == 7, "the answered push gave its permit back; the slow one holds one")
         transport.gate.open()
@@ -162,16 +162,16 @@ import TestSupport
         #expect(gateway.permitsAvailable == 8)
     }
 
-    @Test func heldPermitsNeverGiveBackMoreThanTheyTook() async {
+    @Test func slotsNeverGiveBackMoreThanTheyTook() async {
         let semaphore = AsyncSemaphore(4)
         await semaphore.acquire(3)
-        let held = HeldPermits(3, of: semaphore)
-        held.giveBackOne()
-        #expect(held.count == 2 && semaphore.available == 2)
-        held.giveBackRest()
-        held.giveBackOne()
-        held.giveBackRest()
-        #expect(held.count == 0)
+        let slots = PushSlots(3) { semaphore.release($0) }
+        slots.release(1)
+        #expect(slots.count == 2 && semaphore.available == 2)
+        slots.releaseAll()
+        slots.release(1)
+        slots.releaseAll()
+        #expect(slots.count == 0)
         #expect(semaphore.available == 4)
     }
 

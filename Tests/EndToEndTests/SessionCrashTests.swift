@@ -28,10 +28,11 @@ import TestSupport
         return system
     }
 
-    /// At most this many pushes of a fan-out are unrecorded at once: two batches with the gateway, one being recorded.
-    /// (`sendEach` hands `ReminderFanout.batchesOut` = 2 * PUSH_CONCURRENCY / 32 = 2 batches of 32 to the gateway and
-    /// hands the next one over as an answered batch goes to be recorded, before that record commits: 3 * 32.)
-    static let unrecordedBound = 3 * 32
+    /// At most this many pushes of a fan-out are unrecorded at once: twice PUSH_CONCURRENCY with the gateway, one
+    /// batch being recorded. (`sendEach` cuts batches of a quarter of PUSH_CONCURRENCY = 8, hands `batchesOut` =
+    /// 2 * 32 / 8 = 8 of them to the gateway and the next one as an answered batch goes to be recorded, before that
+    /// record commits: 8 * 8 + 8.)
+    static let unrecordedBound = 2 * 32 + 8
 
     @Test func aKilledWorkerRepeatsOnlyTheEndsInFlight() async throws {
         let sessions = Self.sessions
@@ -59,7 +60,7 @@ import TestSupport
             print(doomed.log.split(separator: "\n").filter { $0.contains("warn") || $0.contains("error") || $0.contains("\"end\"") }.prefix(30).joined(separator: "\n"))
         }
         #expect(duplicates == inFlight, "repeated exactly the accepted ends the killed worker had not recorded")
-        #expect(duplicates <= Self.unrecordedBound, "at most two batches out and one being recorded (got \(duplicates))")
+        #expect(duplicates <= Self.unrecordedBound, "at most twice PUSH_CONCURRENCY out and one batch being recorded (got \(duplicates))")
         await system.stop()
     }
 
@@ -93,7 +94,7 @@ import TestSupport
         print("update crash: \(accepted.count) accepted before the kill, \(recorded.count) recorded, \(inFlight) accepted and not recorded; \(duplicates) duplicates")
         // The bound is on what the killed worker had accepted and not recorded; a duplicate beyond those is a push
         // sent twice for another reason (say, accepted while its answer was lost), which the equality reports.
-        #expect(inFlight <= Self.unrecordedBound, "at most two batches out and one being recorded (got \(inFlight))")
+        #expect(inFlight <= Self.unrecordedBound, "at most twice PUSH_CONCURRENCY out and one batch being recorded (got \(inFlight))")
         #expect(duplicates == inFlight, "repeated exactly the accepted updates the killed worker had not recorded")
         if duplicates != inFlight {
             print(Self.duplicatesOutsideTheCrash(updates, acceptedBeforeKill: accepted, recordedBeforeKill: recorded,
@@ -145,7 +146,7 @@ import TestSupport
         let duplicates = ends.count - devices
         print("android end crash: \(accepted.count) accepted before the kill, \(unrecorded.count) not ended, \(inFlight) of them accepted; \(duplicates) duplicates")
         #expect(duplicates == inFlight, "repeated exactly the accepted ends the killed worker had not recorded")
-        #expect(duplicates <= Self.unrecordedBound, "at most two batches out and one being recorded (got \(duplicates))")
+        #expect(duplicates <= Self.unrecordedBound, "at most twice PUSH_CONCURRENCY out and one batch being recorded (got \(duplicates))")
         await system.stop()
     }
 

@@ -1,3 +1,4 @@
+import BlockingIO
 import Foundation
 import HTTPClient
 import JWT
@@ -61,9 +62,9 @@ struct FCMHarness {
             apsJSON: Array(#"{"aps":{"event":"update","timestamp":1776384000,"content-state":{"title":"Yayın"}}}"#.utf8))
     }
 
-    /// Sends `count` live activities concurrently.
+    /// Sends `count` live activities concurrently, each on its own (a batch of one).
     func sendConcurrently(_ count: Int, token: (Int) -> String = { "ok-\($0)" }) async -> [PushResult] {
         let messages = (0..<count).map { Self.liveActivity(token: token($0)) }
-        return await transport.send(messages, concurrency: count)
+        return await messages.concurrentMap { [transport] in await transport.send($0) }
     }
 }

@@ -8,12 +8,15 @@ import Testing
 struct FCMThroughputTests {
     static func measure(latencyMilliseconds: Int, count: Int, concurrency: Int) async throws -> Double {
         let harness = try await FCMHarness.make(latencyMilliseconds: latencyMilliseconds, maxConnections: concurrency)
-        _ = await harness.transport.send((0..<concurrency).map { FCMHarness.liveActivity(token: "ok-warm-\($0)") }, concurrency: concurrency)
+        _ = await harness.transport.sendAll((0..<concurrency).map { FCMHarness.liveActivity(token: "ok-warm-\($0)") })
         let messages = (0..<count).map { FCMHarness.liveActivity(token: "ok-\($0)") }
         let clock = ContinuousClock()
         let started = clock.now
         let cpuBefore = Self.processCPUSeconds()
-        let results = await harness.transport.send(messages, concurrency: concurrency)
+        var results: [PushResult] = []
+        for start in stride(from: 0, to: count, by: concurrency) {
+            results += await harness.transport.sendAll(Array(messages[start..<min(start + concurrency, count)]))
+        }
         let elapsed = clock.now - started
         let cpuMicrosecondsPerPush = (Self.processCPUSeconds() - cpuBefore) * 1e6 / Double(count)
         #expect(results.allSatisfy { $0.label == "accepted" })

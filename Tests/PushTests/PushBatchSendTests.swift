@@ -28,7 +28,6 @@ import Telemetry
         let batches = Locked<[[String]]>([])
         let answer: @Sendable (PushMessage) -> PushResult
         init(_ answer: @escaping @Sendable (PushMessage) -> PushResult = { .accepted(messageName: $0.id) }) { self.answer = answer }
-        func send(_ message: PushMessage) async -> PushResult { await sendAll([message])[0] }
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.map(\.id)) }
             for _ in messages { onAnswer?() }
@@ -140,11 +139,6 @@ import Telemetry
     /// Answers every request 200 with an FCM message name and records how requests arrive.
     final class BatchCountingHTTP: HTTPRequestSending {
         let rounds = Locked<[Int]>([])
-        let singles = Locked(0)
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            singles.withLock { $0 += 1 }
-            return ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#)
-        }
         func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
             rounds.withLock { $0.append(requests.count) }
             return requests.map { _ in
@@ -166,16 +160,8 @@ import Telemetry
         let results = await transport.sendAll((0..<20).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { answers.withLock { $0 += 1 } })
         #expect(results.allSatisfy { $0 == .accepted(messageName: "projects/p/messages/1") })
         #expect(http.rounds.value == [20])
-        #expect(http.singles.value == 0)
         #expect(answers.value == 20)
         _ = await transport.send(FCMHarness.liveActivity(token: "ok-one"))
-        #expect(http.singles.value == 1, "a single push is a single request")
-    }
-
-    @Test func theDefaultBatchSendsEachMessageConcurrently() async {
-        let transport = RecordingTransport { .accepted(messageName: $0.id) }
-        let results = await transport.sendAll((0..<40).map { Self.notification("m\($0)") })
-        #expect(results == (0..<40).map { .accepted(messageName: "m\($0)") })
-        #expect(transport.inFlight.value.peak >= 2)
+        #expect(http.rounds.value == [20, 1], "a single push is a batch of one request")
     }
 }

@@ -12,12 +12,19 @@ final class ScriptedHTTP: HTTPRequestSending {
         self.answer = answer
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let index = requests.withLock { requests in
-            requests.append(request)
-            return requests.count - 1
+    func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
+        requests.map { request in
+            defer { onAnswer?() }
+            let index = self.requests.withLock { requests in
+                requests.append(request)
+                return requests.count - 1
+            }
+            do {
+                return .success(try answer(request, index))
+            } catch {
+                return .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url))
+            }
         }
-        return try answer(request, index)
     }
 
     static func response(_ status: Int, _ body: String = "", headers: HTTPHeaders = [:]) -> HTTPResponse {

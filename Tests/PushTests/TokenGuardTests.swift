@@ -51,7 +51,12 @@ import TestSupport
 
     struct Answering: PushTransport {
         let answer: @Sendable (PushMessage) -> PushResult
-        func send(_ message: PushMessage) async -> PushResult { answer(message) }
+        func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
+            messages.map { message in
+                defer { onAnswer?() }
+                return answer(message)
+            }
+        }
     }
 
     static let mismatch = TokenRefusal(token: .fcm, reason: "SENDER_ID_MISMATCH", suspect: TokenRefusal.fcmProject, misconfigurationShaped: true)
