@@ -26,8 +26,8 @@ public enum OutgoingPush: Sendable {
     }
 }
 
-/// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests). A gateway sends one batch
-/// at a time; `sendEach` cuts a fan-out's pushes into batches (the one place pushes are batched on their way to the
+/// The seam between the flows and the push transports (FCM, APNs, log, or a fake in tests). A gateway takes one batch
+/// per call; `sendEach` cuts a fan-out's pushes into batches (the one place pushes are batched on their way to the
 /// transport, which hands each batch to the HTTP client as it is).
 public protocol PushGateway: Sendable {
     /// Most pushes the gateway has out at once (`PUSH_CONCURRENCY`), when it bounds them.
