@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import JSON
 import Synchronization
 
@@ -72,7 +73,7 @@ final class APNsPushLog: Sendable {
             state.stats.byKind[kind.rawValue, default: 0] += 1
             state.stats.byEvent[event, default: 0] += 1
             state.stats.byStatus["200", default: 0] += 1
-            if let recordFile, let line = try? Self.encoder.encode(entry) {
+            if let recordFile, let line = try? HTTPResponse.jsonEncoder.encode(entry) {
                 recordFile.append(line: Array(line) + [0x0A], seq: entry.seq)
             }
         }
@@ -115,11 +116,5 @@ final class APNsPushLog: Sendable {
             state.entries = []
             state.stats = Stats()
         }
-    }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -2,6 +2,7 @@ import BlockingIO
 import Foundation
 import HTTPServer
 import JSON
+import JWT
 
 /// The fake APNs' routes (HTTP/1.1 here; `nghttpx` in front speaks HTTP/2 over TLS, as APNs does):
 /// - `POST /3/device/{token}`: a token push, checked as APNs checks it (provider token, headers, payload) → 200 with
@@ -15,14 +16,14 @@ import JSON
 /// - `GET /fake/stats`; `GET /fake/channels`, `DELETE /fake/channels`: channels alive, forget them all;
 /// - `GET /fake/requests[?kind=device|broadcast|channels]`, `DELETE /fake/requests`: the newest requests as received
 ///   with the answers given;
-/// - `GET|POST|DELETE /fake/faults`: show, add (`APNsFaultRule`, one or an array), clear;
+/// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear;
 /// - `GET /healthz`.
 /// With `channelHost` set, channel management answers on that host only, pushes and broadcasts on any other.
-struct FakeAPNs: Sendable {
+struct FakeAPNs: FakeControl {
     let bundleID: String
     let tokens: ProviderTokenChecker
     let channels: ChannelRegistry
-    let faults: APNsFaults
+    let faults: FaultInjector
     let pushes: APNsPushLog
     let requests: RequestLog
     let log: FakeLog
@@ -37,12 +38,59 @@ struct FakeAPNs: Sendable {
         self.bundleID = bundleID
         self.tokens = tokens
         channels = ChannelRegistry(limit: channelLimit, now: now)
-        faults = APNsFaults(now: now)
+        faults = FaultInjector(service: .apns, now: now)
         pushes = APNsPushLog(capacity: keep, recordFile: recordFile, now: now)
         requests = RequestLog(capacity: keepRequests)
         self.log = log
         self.now = now
     }
+
+    static let requestKinds: [RequestLog.Kind] = [.device, .broadcast, .channels]
+    static let routeMethods = [
+        "/healthz": ["GET"], "/fake/stats": ["GET"], "/fake/messages": ["GET", "DELETE"], "/fake/channels": ["GET", "DELETE"],
+        "/fake/requests": ["GET", "DELETE"], "/fake/faults": ["GET", "POST", "DELETE"],
+    ]
+
+    /// The fake of `options`, ready to serve.
+    static func served(_ options: FakeOptions, log: FakeLog, recordFile: RecordFile?) throws(UsageError) -> FakeServer.Served {
+        let key: AsymmetricKey
+        do {
+            key = try (try? AsymmetricKey.privateKey(file: options.keyFile)) ?? AsymmetricKey.publicKey(file: options.keyFile)
+        } catch {
+            throw UsageError("--key \(options.keyFile): \(error)")
+        }
+        let tokens = try ProviderTokenChecker(key: key, keyID: options.keyID, teamID: options.teamID, now: { Date() })
+        var fake = FakeAPNs(
+            bundleID: options.bundleID, tokens: tokens, channelLimit: options.maxChannels, keep: options.keep, keepRequests: options.keepRequests,
+            recordFile: recordFile, log: log)
+        fake.channelHost = options.channelHost
+        return FakeServer.Served(
+            handler: { [fake] request, answer in fake.respond(to: request, with: answer) },
+            listening: ["bundleId": options.bundleID, "protocol": "apns"], logFields: ["bundleId": options.bundleID, "keyId": options.keyID])
+    }
+
+    var stats: APNsPushLog.Stats { pushes.stats }
+
+    func resetMessages() { pushes.reset() }
+
+    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadQuery) -> HTTPResponse {
+        let kind = try Self.kind(in: request, among: [.device, .broadcast])
+        return Self.json(pushes.entries(since: since, limit: limit, kind: kind, target: request.queryValue("token"), event: request.queryValue("event")))
+    }
+
+    func ownRoute(_ request: HTTPRequest) -> HTTPResponse? {
+        switch (request.method, request.path) {
+        case ("GET", "/fake/channels"): return Self.json(channels.all())
+        case ("DELETE", "/fake/channels"):
+            channels.reset()
+            log.info("channels forgotten")
+            return .empty()
+        default: return nil
+        }
+    }
+
+    /// Apple's 404 `BadPath`.
+    func noRoute(_ request: HTTPRequest) -> HTTPResponse { .json(object: ["reason": "BadPath"], status: 404) }
 
     /// The APNs endpoint a path belongs to, and the token or bundle id it names.
     static func endpoint(of path: String) -> (kind: RequestLog.Kind, name: String)? {
@@ -62,17 +110,7 @@ struct FakeAPNs: Sendable {
             answer(control(request))
             return
         }
-        let answerNow: @Sendable () -> Void = { [self] in
-            let response = apns(request, kind: kind, name: name)
-            requests.record(kind, request, response)
-            answer(response)
-        }
-        let latency = faults.latencyMilliseconds
-        if latency > 0 {
-            delays.schedule(after: .milliseconds(latency), answerNow)
-        } else {
-            answerNow()
-        }
+        answerRecorded(kind, request, latency: faults.latencyMilliseconds(kind), answer) { [self] in apns(request, kind: kind, name: name) }
     }
 
     private func apns(_ request: HTTPRequest, kind: RequestLog.Kind, name: String) -> HTTPResponse {
@@ -128,8 +166,8 @@ struct FakeAPNs: Sendable {
 
     /// Throws the injected failure for this request, if one applies.
     func injectedFailure(_ kind: RequestLog.Kind, target: String?) throws(APNsRefusal) {
-        guard let failure = faults.failure(for: kind, target: target) else { return }
-        throw APNsRefusal(status: failure.status, reason: failure.reason, retryAfter: failure.retryAfter, timestamp: failure.timestamp)
+        guard let failure = faults.failure(kind, targets: target.map { [$0] } ?? []) else { return }
+        throw APNsRefusal(status: failure.status, reason: failure.reason ?? "", retryAfter: failure.retryAfter, timestamp: failure.timestamp)
     }
 
     /// `apns-id` (token pushes) or `apns-request-id` (broadcasts, channel management) on every APNs answer.

@@ -4,7 +4,7 @@ import HTTPServer
 import JWT
 import JSON
 
-/// The fake's routes:
+/// The fake's routes (and those every fake has, `FakeControl`):
 /// - `POST /token` (and the path of the account's `token_uri`): JWT-bearer grant → `{"access_token", "expires_in", "token_type"}`
 ///   or a Google OAuth error (`invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `invalid_request`), 400;
 /// - `POST /v1/projects/{project}/messages:send`: bearer, project and message checks → `{"name"}` or an FCM v1 error;
@@ -16,7 +16,7 @@ import JSON
 /// - `GET|POST|DELETE /fake/faults`: show, add (`FaultRule`, one or an array), clear injected faults (sends and
 ///   token requests);
 /// - `GET /healthz`.
-struct FakeFCM: Sendable {
+struct FakeFCM: FakeControl {
     let account: ServiceAccount
     let assertions: AssertionChecker
     let tokens: AccessTokenStore
@@ -25,90 +25,77 @@ struct FakeFCM: Sendable {
     let requests: RequestLog
     let log: FakeLog
     private let now: @Sendable () -> Date
-    /// Holds sends back by the injected latency (one thread, not a timer per send).
     let delays = DelayLine(name: "fake-latency")
+
+    static let requestKinds: [RequestLog.Kind] = [.token, .send]
+    static let routeMethods = [
+        "/healthz": ["GET"], "/fake/stats": ["GET"], "/fake/messages": ["GET", "POST", "DELETE"], "/fake/faults": ["GET", "POST", "DELETE"],
+        "/fake/requests": ["GET", "DELETE"], "/fake/tokens": ["DELETE"],
+    ]
 
     init(account: ServiceAccount, tokenLifetime: Int, keep: Int, keepRequests: Int, recordFile: RecordFile?, log: FakeLog,
          now: @escaping @Sendable () -> Date = { Date() }) throws(UsageError) {
         self.account = account
         assertions = try AssertionChecker(account: account, now: now)
         tokens = AccessTokenStore(lifetime: tokenLifetime, now: now)
-        faults = FaultInjector(now: now)
+        faults = FaultInjector(service: .fcm, now: now)
         messages = MessageLog(capacity: keep, recordFile: recordFile, now: now)
         requests = RequestLog(capacity: keepRequests)
         self.log = log
         self.now = now
     }
 
+    /// The fake of `options`, ready to serve.
+    static func served(_ options: FakeOptions, log: FakeLog, recordFile: RecordFile?) throws(UsageError) -> FakeServer.Served {
+        let account: ServiceAccount
+        do { account = try ServiceAccount.load(file: options.serviceAccountPath) } catch { throw UsageError("service account: \(error)") }
+        let fake = try FakeFCM(
+            account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, keepRequests: options.keepRequests, recordFile: recordFile, log: log)
+        return FakeServer.Served(
+            handler: { request, answer in fake.respond(to: request, with: answer) },
+            listening: ["project": account.projectID, "tokenPaths": fake.tokenPaths.sorted()],
+            logFields: ["project": account.projectID, "tokenTTL": String(options.tokenLifetime)])
+    }
+
     /// Paths answered by the token endpoint: `/token` and the path of the account's `token_uri`.
     var tokenPaths: Set<String> { ["/token", account.tokenPath] }
 
-    /// Answers on the server thread, except a send or token request under an injected latency: that one is
-    /// answered by the latency line's thread when the latency is over (no task, no hop through the Swift pool: the
-    /// fake's CPU is the benchmarks' too). Sends and token requests are recorded with their answers.
+    var stats: MessageLog.Stats { messages.stats }
+
+    /// Sends and token requests are answered after any injected latency and recorded with their answers; anything
+    /// else is answered at once.
     func respond(to request: HTTPRequest, with answer: HTTPResponder) {
-        let kind: RequestLog.Kind
-        let latency: Int
-        let answerNow: @Sendable () -> HTTPResponse
-        if let project = Self.sendProject(in: request.path), request.method == "POST" {
-            (kind, latency) = (.send, faults.latencyMilliseconds)
-            answerNow = { [self] in send(request, project: project) }
-        } else if tokenPaths.contains(request.path), request.method == "POST" {
-            (kind, latency) = (.token, faults.tokenLatencyMilliseconds)
-            answerNow = { [self] in issueToken(request) }
-        } else {
-            answer(respond(to: request))
+        let project = Self.sendProject(in: request.path)
+        guard project != nil || tokenPaths.contains(request.path) else {
+            answer(control(request))
             return
         }
-        let recorded: @Sendable () -> Void = { [requests] in
-            let response = answerNow()
-            requests.record(kind, request, response)
-            answer(response)
+        guard request.method == "POST" else {
+            answer(.methodNotAllowed(allowed: ["POST"]))
+            return
         }
-        if latency > 0 {
-            delays.schedule(after: .milliseconds(latency), recorded)
+        if let project {
+            answerRecorded(.send, request, latency: faults.latencyMilliseconds(.send), answer) { [self] in send(request, project: project) }
         } else {
-            recorded()
+            answerRecorded(.token, request, latency: faults.latencyMilliseconds(.token), answer) { [self] in issueToken(request) }
         }
     }
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
-        if let project = Self.sendProject(in: request.path) {
-            guard request.method == "POST" else { return .methodNotAllowed(allowed: ["POST"]) }
-            return send(request, project: project)
-        }
-        if tokenPaths.contains(request.path) {
-            guard request.method == "POST" else { return .methodNotAllowed(allowed: ["POST"]) }
-            return issueToken(request)
-        }
-        switch (request.method, request.path) {
-        case ("GET", "/healthz"): return .text("ok\n")
-        case ("GET", "/fake/messages"): return listMessages(request)
-        case ("DELETE", "/fake/messages"):
-            messages.reset()
-            log.info("messages and stats reset")
-            return .empty()
-        case ("GET", "/fake/stats"): return Self.json(messages.stats)
-        case ("GET", "/fake/requests"): return listRequests(request)
-        case ("DELETE", "/fake/requests"):
-            requests.reset()
-            return .empty()
-        case ("DELETE", "/fake/tokens"):
-            tokens.revokeAll()
-            log.info("access tokens revoked")
-            return .empty()
-        case ("GET", "/fake/faults"): return Self.json(faults.snapshot)
-        case ("POST", "/fake/faults"): return addFaults(request)
-        case ("DELETE", "/fake/faults"):
-            faults.clear()
-            log.info("faults cleared")
-            return .empty()
-        case (_, "/healthz"), (_, "/fake/stats"): return .methodNotAllowed(allowed: ["GET"])
-        case (_, "/fake/messages"), (_, "/fake/faults"): return .methodNotAllowed(allowed: ["GET", "POST", "DELETE"])
-        case (_, "/fake/requests"): return .methodNotAllowed(allowed: ["GET", "DELETE"])
-        case (_, "/fake/tokens"): return .methodNotAllowed(allowed: ["DELETE"])
-        default: return .json(object: ["error": "no route for \(request.method) \(request.path)"], status: 404)
-        }
+    func ownRoute(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "DELETE", request.path == "/fake/tokens" else { return nil }
+        tokens.revokeAll()
+        log.info("access tokens revoked")
+        return .empty()
+    }
+
+    func noRoute(_ request: HTTPRequest) -> HTTPResponse {
+        .json(object: ["error": "no route for \(request.method) \(request.path)"], status: 404)
+    }
+
+    func resetMessages() { messages.reset() }
+
+    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) -> HTTPResponse {
+        Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token"), event: request.queryValue("event")))
     }
 
     /// `{project}` of `/v1/projects/{project}/messages:send`.
@@ -121,10 +108,10 @@ struct FakeFCM: Sendable {
     }
 
     private func issueToken(_ request: HTTPRequest) -> HTTPResponse {
-        if let failure = faults.tokenFailure() {
+        if let failure = faults.failure(.token) {
             messages.countToken(issued: false)
             log.info("token request failed by fault", ["status": String(failure.status), "error": failure.errorCode ?? ""])
-            return GoogleErrorBody.oauth(failure.errorCode ?? "invalid_grant", failure.message, status: failure.status)
+            return GoogleErrorBody.oauth(failure.errorCode ?? "invalid_grant", failure.message ?? "", status: failure.status)
         }
         let form = request.formFields()
         let field = { (name: String) in form.first { $0.name == name }?.value }
@@ -164,12 +151,12 @@ struct FakeFCM: Sendable {
             return GoogleErrorBody.invalidArgument(error)
         }
         let tokens = [message.token] + (message.liveActivityToken.map { [$0] } ?? [])
-        if let failure = faults.failure(tokens: tokens) {
+        if let failure = faults.failure(.send, targets: tokens) {
             messages.reject(status: failure.status, errorCode: failure.errorCode)
             log.debug("send failed by fault", ["status": String(failure.status), "token": FakeLog.redact(message.token)])
             return GoogleErrorBody.fcm(
-                status: failure.status, errorCode: failure.errorCode, message: failure.message,
-                violation: failure.violationField.map { GoogleErrorBody.FieldViolation(field: $0, description: failure.message) },
+                status: failure.status, errorCode: failure.errorCode, message: failure.message ?? "",
+                violation: failure.violationField.map { GoogleErrorBody.FieldViolation(field: $0, description: failure.message ?? "") },
                 retryAfter: failure.retryAfterHeader(now: now()))
         }
         if message.validateOnly {
@@ -196,46 +183,5 @@ struct FakeFCM: Sendable {
         messages.reject(status: status, errorCode: errorCode)
         log.debug("send refused", ["status": String(status), "reason": message])
         return GoogleErrorBody.fcm(status: status, errorCode: errorCode, message: message)
-    }
-
-    private func listMessages(_ request: HTTPRequest) -> HTTPResponse {
-        var since = 0
-        var limit = Int.max
-        for (name, text) in [("since", request.queryValue("since")), ("limit", request.queryValue("limit"))] {
-            guard let text else { continue }
-            guard let value = Int(text), value >= 0 else {
-                return .json(object: ["error": "\(name) must be a non-negative integer"], status: 400)
-            }
-            if name == "since" { since = value } else { limit = value }
-        }
-        return Self.json(messages.messages(since: since, limit: limit, token: request.queryValue("token"), event: request.queryValue("event")))
-    }
-
-    private func listRequests(_ request: HTTPRequest) -> HTTPResponse {
-        var kind: RequestLog.Kind?
-        if let text = request.queryValue("kind") {
-            guard let parsed = RequestLog.Kind(rawValue: text), parsed == .token || parsed == .send else {
-                return .json(object: ["error": "kind must be token or send"], status: 400)
-            }
-            kind = parsed
-        }
-        return Self.json(requests.entries(kind: kind))
-    }
-
-    private func addFaults(_ request: HTTPRequest) -> HTTPResponse {
-        FaultRuleBody.add(request.body, apply: faults.apply) { (rules: [FaultRule]) in
-            let snapshot = faults.snapshot
-            log.info("faults added", [
-                "rules": String(rules.count), "latencyMs": String(snapshot.latencyMs), "dropConnections": String(snapshot.dropConnections),
-                "failures": String(snapshot.failures.count),
-            ])
-            return Self.json(snapshot)
-        }
-    }
-
-    private static func json<T: Encodable>(_ value: T) -> HTTPResponse {
-        let encoder = HTTPResponse.jsonEncoder
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return .json(value, encoder: encoder)
     }
 }

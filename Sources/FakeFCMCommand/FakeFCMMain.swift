@@ -1,48 +1,43 @@
 import Foundation
 import Telemetry
-import HTTPServer
-import JWT
 
-// countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.usage); `countdown-fake-fcm apns`: one for
-// APNs (see FakeAPNsOptions.usage).
+// countdown-fake-fcm: a local stand-in for FCM HTTP v1 (see FakeOptions.fcmUsage); `countdown-fake-fcm apns`: one
+// for APNs (see FakeOptions.apnsUsage).
 
-/// `countdown-fake-fcm`, run by the `countdown-fake-fcm` executable and by the multi-call `countdown`.
+/// `countdown-fake-fcm`, run by the `countdown-fake-fcm` executable.
 public enum FakeFCMMain {
-    /// Serves until SIGTERM / SIGINT, writes its records and exits the process. `arguments`: the program name, then its flags.
-    /// On the main actor (the main thread), as the executable's top-level code was: a signal mask set here is inherited
-    /// by every thread started later, so SIGTERM reaches `sigwait` instead of ending the process.
+    /// Serves until SIGTERM / SIGINT, writes its records and exits the process. `arguments`: the program name, then its
+    /// flags (`apns` first for the fake APNs). On the main actor (the main thread), as the executable's top-level
+    /// code was: a signal mask set here is inherited by every thread started later, so SIGTERM reaches `sigwait`
+    /// instead of ending the process.
     @MainActor public static func run(arguments: [String]) async -> Never {
         let stopSignals = FakeServer.blockStopSignals()
         BuildInfo.answerVersionFlag(program: "countdown-fake-fcm", arguments: arguments)
-        if arguments.dropFirst().first == "apns" {
-            FakeAPNsMain.run(arguments: Array(arguments.dropFirst(2)), stopSignals: stopSignals)
-        }
-
+        let service: FakeService = arguments.dropFirst().first == "apns" ? .apns : .fcm
         let options: FakeOptions
-        let fake: FakeFCM
+        let log: FakeLog
         let recordFile: RecordFile?
+        let served: FakeServer.Served
         do throws(UsageError) {
-            guard let parsed = try FakeOptions.parse(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) else {
-                print(FakeOptions.usage)
+            let flags = Array(arguments.dropFirst(service == .apns ? 2 : 1))
+            guard let parsed = try FakeOptions.parse(service, arguments: flags, environment: ProcessInfo.processInfo.environment) else {
+                print(FakeOptions.usage(service))
                 exit(0)
             }
             options = parsed
-            let log = FakeLog(minimum: options.logLevel)
-            let account: ServiceAccount
-            do { account = try ServiceAccount.load(file: options.serviceAccountPath ?? "") } catch { throw UsageError("service account: \(error)") }
+            log = FakeLog(minimum: options.logLevel, service: service == .fcm ? "countdown-fake-fcm" : "countdown-fake-apns")
             recordFile = try options.recordPath.map { path throws(UsageError) in
                 try RecordFile(path: path, log: log, flushMilliseconds: options.recordFlushMilliseconds)
             }
-            fake = try FakeFCM(account: account, tokenLifetime: options.tokenLifetime, keep: options.keep, keepRequests: options.keepRequests, recordFile: recordFile, log: log)
+            served = try service == .fcm
+                ? FakeFCM.served(options, log: log, recordFile: recordFile) : FakeAPNs.served(options, log: log, recordFile: recordFile)
         } catch {
-            FakeServer.fail("countdown-fake-fcm", error.description, code: 2)
+            FakeServer.fail(service.program, error.description, code: 2)
         }
-
         FakeServer.serve(
-            program: "countdown-fake-fcm", address: options.address, listenDescriptor: options.listenDescriptor, threads: options.threads,
-            stopSignals: stopSignals, listening: ["project": fake.account.projectID, "tokenPaths": fake.tokenPaths.sorted()], log: fake.log,
-            logFields: ["project": fake.account.projectID, "tokenTTL": String(options.tokenLifetime), "record": options.recordPath ?? ""],
-            handler: { [fake] request, answer in fake.respond(to: request, with: answer) },
+            program: service.program, address: options.address, listenDescriptor: options.listenDescriptor, threads: options.threads,
+            stopSignals: stopSignals, listening: served.listening, log: log,
+            logFields: served.logFields.merging(["record": options.recordPath ?? ""]) { $1 }, handler: served.handler,
             stopping: { recordFile?.flush() })
     }
 }

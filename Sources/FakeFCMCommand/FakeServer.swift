@@ -8,6 +8,13 @@ import Glibc
 /// Serving for both fakes: the signal mask, the server, the `listening` line on stdout, and a clean stop on
 /// SIGTERM / SIGINT.
 enum FakeServer {
+    /// A fake ready to serve: its handler, and what the `listening` line on stdout and the "listening" log line add.
+    struct Served {
+        let handler: @Sendable (HTTPRequest, HTTPResponder) -> Void
+        let listening: [String: Any]
+        let logFields: [String: String]
+    }
+
     /// Blocks SIGINT and SIGTERM in this thread, before anything starts a thread (the latency line, the record flusher,
     /// the server's threads), so every thread inherits the block and the signals reach `sigwait` in `serve`: a thread
     /// without it could take a SIGTERM and end the process before it says "stopping" and writes its records.

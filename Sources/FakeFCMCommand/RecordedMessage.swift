@@ -4,7 +4,7 @@ import JSON
 /// One accepted message as `GET /fake/messages` and the record file show it.
 struct RecordedMessage: Encodable, Sendable {
     /// Everything about the message but its content.
-    struct Summary: Sendable {
+    struct Summary: Encodable, Sendable {
         /// Increases by one per accepted message, across resets; page with `?since=<seq>`.
         let seq: Int
         /// Epoch seconds with milliseconds.
@@ -20,7 +20,7 @@ struct RecordedMessage: Encodable, Sendable {
     let summary: Summary
     let message: JSONValue
 
-    private enum CodingKeys: String, CodingKey { case seq, receivedAt, project, name, event, token, liveActivityToken, message }
+    private enum CodingKeys: String, CodingKey { case message }
 
     /// The record file's line, newline included, built from the request body as received: the summary's
     /// fields, then the body's own fields (`message`, as sent). Re-encoding every message cost a third of the
@@ -42,15 +42,10 @@ struct RecordedMessage: Encodable, Sendable {
         return line
     }
 
+    /// The summary's fields beside `message`.
     func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(summary.seq, forKey: .seq)
-        try container.encode(summary.receivedAt, forKey: .receivedAt)
-        try container.encode(summary.project, forKey: .project)
-        try container.encode(summary.name, forKey: .name)
-        try container.encode(summary.event, forKey: .event)
-        try container.encode(summary.token, forKey: .token)
-        try container.encodeIfPresent(summary.liveActivityToken, forKey: .liveActivityToken)
         try container.encode(message, forKey: .message)
     }
 }
