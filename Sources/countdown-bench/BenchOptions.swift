@@ -1,34 +1,65 @@
 import Foundation
 
-/// `--name value` options of a benchmark command, with typed lookups and usage errors.
+/// The options of a benchmark command: `--name value` (a repeated one keeps every value, the last wins a lookup) and
+/// bare `--flag`s, with typed lookups and usage errors.
 struct BenchOptions {
     struct UsageError: Error, CustomStringConvertible {
         let description: String
+        init(description: String) { self.description = description }
     }
 
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
+    private var given: Set<String> = []
 
-    init(_ arguments: [String]) throws {
+    /// `flags`: the names that take no value (`-h` counts as `--help`); `known`: every name allowed, nil for any.
+    init(_ arguments: [String], flags: Set<String> = [], known: Set<String>? = nil) throws {
         var index = 0
         while index < arguments.count {
-            let name = arguments[index]
-            guard name.hasPrefix("--"), index + 1 < arguments.count else { throw UsageError(description: "expected --name value, got \(name)") }
-            values[String(name.dropFirst(2))] = arguments[index + 1]
+            let argument = arguments[index] == "-h" ? "--help" : arguments[index]
+            let name = String(argument.dropFirst(2))
+            guard argument.hasPrefix("--"), known?.contains(name) ?? true || flags.contains(name) else {
+                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
+            }
+            if flags.contains(name) {
+                given.insert(name)
+                index += 1
+                continue
+            }
+            guard index + 1 < arguments.count else {
+                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "\(argument) needs a value")
+            }
+            values[name, default: []].append(arguments[index + 1])
             index += 2
         }
     }
 
+    /// Whether the bare `--flag` was given.
+    func has(_ flag: String) -> Bool { given.contains(flag) }
+
+    /// Every value of a repeatable option, in order.
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+
     func string(_ name: String, default fallback: String? = nil) throws -> String {
-        guard let value = values[name] ?? fallback else { throw UsageError(description: "--\(name) is required") }
+        guard let value = values[name]?.last ?? fallback else { throw UsageError(description: "--\(name) is required") }
         return value
     }
 
-    func int(_ name: String, default fallback: Int? = nil) throws -> Int {
-        guard let text = values[name] else {
+    /// An integer option, within `range` when one is given.
+    func int(_ name: String, default fallback: Int? = nil, in range: ClosedRange<Int>? = nil) throws -> Int {
+        guard let text = values[name]?.last else {
             guard let fallback else { throw UsageError(description: "--\(name) is required") }
             return fallback
         }
         guard let value = Int(text) else { throw UsageError(description: "--\(name) must be an integer (got \(text))") }
+        if let range, !range.contains(value) {
+            throw UsageError(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+
+    func double(_ name: String, default fallback: Double) throws -> Double {
+        guard let text = values[name]?.last else { return fallback }
+        guard let value = Double(text) else { throw UsageError(description: "--\(name) must be a number (got \(text))") }
         return value
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import JWT
 import Push
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -137,45 +138,21 @@ struct PushBenchmark {
     }
 
     /// User + system CPU time of this process so far.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return user + system
-    }
+    static func cpuSeconds() -> Double { ProcessUsage.cpuSeconds(pid: getpid()) ?? 0 }
 }
 
 extension PushBenchmark.Options {
     /// The options, or nil when `--help` was asked for.
-    static func parse(_ arguments: [String]) throws(PushBenchmark.Failure) -> Self? {
+    static func parse(_ arguments: [String]) throws -> Self? {
+        let given = try BenchOptions(arguments, flags: ["help", "json"], known: ["fake", "account", "count", "concurrency", "chunk"])
+        guard !given.has("help") else { return nil }
         var options = Self()
-        var index = 0
-        func value(_ flag: String) throws(PushBenchmark.Failure) -> String {
-            index += 1
-            guard index < arguments.count else { throw PushBenchmark.Failure("\(flag) needs a value") }
-            return arguments[index]
-        }
-        func number(_ flag: String, _ range: ClosedRange<Int>) throws(PushBenchmark.Failure) -> Int {
-            let text = try value(flag)
-            guard let number = Int(text), range.contains(number) else {
-                throw PushBenchmark.Failure("\(flag) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
-            }
-            return number
-        }
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--help", "-h": return nil
-            case "--fake": options.fakeBaseURL = try value("--fake")
-            case "--account": options.accountPath = try value("--account")
-            case "--count": options.count = try number("--count", 1...100_000_000)
-            case "--concurrency": options.concurrency = try number("--concurrency", 1...4096)
-            case "--chunk": options.chunk = try number("--chunk", 1...1_000_000)
-            case "--json": options.json = true
-            default: throw PushBenchmark.Failure("unknown argument \"\(arguments[index])\"")
-            }
-            index += 1
-        }
+        options.fakeBaseURL = try given.string("fake", default: "")
+        options.accountPath = try given.string("account", default: "")
+        options.count = try given.int("count", default: options.count, in: 1...100_000_000)
+        options.concurrency = try given.int("concurrency", default: options.concurrency, in: 1...4096)
+        options.chunk = try given.int("chunk", default: options.chunk, in: 1...1_000_000)
+        options.json = given.has("json")
         guard options.fakeBaseURL.hasPrefix("http://") || options.fakeBaseURL.hasPrefix("https://") else {
             throw PushBenchmark.Failure("--fake must be the fake's http(s) base URL")
         }
@@ -236,12 +213,12 @@ struct StartPush: Sendable {
     }
 }
 
-/// This process's resident memory, from `/proc/self/status`.
+/// This process's resident memory, from `/proc/<pid>/status`.
 enum ProcessMemory {
-    static func residentMiB() -> Double { field("VmRSS") }
+    static func residentMiB() -> Double { Double(ProcessUsage.of(pid: getpid())?.residentKB ?? 0) / 1024 }
 
     /// The most resident memory since the start or the last `resetPeak`.
-    static func peakMiB() -> Double { field("VmHWM") }
+    static func peakMiB() -> Double { Double(ProcessUsage.of(pid: getpid())?.peakResidentKB ?? 0) / 1024 }
 
     /// Resets the kernel's high-water mark (`5` to `/proc/self/clear_refs`); false where that is not allowed.
     static func resetPeak() -> Bool {
@@ -253,12 +230,5 @@ enum ProcessMemory {
         } catch {
             return false
         }
-    }
-
-    private static func field(_ name: String) -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
-              let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Double($0) }) else { return 0 }
-        return kilobytes / 1024
     }
 }

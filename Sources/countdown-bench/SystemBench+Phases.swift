@@ -80,15 +80,9 @@ extension SystemBench {
         progress("burst \(prefix): \(expected.count) starts due at \(Self.clock(due)) (relay \(SystemBenchReport.py(timings.relaySeconds))s for "
                  + "\(timings.outboxRows) rows)")
         try await resetStatementStatistics()
-        try await Self.sleep(until: due - 0.5)
-        let load = Self.loadAverage()
-        let sampler = try startSampling("burst-w\(workers)r\(run)")
-        let before = try await snapshot()
-        let complete = try await Self.waitCompleted("every start push", timeout: 600) {
+        let measured = try await measure("burst-w\(workers)r\(run)", due: due, "every start push", timeout: 600) {
             try tally.refresh().startCount(prefix: prefix) >= expected.count
         }
-        let after = try await snapshot()
-        let samples = await sampler?.stop()
         let times = tally.startTimes(prefix: prefix)
         let keys = tally.startKeys(prefix: prefix)
         let counts = StartComparison.compare(expected, keys)
@@ -101,14 +95,13 @@ extension SystemBench {
         let last = lateness.max()
         let round = SystemBenchReport.rounded
         let result = SystemBenchResults.Burst(
-            workers: workers, run: run, dueSecond: due, complete: complete, loadAverage: load, seeding: timings,
+            workers: workers, run: run, dueSecond: due, complete: measured.complete, loadAverage: measured.load, seeding: timings,
             expected: counts.expected, accepted: counts.accepted, lost: counts.lost, duplicated: counts.duplicated, unexpected: counts.unexpected,
             ledger: ledger, androidExpected: expected.filter(\.isAndroid).count, androidAccepted: keys.filter(\.isAndroid).count,
             dueToLastSeconds: last.map { round($0, 2) }, pushesPerSecond: Self.rate(times.count, over: last),
             latenessP50: lateness.isEmpty ? nil : round(percentile(lateness, 0.50), 2),
             latenessP99: lateness.isEmpty ? nil : round(percentile(lateness, 0.99), 2),
-            usage: after.usage(since: before, workers: fleet), statements: try await topStatements(), ledgerWrites: try await ledgerWrites(),
-            workerSamples: samples)
+            usage: measured.usage, statements: try await topStatements(), ledgerWrites: try await ledgerWrites(), workerSamples: measured.samples)
         results.bursts.append(result)
         progress("burst \(prefix): \(counts.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
                  + "\(SystemBenchReport.py(result.pushesPerSecond))/s, lost \(counts.lost), duplicated \(counts.duplicated); "
@@ -148,22 +141,16 @@ extension SystemBench {
             })
         progress("reminders: due at \(Self.clock(due)) (relay \(SystemBenchReport.py(timings.relaySeconds))s for \(reminders + 3) rows)")
         try await resetStatementStatistics()
-        try await Self.sleep(until: due - 0.5)
-        let load = Self.loadAverage()
-        let sampler = try startSampling("reminders")
-        let before = try await snapshot()
-        let complete = try await Self.waitCompleted("every reminder", timeout: 900) {
+        let measured = try await measure("reminders", due: due, "every reminder", timeout: 900) {
             try tally.refresh().reminderCount(stream: stream) >= reminders
         }
-        let after = try await snapshot()
-        let samples = await sampler?.stop()
         let times = tally.reminders.filter { $0.stream == stream }.map(\.receivedAt)
         let sent = try await count("SELECT count(*) AS n FROM stream_reminders WHERE stream_id = $1 AND status = 'sent'", [stream])
         let last = times.max().map { $0 - due }
         var result = SystemBenchResults.ReminderFanout(
-            reminders: reminders, dueSecond: due, complete: complete, loadAverage: load, seeding: timings, accepted: times.count,
+            reminders: reminders, dueSecond: due, complete: measured.complete, loadAverage: measured.load, seeding: timings, accepted: times.count,
             remindersMarkedSent: sent, dueToLastSeconds: last.map { SystemBenchReport.rounded($0, 2) }, pushesPerSecond: Self.rate(times.count, over: last),
-            usage: after.usage(since: before, workers: fleet), statements: try await topStatements(), ledgerWrites: nil, workerSamples: samples)
+            usage: measured.usage, statements: try await topStatements(), ledgerWrites: nil, workerSamples: measured.samples)
         progress("reminders: \(times.count) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due; "
                  + "worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
         result.acceptedPerSecond = SystemBenchReport.perSecond(times, due: due)
@@ -207,24 +194,41 @@ extension SystemBench {
             })
         let expected = try await system.expectedStarts(streamPrefix: "gs.", android: android)
         progress("giant stream: \(expected.count) starts due at \(Self.clock(due))")
-        try await Self.sleep(until: due - 0.5)
-        let before = try await snapshot()
-        let complete = try await Self.waitCompleted("every giant-stream start", timeout: 600) {
+        let measured = try await measure(nil, due: due, "every giant-stream start", timeout: 600) {
             try tally.refresh().startCount(prefix: "gs.") >= expected.count
         }
-        let after = try await snapshot()
         let times = tally.startTimes(prefix: "gs.")
         let keys = tally.startKeys(prefix: "gs.")
         let counts = StartComparison.compare(expected, keys)
         let last = times.max().map { $0 - due }
         let result = SystemBenchResults.GiantStream(
-            guests: guests, complete: complete, expected: counts.expected, accepted: counts.accepted, lost: counts.lost,
+            guests: guests, complete: measured.complete, expected: counts.expected, accepted: counts.accepted, lost: counts.lost,
             duplicated: counts.duplicated, unexpected: counts.unexpected, androidExpected: expected.filter(\.isAndroid).count,
             androidAccepted: keys.filter(\.isAndroid).count, seeding: timings, dueToLastSeconds: last.map { SystemBenchReport.rounded($0, 2) },
-            usage: after.usage(since: before, workers: fleet))
+            usage: measured.usage)
         results.giantStream = result
         progress("giant stream: \(counts.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
                  + "lost \(counts.lost), duplicated \(counts.duplicated); worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
+    }
+
+    /// What a phase cost from half a second before `due` until `done` held (or `timeout` seconds passed): `name`
+    /// names its CPU samples (`--perf`; nil: none).
+    func measure(_ name: String?, due: Double, _ what: String, timeout: Int, until done: () async throws -> Bool) async throws -> Measured {
+        try await Self.sleep(until: due - 0.5)
+        let load = Self.loadAverage()
+        let sampler = try name.flatMap { try startSampling($0) }
+        let before = try await snapshot()
+        let complete = try await Self.waitCompleted(what, timeout: timeout, done)
+        let after = try await snapshot()
+        let samples = await sampler?.stop()
+        return Measured(load: load, complete: complete, usage: after.usage(since: before, workers: fleet), samples: samples)
+    }
+
+    struct Measured {
+        let load: Double
+        let complete: Bool
+        let usage: SystemBenchResults.Usage
+        let samples: [SystemBenchResults.Sample]?
     }
 
     /// Pushes per second over `seconds` (nil when nothing arrived or no time passed).

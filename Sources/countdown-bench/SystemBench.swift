@@ -48,14 +48,13 @@ final class SystemBench {
         do {
             options = try SystemBenchOptions.parse(arguments)
         } catch {
-            FileHandle.standardError.write(Data("\(SystemBenchOptions.usage)\nerror: \(error)\n".utf8))
-            return 2
+            return usageError(SystemBenchOptions.usage, error)
         }
         if options.help {
             print(SystemBenchOptions.usage)
             return 0
         }
-        let children = BenchChildren(pidsPath: ProcessInfo.processInfo.environment["COUNTDOWN_BENCH_PIDS"])
+        let children = BenchChildren.ofThisBenchmark()
         let signalSources = children.stopOnSignals()
         defer { withExtendedLifetime(signalSources) {} }
         let bench: SystemBench

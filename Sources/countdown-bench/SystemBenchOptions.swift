@@ -17,9 +17,7 @@ struct SystemBenchOptions: Sendable, Equatable {
     var jsonPath: String?
     var help = false
 
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias UsageError = BenchOptions.UsageError
 
     static let usage = """
         usage: scripts/bench system [--streams N] [--reminders N] [--workers LIST] [--giant-guests N] [--repeat N]
@@ -47,50 +45,31 @@ struct SystemBenchOptions: Sendable, Equatable {
 
     /// Parses the arguments after `system`; `--debug` and `--skip-build` belong to the shell and are ignored here.
     static func parse(_ arguments: [String]) throws -> SystemBenchOptions {
+        let given = try BenchOptions(
+            arguments, flags: ["help", "profile", "debug", "skip-build"],
+            known: ["streams", "reminders", "giant-guests", "repeat", "repeat-workers", "latency-ms", "workers", "android-share", "worker-env", "perf", "json"])
         var options = SystemBenchOptions()
-        var index = 0
-        func value(_ name: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(description: "\(name) needs a value") }
-            return arguments[index]
+        options.help = given.has("help")
+        options.profile = given.has("profile")
+        options.streams = try given.int("streams", default: options.streams)
+        options.reminders = try given.int("reminders", default: options.reminders)
+        options.giantGuests = try given.int("giant-guests", default: options.giantGuests)
+        options.repeatCount = try given.int("repeat", default: options.repeatCount)
+        options.repeatWorkers = try given.int("repeat-workers", default: options.repeatWorkers)
+        options.latencyMilliseconds = try given.int("latency-ms", default: options.latencyMilliseconds)
+        options.androidShare = try given.double("android-share", default: options.androidShare)
+        options.perfDirectory = try? given.string("perf")
+        options.jsonPath = try? given.string("json")
+        if let text = given.all("workers").last {
+            let parts = text.split(separator: ",").map { Int($0) }
+            guard !parts.contains(nil) else { throw UsageError(description: "--workers must be comma-separated integers (got \(text))") }
+            options.workerCounts = parts.compactMap { $0 }
         }
-        func integer(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let number = Int(text) else { throw UsageError(description: "\(name) must be an integer (got \(text))") }
-            return number
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "-h", "--help": options.help = true
-            case "--streams": options.streams = try integer(argument)
-            case "--reminders": options.reminders = try integer(argument)
-            case "--giant-guests": options.giantGuests = try integer(argument)
-            case "--repeat": options.repeatCount = try integer(argument)
-            case "--repeat-workers": options.repeatWorkers = try integer(argument)
-            case "--latency-ms": options.latencyMilliseconds = try integer(argument)
-            case "--workers":
-                let text = try value(argument)
-                let parts = text.split(separator: ",").map { Int($0) }
-                guard !parts.contains(nil) else { throw UsageError(description: "--workers must be comma-separated integers (got \(text))") }
-                options.workerCounts = parts.compactMap { $0 }
-            case "--android-share":
-                let text = try value(argument)
-                guard let share = Double(text) else { throw UsageError(description: "--android-share must be a number (got \(text))") }
-                options.androidShare = share
-            case "--worker-env":
-                let text = try value(argument)
-                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                    throw UsageError(description: "--worker-env must be NAME=VALUE (got \(text))")
-                }
-                options.workerEnvironment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            case "--profile": options.profile = true
-            case "--perf": options.perfDirectory = try value(argument)
-            case "--json": options.jsonPath = try value(argument)
-            case "--debug", "--skip-build": break
-            default: throw UsageError(description: "unknown argument \(argument)")
+        for text in given.all("worker-env") {
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                throw UsageError(description: "--worker-env must be NAME=VALUE (got \(text))")
             }
-            index += 1
+            options.workerEnvironment[String(text[..<equals])] = String(text[text.index(after: equals)...])
         }
         if options.streams < 1 || options.workerCounts.contains(where: { $0 < 1 }) {
             throw UsageError(description: "--streams and --workers must be positive")

@@ -216,20 +216,9 @@ enum SystemBenchReport {
             out += "workers started (\(entry.workers)): startup reconcile over \(entry.streams) streams took \(py(entry.seconds))s\n"
         }
         out += "\n"
-        let header = "| workers | run | load | seed s | relay s (rows/s) | starts | due→last s | pushes/s | lateness p50/p99 s "
-            + "| lost/dup/unexp | worker RSS MB | worker CPU s | PG CPU s | Redis CPU s | fake CPU s | worker µs/push | PG µs/push | worker switches/push |"
-        out += header + "\n"
-        out += "|" + String(repeating: "---|", count: header.filter { $0 == "|" }.count - 1) + "\n"
-        for b in results.bursts {
-            let usage = b.usage, seed = b.seeding
-            let cost = microsPerPush(usage, b.accepted)
-            out += "| \(b.workers) | \(b.run) | \(py(b.loadAverage)) | \(py(seed.insertSeconds)) | \(py(seed.relaySeconds)) (\(seed.relayRowsPerSecond)) "
-                + "| \(b.accepted)/\(b.expected) | \(py(b.dueToLastSeconds)) | \(py(b.pushesPerSecond)) | \(py(b.latenessP50)) / \(py(b.latenessP99)) "
-                + "| \(b.lost)/\(b.duplicated)/\(b.unexpected) | \(joined(usage.workerRssMB)) "
-                + "| \(joined(usage.workerCpuSeconds)) | \(py(usage.postgresCpuSeconds)) | \(py(usage.redisCpuSeconds)) "
-                + "| \(py(usage.fakeFcmCpuSeconds)) | \(py(cost?.worker)) | \(py(cost?.postgres)) "
-                + "| \(py(switchesPerPush(usage, b.accepted))) |\n"
-        }
+        out += "| " + burstColumns.map(\.header).joined(separator: " | ") + " |\n"
+        out += "|" + String(repeating: "---|", count: burstColumns.count) + "\n"
+        for burst in results.bursts { out += "| " + burstColumns.map { $0.cell(burst) }.joined(separator: " | ") + " |\n" }
         let references = results.bursts.compactMap { b -> String? in
             guard let fake = fakeMicrosPerPush(b.usage, b.accepted) else { return nil }
             let relative = relativeToFake(b.usage, b.accepted)
@@ -278,16 +267,10 @@ enum SystemBenchReport {
             if let fanout = results.reminderFanout { relays.append(("reminders", fanout.seeding)) }
             for (title, seeding) in relays {
                 guard let statements = seeding.relayStatements else { continue }
-                out += "\nstatements by total time (relay of \(title), \(seeding.outboxRows) rows in \(py(seeding.relaySeconds))s):\n"
-                for s in statements {
-                    out += "  " + String(format: "%7.0f ms exec %6.0f ms plan %6d calls %5.2f ms  ", s.totalMs, s.planMs, s.calls, s.meanMs) + s.query + "\n"
-                }
+                out += "\nstatements by total time (relay of \(title), \(seeding.outboxRows) rows in \(py(seeding.relaySeconds))s):\n" + lines(statements)
             }
             for phase in profiled {
-                out += "\nstatements by total time (\(phase.title)):\n"
-                for s in phase.statements ?? [] {
-                    out += "  " + String(format: "%7.0f ms exec %6.0f ms plan %6d calls %5.2f ms  ", s.totalMs, s.planMs, s.calls, s.meanMs) + s.query + "\n"
-                }
+                out += "\nstatements by total time (\(phase.title)):\n" + lines(phase.statements ?? [])
                 if let writes = phase.writes {
                     let share = writes.updated > 0 ? String(format: "%.0f %%", 100 * Double(writes.hotUpdated) / Double(writes.updated)) : "-"
                     out += "  start ledger: \(writes.inserted) rows inserted, \(writes.updated) updated, \(share) of the updates HOT\n"
@@ -309,6 +292,26 @@ enum SystemBenchReport {
             out += "  \(verdict.passed.map { $0 ? "PASS" : "MISS" } ?? "n/a ")  \(verdict.name): \(verdict.detail)\n"
         }
         return out
+    }
+
+    /// The burst table's columns: the header, and a burst's cell.
+    static var burstColumns: [(header: String, cell: (Results.Burst) -> String)] {
+        [
+            ("workers", { "\($0.workers)" }), ("run", { "\($0.run)" }), ("load", { py($0.loadAverage) }), ("seed s", { py($0.seeding.insertSeconds) }),
+            ("relay s (rows/s)", { "\(py($0.seeding.relaySeconds)) (\($0.seeding.relayRowsPerSecond))" }), ("starts", { "\($0.accepted)/\($0.expected)" }),
+            ("due→last s", { py($0.dueToLastSeconds) }), ("pushes/s", { py($0.pushesPerSecond) }),
+            ("lateness p50/p99 s", { "\(py($0.latenessP50)) / \(py($0.latenessP99))" }), ("lost/dup/unexp", { "\($0.lost)/\($0.duplicated)/\($0.unexpected)" }),
+            ("worker RSS MB", { joined($0.usage.workerRssMB) }), ("worker CPU s", { joined($0.usage.workerCpuSeconds) }),
+            ("PG CPU s", { py($0.usage.postgresCpuSeconds) }), ("Redis CPU s", { py($0.usage.redisCpuSeconds) }), ("fake CPU s", { py($0.usage.fakeFcmCpuSeconds) }),
+            ("worker µs/push", { py(microsPerPush($0.usage, $0.accepted)?.worker) }), ("PG µs/push", { py(microsPerPush($0.usage, $0.accepted)?.postgres) }),
+            ("worker switches/push", { py(switchesPerPush($0.usage, $0.accepted)) }),
+        ]
+    }
+
+    /// pg_stat_statements rows, one line each.
+    static func lines(_ statements: [Results.Statement]) -> String {
+        statements.map { "  " + String(format: "%7.0f ms exec %6.0f ms plan %6d calls %5.2f ms  ", $0.totalMs, $0.planMs, $0.calls, $0.meanMs) + $0.query + "\n" }
+            .joined()
     }
 
     // MARK: Formatting as the Python report did
