@@ -15,11 +15,6 @@ final class ChannelRegistry: Sendable {
         var broadcasts = 0
     }
 
-    enum Creation: Sendable {
-        case created(Channel)
-        case limitReached
-    }
-
     let limit: Int
     private let channels = Mutex<[String: Channel]>([:])
     private let now: @Sendable () -> Date
@@ -29,14 +24,15 @@ final class ChannelRegistry: Sendable {
         self.now = now
     }
 
-    func create(bundleID: String, messageStoragePolicy: Int) -> Creation {
+    /// The new channel; nil when `limit` channels of the app are alive.
+    func create(bundleID: String, messageStoragePolicy: Int) -> Channel? {
         let id = Self.newID()
         let time = now().timeIntervalSince1970
         return channels.withLock { channels in
-            guard channels.values.filter({ $0.bundleID == bundleID }).count < limit else { return .limitReached }
+            guard channels.values.filter({ $0.bundleID == bundleID }).count < limit else { return nil }
             let channel = Channel(id: id, bundleID: bundleID, messageStoragePolicy: messageStoragePolicy, createdAt: time)
             channels[id] = channel
-            return .created(channel)
+            return channel
         }
     }
 

@@ -16,7 +16,7 @@ extension FakeAPNs {
         if request.method == "POST" {
             let policy = try APNsRequestCheck.channelConfiguration(request.body).get()
             try injectedFailure(.channels, target: nil)
-            guard case .created(let channel) = channels.create(bundleID: bundleID, messageStoragePolicy: policy) else {
+            guard let channel = channels.create(bundleID: bundleID, messageStoragePolicy: policy) else {
                 throw .init(status: 400, reason: "CannotCreateChannelConfig")
             }
             pushes.countChannel(created: true)

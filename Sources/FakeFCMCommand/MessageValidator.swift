@@ -58,17 +58,16 @@ enum MessageValidator {
                 guard message["data"] != nil else {
                     throw Violation(field: "message", description: "a message needs a notification, data or apns.live_activity_token")
                 }
-                return ValidatedMessage(event: try dataMessageEvent(message), token: token, liveActivityToken: nil, validateOnly: validateOnly,
-                                        message: messageValue)
+                return ValidatedMessage(event: try dataMessageEvent(message), token: token, liveActivityToken: nil, validateOnly: validateOnly)
             }
-            return ValidatedMessage(event: "notification", token: token, liveActivityToken: nil, validateOnly: validateOnly, message: messageValue)
+            return ValidatedMessage(event: "notification", token: token, liveActivityToken: nil, validateOnly: validateOnly)
         }
         let liveActivityToken = try nonEmptyString(liveActivityTokenValue, field: "message.apns.live_activity_token")
         if notification != nil {
             throw Violation(field: "message.notification", description: "a Live Activity push must not also carry a notification")
         }
         let event = try checkLiveActivity(apns ?? [:])
-        return ValidatedMessage(event: event, token: token, liveActivityToken: liveActivityToken, validateOnly: validateOnly, message: messageValue)
+        return ValidatedMessage(event: event, token: token, liveActivityToken: liveActivityToken, validateOnly: validateOnly)
     }
 
     /// `apns-expiration` is epoch seconds as a decimal string; `apns-collapse-id` at most 64 bytes (APNs' rules).

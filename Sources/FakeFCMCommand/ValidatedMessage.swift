@@ -1,5 +1,3 @@
-import JSON
-
 /// A `messages:send` request that passed the shape checks.
 struct ValidatedMessage: Sendable {
     /// `start`, `update`, `end` for Live Activity pushes, `android_start`, `android_update`, `android_end` for the
@@ -11,6 +9,4 @@ struct ValidatedMessage: Sendable {
     let liveActivityToken: String?
     /// `validate_only` was set: checked, answered, not recorded as sent.
     let validateOnly: Bool
-    /// The `message` object as received.
-    let message: JSONValue
 }
