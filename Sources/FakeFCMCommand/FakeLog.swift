@@ -21,7 +21,6 @@ struct FakeLog: Sendable {
         if minimum == .debug { write(.debug, message, fields()) }
     }
     func info(_ message: String, _ fields: [String: String] = [:]) { write(.info, message, fields) }
-    func warn(_ message: String, _ fields: [String: String] = [:]) { write(.warn, message, fields) }
     func error(_ message: String, _ fields: [String: String] = [:]) { write(.error, message, fields) }
 
     /// A push token as it may appear in logs: its last 8 characters.

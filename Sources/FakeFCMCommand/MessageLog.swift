@@ -60,7 +60,7 @@ final class MessageLog: Sendable {
             state.stats.accepted += 1
             state.stats.byEvent[message.event, default: 0] += 1
             state.stats.byStatus["200", default: 0] += 1
-            recordFile?.append(summary, body: body)
+            recordFile?.append(line: RecordedMessage.recordLine(summary, body: body), seq: seq)
             return name
         }
     }

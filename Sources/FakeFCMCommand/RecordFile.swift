@@ -40,12 +40,8 @@ final class RecordFile: @unchecked Sendable {
 
     deinit { try? handle.close() }
 
-    /// Appends one line (or gathers it); a failed write is logged, and the message stays in memory.
-    func append(_ summary: RecordedMessage.Summary, body: Data) {
-        append(line: RecordedMessage.recordLine(summary, body: body), seq: summary.seq)
-    }
-
-    /// Appends one record line, newline included (or gathers it).
+    /// Appends one record line, newline included (or gathers it); a failed write is logged, and the message stays in
+    /// memory.
     func append(line: [UInt8], seq: Int) {
         pending.withLock { pending in
             guard gathering else {

@@ -124,8 +124,7 @@ struct PushBenchmark {
             while rssByTenth.count < sent * 10 / options.count { rssByTenth.append(ProcessMemory.residentMiB()) }
         }
 
-        let elapsed = clock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (clock.now - started).seconds
         let cpu = Self.cpuSeconds() - cpuBefore
         let rssEnd = ProcessMemory.residentMiB()
         let samplePeak = ([rssStart, rssEnd] + rssByTenth).max() ?? rssEnd

@@ -50,8 +50,6 @@ enum QueueBench {
         [UInt8](repeating: UInt8(ascii: "x"), count: try options.int("payload-bytes", default: 64))
     }
 
-    static func ids(_ range: Range<Int>, prefix: String) -> [String] { range.map { "\(prefix):\($0)" } }
-
     /// Enqueues `jobs` in pipelined chunks; returns the seconds it took.
     static func enqueueAll(_ queue: RedisDelayQueue, count: Int, prefix: String, payload: [UInt8], due: JobDue) async throws -> Double {
         let clock = ContinuousClock()
