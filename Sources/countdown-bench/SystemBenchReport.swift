@@ -134,9 +134,7 @@ enum SystemBenchReport {
                 passed: seconds <= targetStartSeconds && giant.complete && giant.duplicated == 0 && giant.lost == 0,
                 detail: "\(py(seconds))s, lost \(giant.lost), duplicated \(giant.duplicated)"))
         }
-        var peaks = results.bursts.flatMap(\.usage.workerPeakRssMB)
-        if let fanout = results.reminderFanout { peaks += fanout.usage.workerPeakRssMB }
-        if let peak = peaks.max() {
+        if let peak = results.phases(reminders: "", giant: false).flatMap(\.usage.workerPeakRssMB).max() {
             checks.append(Verdict(name: "worker RSS <= \(py(targetRSSMB, integral: true)) MB", passed: peak <= targetRSSMB, detail: "peak \(py(peak)) MB"))
         }
         if target.count >= 2 {
@@ -175,10 +173,7 @@ enum SystemBenchReport {
 
     /// Relay rows per second of every phase, in the order they ran.
     static func relayLine(_ results: Results) -> String {
-        var phases = results.bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding) }
-        if let fanout = results.reminderFanout { phases.append(("reminders", fanout.seeding)) }
-        if let giant = results.giantStream { phases.append(("giant stream", giant.seeding)) }
-        return phases.map { "\($0.0) \($0.1.relayRowsPerSecond) rows/s (\($0.1.outboxRows) rows in \(py($0.1.relaySeconds))s)" }
+        results.phases(reminders: "reminders").map { "\($0.name) \($0.seeding.relayRowsPerSecond) rows/s (\($0.seeding.outboxRows) rows in \(py($0.seeding.relaySeconds))s)" }
             .joined(separator: ", ")
     }
 
@@ -229,12 +224,9 @@ enum SystemBenchReport {
                 + "PostgreSQL's CPU per push as multiples of it compare across runs at different machine speeds): "
                 + references.joined(separator: "; ") + "\n"
         }
-        var phases = results.bursts.map { ("burst w\($0.workers)r\($0.run)", $0.usage) }
-        if let fanout = results.reminderFanout { phases.append(("reminder fan-out", fanout.usage)) }
-        if let giant = results.giantStream { phases.append(("giant stream", giant.usage)) }
-        let warned = phases.filter { warningsLine($0.1) != "none" }
+        let warned = results.phases(reminders: "reminder fan-out").filter { warningsLine($0.usage) != "none" }
         if !warned.isEmpty {
-            out += "\nworker warnings and errors by phase: " + warned.map { "\($0.0): \(warningsLine($0.1))" }.joined(separator: "; ") + "\n"
+            out += "\nworker warnings and errors by phase: " + warned.map { "\($0.name): \(warningsLine($0.usage))" }.joined(separator: "; ") + "\n"
         }
         out += "\nrelay rows/s by phase: \(relayLine(results))\n"
         let ratios = scaling(results)
@@ -263,9 +255,7 @@ enum SystemBenchReport {
             results.bursts.prefix(1).map { ("burst w\($0.workers)r\($0.run)", $0.statements, $0.ledgerWrites, $0.workerSamples) }
             + (results.reminderFanout.map { [("reminder fan-out", $0.statements, $0.ledgerWrites, $0.workerSamples)] } ?? [])
         if options.profile {
-            var relays = results.bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding) }
-            if let fanout = results.reminderFanout { relays.append(("reminders", fanout.seeding)) }
-            for (title, seeding) in relays {
+            for (title, seeding, _) in results.phases(reminders: "reminders", giant: false) {
                 guard let statements = seeding.relayStatements else { continue }
                 out += "\nstatements by total time (relay of \(title), \(seeding.outboxRows) rows in \(py(seeding.relaySeconds))s):\n" + lines(statements)
             }

@@ -17,6 +17,13 @@ struct SystemBenchResults: Codable, Sendable {
     /// Exit statuses of each fleet on SIGTERM, by its worker count (nil: still running after the timeout).
     var workerExits: [String: [Int32?]] = [:]
 
+    /// The measured phases in the order they ran, each with its name in the report (the reminder fan-out's is
+    /// `reminders`), its seeding and its usage; the giant stream only with `giant`.
+    func phases(reminders: String, giant: Bool = true) -> [(name: String, seeding: Seeding, usage: Usage)] {
+        bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding, $0.usage) } + (reminderFanout.map { [(reminders, $0.seeding, $0.usage)] } ?? [])
+            + (giant ? giantStream.map { [("giant stream", $0.seeding, $0.usage)] } ?? [] : [])
+    }
+
     struct PeopleSeeding: Codable, Sendable {
         var seconds: Double
         var users: Int
