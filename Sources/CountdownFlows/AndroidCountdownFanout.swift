@@ -33,15 +33,13 @@ struct AndroidCountdownFanout: Sendable {
         var settlements: [AndroidCountdownQueries.Settlement] = []
         var refused: [DeviceTokenQueries.Invalidation] = []
         var failures = unreachable.map { EndDeliveryQueries.Failure(device: $0.device, token: "", reason: ($0.fcmToken ?? "").isEmpty ? "no_fcm_token" : "payload_error") }
-        var retryAfter: Duration?
         // Countdowns refused with a `Retry-After`: no end job sends to them before it has passed (SPEC 10.1).
-        var holding: [(user: String, device: String, seconds: Double)] = []
         var recovery = SessionFanout.RecoveryWait()
         var recorded = 0
         await context.push.sendEach(pushes, kind: .end, window: context.push.batchesOut) { start, deliveries, _ in
             var accepted: [AndroidCountdownQueries.Settlement] = []
             for (countdown, delivery) in zip(addressed[start..<start + deliveries.count], deliveries) {
-                recovery.note(delivery)
+                recovery.note(delivery, holding: (countdown.device, countdown.user))
                 switch delivery {
                 case .accepted:
                     accepted.append(.init(user: countdown.user, device: countdown.device, endedReason: reason.rawValue))
@@ -52,15 +50,10 @@ struct AndroidCountdownFanout: Sendable {
                     settlements.append(.init(user: countdown.user, device: countdown.device, endedReason: "dead_token:" + why))
                 case .rejected:
                     failures.append(.init(device: countdown.device, token: "", reason: "rejected"))
-                case .retry(let after, _):
+                case .retry:
                     failures.append(.init(device: countdown.device, token: "", reason: "retry"))
-                    if let after {
-                        retryAfter = max(retryAfter ?? .zero, after)
-                        holding.append((countdown.user, countdown.device, after.timeInterval))
-                    }
                 case .configurationError:
                     failures.append(.init(device: countdown.device, token: "", reason: "config"))
-                    retryAfter = max(retryAfter ?? .zero, .seconds(60))
                 }
             }
             // Recorded as the answers arrive: a crash repeats only the ends out (SPEC 10.1).
@@ -70,15 +63,15 @@ struct AndroidCountdownFanout: Sendable {
             .map { AndroidCountdownQueries.Settlement(user: $0.user, device: $0.device) }
         let ledger = try await context.androidCountdowns.settleCountdownEnds(streamID, settlements + released, refused: refused, done: settlements.map(\.device),
                                                                              failed: failures, windowSeconds: EndDeliveryQueries.window(context.settings),
-                                                                             holding: holding)
+                                                                             holding: recovery.holds)
         for why in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])
         }
         if ledger.retrying > 0 {
             // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
-            await SessionFanout(context: context).awaitRecovery(recovery, job: .end(stream: streamID), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "android_end_retry")
+            return await SessionFanout(context: context).retryEnds(recovery, ledger: ledger, job: .end(stream: streamID), platform: "android",
+                                                                   reason: "android_end_retry")
         }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         // Countdowns held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.

@@ -5,6 +5,8 @@ public protocol FlowMetrics: Sendable {
     func skip(kind: String, reason: String, platform: String)
     /// A session given up on when its end push's dismissal window closed, by last reason.
     func countUndeliverableEnd(reason: String)
+    /// `count` end pushes whose `Retry-After` outlasted the dismissal window, held only until it closes, by platform.
+    func countCappedHolds(_ count: Int, platform: String)
     /// A start push's outcome the ledger refused to write (`StartLedger.settle`).
     func countRefusedStartOutcome()
 }

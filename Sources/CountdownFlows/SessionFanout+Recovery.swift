@@ -1,4 +1,5 @@
 import CountdownDomain
+import CountdownStore
 
 extension SessionFanout {
     /// Most attempts of a session's end push for which its job still waits for the push service's recovery; past
@@ -19,22 +20,49 @@ extension SessionFanout {
         return min(claim, max(heldRetryMinimum, .milliseconds(Int64((heldFor * 1000).rounded(.up)))))
     }
 
-    /// Whether the push service itself refused some end pushes of a run (`retry`: unavailable, internal error,
-    /// timeout, 429), and the longest `Retry-After` it asked for.
+    /// What the refusals of one end run ask for: whether the push service itself refused some pushes (`retry`:
+    /// unavailable, internal error, timeout, 429) and the longest `Retry-After` it asked for, the `Retry-After` holds
+    /// (SPEC 10.1: no end job sends to those devices before it has passed, `EndDeliveryQueries.hold`), and how long
+    /// the job waits at least (the longest `Retry-After`, a minute after a configuration error).
     struct RecoveryWait {
         var refused = false
         var retryAfter: Duration = .zero
+        var wait: Duration?
+        var holds: [EndDeliveryQueries.Hold] = []
 
-        mutating func note(_ delivery: Delivery) {
-            guard case .retry(let after, _) = delivery else { return }
-            refused = true
-            if let after { retryAfter = max(retryAfter, after) }
+        /// Notes one delivery; a `Retry-After` holds `hold`'s end claim when given.
+        mutating func note(_ delivery: Delivery, holding hold: (device: String, user: String?)? = nil) {
+            switch delivery {
+            case .retry(let after, _):
+                refused = true
+                guard let after else { return }
+                retryAfter = max(retryAfter, after)
+                wait = max(wait ?? .zero, after)
+                if let hold { holds.append(.init(device: hold.device, user: hold.user, seconds: after.timeInterval)) }
+            case .configurationError:
+                wait = max(wait ?? .zero, .seconds(60))
+            case .accepted, .tokenRefused, .rejected:
+                break
+            }
         }
     }
 
-    /// Hands `job` to the end recovery waits when the push service refused some of its pushes (SPEC 10.1).
-    func awaitRecovery(_ wait: RecoveryWait, job: CountdownJob, attempts: Int) async {
-        guard wait.refused, attempts <= Self.recoveryWaitAttempts else { return }
-        await context.endRecovery.awaitRecovery(job, notBefore: wait.retryAfter)
+    /// The outcome of an end run whose ends are still retried (`ledger`): hands `job` to the end recovery waits when
+    /// the push service refused some of its pushes, then retries on the schedule, not before the run's wait. Neither
+    /// wait outlasts the dismissal window of the newest failing end (a `Retry-After` may ask for up to a day); holds
+    /// the window cut short (`EndDeliveryQueries.hold`) are logged and counted.
+    func retryEnds(_ run: RecoveryWait, ledger: EndDeliveryQueries.Outcome, job: CountdownJob, platform: String, reason: String) async
+        -> HandlerOutcome {
+        let windowLeft = Duration.seconds(max(0, Double(EndDeliveryQueries.window(context.settings)) - ledger.failingForSeconds))
+        if ledger.holdsCapped > 0 {
+            context.metrics.countCappedHolds(ledger.holdsCapped, platform: platform)
+            context.logger.warn("a Retry-After outlasts the dismissal window; the end is held only until the window closes", [
+                "job": .string("\(job)"), "platform": .string(platform), "held": .int(ledger.holdsCapped), "asked_s": .seconds(run.retryAfter),
+            ])
+        }
+        if run.refused, ledger.attempts <= Self.recoveryWaitAttempts {
+            await context.endRecovery.awaitRecovery(job, notBefore: min(run.retryAfter, windowLeft))
+        }
+        return .retryOnSchedule(after: max(min(run.wait ?? .zero, windowLeft), EndDeliveryQueries.backoff(ledger)), reason: reason)
     }
 }

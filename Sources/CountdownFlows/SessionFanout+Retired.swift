@@ -60,7 +60,6 @@ extension SessionFanout {
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         var finished: [String] = []
         var refusedFCM: [DeviceTokenQueries.Invalidation] = []
-        var retryAfter: Duration?
         var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
             recovery.note(delivery)
@@ -76,12 +75,10 @@ extension SessionFanout {
                 }
             case .rejected:
                 failures.append(.init(activityToken: session.activityToken, reason: "rejected"))
-            case .retry(let after, _):
+            case .retry:
                 failures.append(.init(activityToken: session.activityToken, reason: "retry"))
-                if let after { retryAfter = max(retryAfter ?? .zero, after) }
             case .configurationError:
                 failures.append(.init(activityToken: session.activityToken, reason: "config"))
-                retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
         let ledger = try await context.sessions.settleRetired(stream: streamID, device: device, refused: refusedFCM, done: finished, failed: failures,
@@ -92,8 +89,7 @@ extension SessionFanout {
                                  ["stream": .string(streamID), "device": .string(device), "reason": .string(why)])
         }
         if ledger.retrying > 0 {
-            await awaitRecovery(recovery, job: .sessionEnd(stream: streamID, device: device), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "end_push_retry")
+            return await retryEnds(recovery, ledger: ledger, job: .sessionEnd(stream: streamID, device: device), platform: "ios", reason: "end_push_retry")
         }
         let why = Set(retired.map(\.reason)).sorted().joined(separator: ", ")
         return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (\(why), \(reason.rawValue))")

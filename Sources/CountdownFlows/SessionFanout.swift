@@ -41,12 +41,10 @@ struct SessionFanout: Sendable {
             EndDeliveryQueries.Failure(device: session.device, activity: session.activity, token: session.activityToken,
                                       reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
         }
-        var retryAfter: Duration?
         // Devices refused with a `Retry-After`: no end job sends to them before it has passed (SPEC 10.1).
-        var holding: [String: Duration] = [:]
         var recovery = RecoveryWait()
         for (session, delivery) in zip(addressed, deliveries) {
-            recovery.note(delivery)
+            recovery.note(delivery, holding: (session.device, nil))
             func failed(_ reason: String) {
                 failures.append(EndDeliveryQueries.Failure(device: session.device, activity: session.activity, token: session.activityToken,
                                                           reason: reason))
@@ -60,30 +58,25 @@ struct SessionFanout: Sendable {
                 if token == .runtime { deadTokens.append(session) } else { failed("fcm_token_refused") }
             case .rejected:
                 failed("rejected")
-            case .retry(let after, _):
+            case .retry:
                 failed("retry")
-                if let after {
-                    retryAfter = max(retryAfter ?? .zero, after)
-                    holding[session.device] = max(holding[session.device] ?? .zero, after)
-                }
             case .configurationError:
                 failed("config")
-                retryAfter = max(retryAfter ?? .zero, .seconds(60))
             }
         }
         let done = delivered + deadTokens
         let claimed = sessions.map(\.device)
         let (deletedLate, ledger) = try await context.sessions.settleEnds(streamID, refused: refused, finished: delivered, done: done, failed: failures,
                                                                           windowSeconds: EndDeliveryQueries.window(context.settings), claimed: claimed,
-                                                                          holding: holding.map { ($0.key, $0.value.timeInterval) })
+                                                                          holding: recovery.holds)
         let deleted = deletedEarly + deletedLate
         for reason in ledger.undeliverable {
             context.metrics.countUndeliverableEnd(reason: reason)
             context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
         }
         if ledger.retrying > 0 {
-            await awaitRecovery(recovery, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID), attempts: ledger.attempts)
-            return .retryOnSchedule(after: max(retryAfter ?? .zero, EndDeliveryQueries.backoff(ledger)), reason: "end_push_retry")
+            return await retryEnds(recovery, ledger: ledger, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID),
+                                   platform: "ios", reason: "end_push_retry")
         }
         // Sessions held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.
         if heldFor != nil { return .retry(after: Self.claimedElsewhereWait(heldFor: heldFor, claimSeconds: context.claimSeconds), reason: "sessions_held") }

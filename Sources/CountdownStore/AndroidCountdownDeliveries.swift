@@ -33,5 +33,5 @@ public protocol AndroidCountdownDeliveries: Sendable {
     /// `Retry-After`), by no worker, for its seconds.
     func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
                              done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
-                             holding: [(user: String, device: String, seconds: Double)]) async throws -> EndDeliveryQueries.Outcome
+                             holding: [EndDeliveryQueries.Hold]) async throws -> EndDeliveryQueries.Outcome
 }

@@ -110,7 +110,7 @@ public enum AndroidCountdownQueries {
     }
 
     /// How many of the stream's live Android countdowns another sender holds now, or a `Retry-After` holds
-    /// (`holdClaims`, by no worker), and in how many seconds the earliest such hold ends (nil when none is held).
+    /// (`EndDeliveryQueries.hold`, by no worker), and in how many seconds the earliest such hold ends (nil when none is held).
     /// Counted before `owner` claims: an anonymous `owner`'s own claims are owner-less too.
     public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws
         -> (count: Int, heldFor: Double?) {
@@ -169,21 +169,6 @@ public enum AndroidCountdownQueries {
                 PostgresTextArray(settlements.map(\.tokenHash)),
                 PostgresTextArray(settlements.map { $0.shownStart?.postgresText }),
             ])
-    }
-
-    /// Keeps the claims of countdowns whose end the push service refused with a `Retry-After` until it has passed
-    /// (`held`: user, device and seconds), held by no worker: every end job of the stream leaves them alone until
-    /// then, so the `Retry-After` is honoured whichever job comes next (SPEC 10.1). An owner-less hold simply expires.
-    public static func holdClaims(_ stream: String, held: [(user: String, device: String, seconds: Double)],
-                                  on connection: PostgresConnection) throws {
-        guard !held.isEmpty else { return }
-        try connection.execute("""
-            UPDATE countdown_start_ledger l
-            SET android_claimed_until = now() + make_interval(secs => t.seconds::float8), android_claimed_by = NULL
-            FROM unnest($2::text[], $3::text[], $4::text[]) AS t(user_id, device_id, seconds)
-            WHERE l.stream_id = $1 AND l.user_id = t.user_id AND l.device_id = t.device_id AND l.android_ended_at IS NULL
-            """, [stream, PostgresTextArray(held.map(\.user)), PostgresTextArray(held.map(\.device)),
-                  PostgresTextArray(held.map { String($0.seconds) })])
     }
 
     /// How many Android starts of the stream are being sent now (claimed, the claim not expired): once accepted they

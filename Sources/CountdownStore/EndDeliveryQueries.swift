@@ -33,6 +33,23 @@ public enum EndDeliveryQueries {
         public var failingForSeconds = 0.0
         /// Reasons of the sessions given up on now (one entry each).
         public var undeliverable: [String] = []
+        /// How many `Retry-After` holds (`hold`) the dismissal window cut short.
+        public var holdsCapped = 0
+    }
+
+    /// An end push the service refused with a `Retry-After` of `seconds`: the device's session end claim (or, with
+    /// `user`, its Android countdown's ledger row) is held until then.
+    public struct Hold: Sendable {
+        public var device: String
+        /// The user of an Android countdown's ledger row (nil for an iOS session).
+        public var user: String?
+        public var seconds: Double
+
+        public init(device: String, user: String? = nil, seconds: Double) {
+            self.device = device
+            self.user = user
+            self.seconds = seconds
+        }
     }
 
     /// How long end pushes are retried: the dismissal window (`END_DISMISS_AFTER_SECONDS`), at least 15 minutes.
@@ -124,5 +141,37 @@ public enum EndDeliveryQueries {
                   PostgresTextArray(expired.map(\.activity))])
             .map { try $0.decode("reason", as: String.self) }
         return outcome
+    }
+
+    /// Keeps the end claims of `held` (refused with a `Retry-After`) until it has passed, held by no worker: every end
+    /// job of the stream (the stream's end, a late session's end) leaves them alone until then, so the `Retry-After`
+    /// is honoured whichever job comes first (SPEC 10.1). No dead-worker takeover applies to an owner-less hold; it
+    /// simply expires. A hold never outlasts the device's dismissal window (`windowSeconds` from its first failed
+    /// end push, `record` first): a `Retry-After` of up to a day would park the end past the time it matters; the
+    /// next try then goes as the window closes, and a failure then gives the end up. Counts in `outcome` the holds
+    /// capped. `android`: the holds are of Android countdowns (the start ledger's claims).
+    public static func hold(_ held: [Hold], stream: String, windowSeconds: Int, android: Bool = false, into outcome: inout Outcome,
+                            on connection: PostgresConnection) throws {
+        guard !held.isEmpty else { return }
+        let update = android ? """
+            UPDATE countdown_start_ledger l SET android_claimed_until = h.until, android_claimed_by = NULL FROM h
+            WHERE l.stream_id = $1 AND l.user_id = h.user_id AND l.device_id = h.device_id AND l.android_ended_at IS NULL
+            """ : """
+            UPDATE countdown_session_end_claims c SET claimed_until = h.until, claimed_by = NULL FROM h
+            WHERE c.stream_id = $1 AND c.device_id = h.device_id
+            """
+        let rows = try connection.query("""
+            WITH t AS (SELECT device_id, user_id, max(seconds::float8) AS seconds FROM unnest($2::text[], $3::text[], $4::text[])
+                       AS t(device_id, user_id, seconds) GROUP BY device_id, user_id),
+            w AS (SELECT t.*, now() + make_interval(secs => t.seconds) AS asked,
+                         coalesce((SELECT min(a.first_failed_at) FROM countdown_end_attempts a WHERE a.stream_id = $1 AND a.device_id = t.device_id),
+                                  now()) + make_interval(secs => $5) AS closes
+                  FROM t),
+            h AS (SELECT device_id, user_id, least(asked, closes) AS until, closes < asked AS capped FROM w)
+            \(update)
+            RETURNING h.capped
+            """, [stream, PostgresTextArray(held.map(\.device)), PostgresTextArray(held.map(\.user)),
+                  PostgresTextArray(held.map { String($0.seconds) }), windowSeconds])
+        outcome.holdsCapped += try rows.filter { try $0.decode("capped", as: Bool.self) }.count
     }
 }

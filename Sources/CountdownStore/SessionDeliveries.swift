@@ -24,7 +24,7 @@ public protocol SessionDeliveries: Sendable {
     /// `holding`'s devices (refused with a `Retry-After`): their claims are held, by no worker, for its seconds.
     func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
                     failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
-                    holding: [(device: String, seconds: Double)]) async throws
+                    holding: [EndDeliveryQueries.Hold]) async throws
         -> (deleted: Int, ledger: EndDeliveryQueries.Outcome)
 
     /// In one transaction: claims `device`'s retired sessions of `stream`, counts them, and reads the stream (nil

@@ -46,7 +46,7 @@ public enum SessionQueries {
     }
 
     /// How many sessions the stream (or `device`) has, and in how many seconds the earliest `Retry-After` hold
-    /// (`holdEndClaims`) on them ends (nil when none is held); the caller's own `claimed` devices are not holds (an
+    /// (`EndDeliveryQueries.hold`) on them ends (nil when none is held); the caller's own `claimed` devices are not holds (an
     /// anonymous worker's claims are owner-less too).
     public static func count(_ stream: String, device: String?, claimed: [String] = [], on connection: PostgresConnection) throws
         -> (sessions: Int, heldFor: Double?) {
@@ -143,19 +143,6 @@ public enum SessionQueries {
             SELECT stream_id, device_id, user_id, live_activity_token, activity_id FROM moved ORDER BY device_id
             ON CONFLICT (stream_id, device_id) DO NOTHING
             """, [stream, device])
-    }
-
-    /// Keeps the end claims of devices whose end push the service refused with a `Retry-After` until it has passed
-    /// (`held`: device and seconds), held by no worker: every end job of the stream (the stream's end, a late
-    /// session's end) leaves those sessions alone until then, so the `Retry-After` is honoured whichever job comes
-    /// first (SPEC 10.1). No dead-worker takeover applies to an owner-less hold; it simply expires.
-    public static func holdEndClaims(_ stream: String, held: [(device: String, seconds: Double)], on connection: PostgresConnection) throws {
-        guard !held.isEmpty else { return }
-        try connection.execute("""
-            UPDATE countdown_session_end_claims c SET claimed_until = now() + make_interval(secs => t.seconds::float8), claimed_by = NULL
-            FROM unnest($2::text[], $3::text[]) AS t(device_id, seconds)
-            WHERE c.stream_id = $1 AND c.device_id = t.device_id
-            """, [stream, PostgresTextArray(held.map(\.device)), PostgresTextArray(held.map { String($0.seconds) })])
     }
 
     /// Releases end claims (to be retried, or re-registered with a new token meanwhile).

@@ -57,15 +57,15 @@ extension StoreClient: AndroidCountdownDeliveries {
 
     public func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
                                     done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
-                                    holding: [(user: String, device: String, seconds: Double)]) async throws
+                                    holding: [EndDeliveryQueries.Hold]) async throws
         -> EndDeliveryQueries.Outcome {
         try await transaction { connection in
             try DeviceTokenQueries.clear(refused, on: connection)
             try AndroidCountdownQueries.settle(stream, settlements, on: connection)
             try EndDeliveryQueries.settled(done, stream: stream, on: connection)
-            let outcome = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
+            var outcome = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, android: true, on: connection)
             // Released above, but for the countdowns whose `Retry-After` runs: held until it has passed.
-            try AndroidCountdownQueries.holdClaims(stream, held: holding, on: connection)
+            try EndDeliveryQueries.hold(holding, stream: stream, windowSeconds: windowSeconds, android: true, into: &outcome, on: connection)
             return outcome
         }
     }

@@ -39,18 +39,18 @@ extension StoreClient: SessionDeliveries {
 
     public func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
                            failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
-                           holding: [(device: String, seconds: Double)]) async throws
+                           holding: [EndDeliveryQueries.Hold]) async throws
         -> (deleted: Int, ledger: EndDeliveryQueries.Outcome) {
         try await transaction { connection in
             try DeviceTokenQueries.clear(refused, on: connection)
             let deleted = try SessionQueries.delete(stream, finished, on: connection)
             try EndDeliveryQueries.settled(done.map(\.device), activities: done.map(\.activity), stream: stream, on: connection)
-            let ledger = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
+            var ledger = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile), but for the devices
             // whose `Retry-After` runs: held until it has passed.
             let held = Set(holding.map(\.device))
             try SessionQueries.releaseEndClaims(stream, devices: claimed.filter { !held.contains($0) }, on: connection)
-            try SessionQueries.holdEndClaims(stream, held: holding, on: connection)
+            try EndDeliveryQueries.hold(holding, stream: stream, windowSeconds: windowSeconds, into: &ledger, on: connection)
             return (deleted, ledger)
         }
     }

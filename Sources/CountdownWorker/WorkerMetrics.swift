@@ -35,6 +35,7 @@ public final class WorkerMetrics: Sendable {
     public let tokenGuardTripped: Gauge
     public let queuePaused: Gauge
     public let endUndeliverable: Counter
+    public let endHoldsCapped: Counter
     public let endRecoveryWakes: Counter
     public let connectionBudget: Gauge
 
@@ -79,6 +80,9 @@ public final class WorkerMetrics: Sendable {
         endUndeliverable = registry.counter("countdown_end_undeliverable_total",
                                             help: "Sessions whose end push could not be delivered before the dismissal window closed, by last reason.",
                                             labels: ["reason"])
+        endHoldsCapped = registry.counter("countdown_end_holds_capped_total",
+                                          help: "End pushes whose Retry-After outlasted the dismissal window: held only until it closes, by platform.",
+                                          labels: ["platform"])
         endRecoveryWakes = registry.counter("countdown_end_recovery_wakes_total",
                                             help: "End jobs made due at once because the push service accepted a push again while they waited for it.")
         queuePaused = registry.gauge("countdown_queue_paused", help: "1 for each job kind whose claiming is paused.", labels: ["kind"])
@@ -112,6 +116,10 @@ public enum CountdownVersion {
 extension WorkerMetrics: FlowMetrics {
     public func countUndeliverableEnd(reason: String) {
         endUndeliverable.increment(labels: Self.boundedLabel(reason))
+    }
+
+    public func countCappedHolds(_ count: Int, platform: String) {
+        endHoldsCapped.increment(by: UInt64(max(0, count)), labels: platform)
     }
 
     public func countRefusedStartOutcome() {

@@ -83,6 +83,25 @@ extension AndroidCountdownFlowTests {
         }
     }
 
+    /// A `Retry-After` longer than the dismissal window holds the Android end only until the window closes, counted.
+    @Test func aRetryAfterPastTheDismissalWindowHoldsTheAndroidEndOnlyUntilItCloses() async throws {
+        try await Self.with { handler, db, gateway, metrics in
+            try await Self.seed(db)
+            _ = try await handler.handle(.start(stream: "s"))
+            _ = gateway.takeAll()
+            gateway.answers.withLock { $0 = ["fcm-c-and": .retry(after: .seconds(86_400), reason: "QUOTA_EXCEEDED")] }
+            try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
+            let first = try await handler.handle(.end(stream: "s"))
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after <= .seconds(900), "the job comes back within the window (\(after))")
+            let held: Double = try await db.query("""
+                SELECT extract(epoch FROM android_claimed_until - now())::float8 AS s FROM countdown_start_ledger WHERE device_id = 'c-and'
+                """)[0].decode("s")
+            #expect(held > 880 && held <= 900, "held until the window closes, not for a day (\(held) s)")
+            #expect(metrics.cappedHolds.value == ["android": 1])
+        }
+    }
+
     @Test func anUpdateJobWithoutAMoveSinceTheStartSendsAndroidNothing() async throws {
         try await Self.with { handler, db, gateway, _ in
             try await Self.seed(db)

@@ -19,6 +19,13 @@ final class CountingFlowMetrics: FlowMetrics {
         undeliverable.withLock { $0[reason, default: 0] += 1 }
     }
 
+    /// Capped `Retry-After` holds by platform.
+    let cappedHolds = Locked([String: Int]())
+
+    func countCappedHolds(_ count: Int, platform: String) {
+        cappedHolds.withLock { $0[platform, default: 0] += count }
+    }
+
     let refusedStartOutcomes = Locked(0)
 
     func countRefusedStartOutcome() {

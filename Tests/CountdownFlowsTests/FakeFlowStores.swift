@@ -64,7 +64,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int { throw Unexpected(call: "endsAccepted") }
     func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
                     failed: [EndDeliveryQueries.Failure], windowSeconds: Int, claimed: [String],
-                    holding: [(device: String, seconds: Double)]) async throws
+                    holding: [EndDeliveryQueries.Hold]) async throws
         -> (deleted: Int, ledger: EndDeliveryQueries.Outcome) { throw Unexpected(call: "settleEnds") }
     func claimRetired(stream: String, device: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow?, retired: [RetiredSessionQueries.Retired], total: Int) { throw Unexpected(call: "claimRetired") }
@@ -125,7 +125,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
                           plannedStart: Date?) async throws { throw Unexpected(call: "settleCountdowns") }
     func settleCountdownEnds(_ stream: String, _ settlements: [AndroidCountdownQueries.Settlement], refused: [DeviceTokenQueries.Invalidation],
                              done: [String], failed: [EndDeliveryQueries.Failure], windowSeconds: Int,
-                             holding: [(user: String, device: String, seconds: Double)]) async throws -> EndDeliveryQueries.Outcome {
+                             holding: [EndDeliveryQueries.Hold]) async throws -> EndDeliveryQueries.Outcome {
         throw Unexpected(call: "settleCountdownEnds")
     }
 }

@@ -156,6 +156,37 @@ import TestSupport
         }
     }
 
+    /// Seconds until the (one) session end claim of `s` expires.
+    static func heldFor(_ db: PostgresClient) async throws -> Double {
+        try await db.query("SELECT extract(epoch FROM claimed_until - now())::float8 AS s FROM countdown_session_end_claims")[0].decode("s")
+    }
+
+    /// A `Retry-After` longer than the dismissal window (up to a day is accepted) holds the session's end only until
+    /// the window closes, counted and logged: a broken or hostile push service cannot park an end past the time it
+    /// matters. The job itself comes back by then too.
+    @Test func aRetryAfterPastTheDismissalWindowHoldsTheEndOnlyUntilItCloses() async throws {
+        let gateway = ScriptedGateway(["run-a": .retry(after: .seconds(86_400), reason: "QUOTA_EXCEEDED")])
+        try await Self.with(gateway) { handler, db, metrics in
+            try await Self.seedCancelled(db)
+            try await db.execute("INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token) VALUES ('s', 'a', 'u', 'run-a')")
+            let first = try await handler.handle(.end(stream: "s"))
+            guard case .retryOnSchedule(let after, _) = first else { Issue.record("expected a retry, got \(first)"); return }
+            #expect(after <= .seconds(900), "the job comes back within the window (\(after))")
+            let held = try await Self.heldFor(db)
+            #expect(held > 880 && held <= 900, "held until the window closes, not for a day (\(held) s)")
+            #expect(metrics.cappedHolds.value == ["ios": 1])
+
+            // Refused again near the end of the window: held only for what is left of it.
+            try await db.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '850 seconds'")
+            try await db.execute("UPDATE countdown_session_end_claims SET claimed_until = now() - interval '1 millisecond'")
+            _ = try await handler.handle(.end(stream: "s"))
+            let left = try await Self.heldFor(db)
+            #expect(left > 30 && left <= 50, "held for the window's last \(left) s")
+            #expect(metrics.cappedHolds.value == ["ios": 2])
+            #expect(gateway.sent.value == ["run-a", "run-a"])
+        }
+    }
+
     /// SPEC 10.1: an end job that finds a session held by a `Retry-After` (here by a worker without an id) looks
     /// again when the hold ends, not a claim's length later: queuing the job again replaced the schedule of the run
     /// that met the 429. With another session ended meanwhile, it still comes back for the held one.
