@@ -33,7 +33,7 @@ extension SessionFanout {
         }
         let outcome: HandlerOutcome
         do {
-            outcome = try await keepingUpdateClaim(streamID, claim: claim, seconds: seconds) { try await sendUpdates(streamID) }
+            outcome = try await updateClaimKeeper(streamID, claim: claim, seconds: seconds).keeping { try await sendUpdates(streamID) }
         } catch {
             try? await context.sessions.releaseUpdate(streamID, claim: claim)
             throw error
