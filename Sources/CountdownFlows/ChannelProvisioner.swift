@@ -62,29 +62,23 @@ public struct ChannelProvisioner: Sendable {
                 waited += setup.pollInterval
             case .held:
                 return .held
-            default:
-                return await use(answer, stream: stream).map(Lookup.channel) ?? .tokens
+            case .ready(let channel):
+                return channel.channelID.map(Lookup.channel) ?? .tokens
+            case .create(let row, let claim, let attempt):
+                return await create(stream: stream, row: row, claim: claim, attempt: attempt).map(Lookup.channel) ?? .tokens
+            case .waiting:
+                setup.metrics.tokenFallback(reason: "channel_pending")
+                return .tokens
+            case .failed:
+                setup.metrics.tokenFallback(reason: "channel_failed")
+                return .tokens
+            case .atCapacity:
+                logger.warn("broadcast channel limit reached; the stream's pushes go by token",
+                            ["stream": .string(stream), "limit": .int(setup.maxChannels)])
+                setup.metrics.tokenFallback(reason: "channel_limit")
+                return .tokens
             }
         }
-    }
-
-    /// The channel of one answer other than `held`, creating it when this caller holds the intent.
-    private func use(_ answer: ChannelClaim, stream: String) async -> String? {
-        switch answer {
-        case .ready(let channel):
-            return channel.channelID
-        case .create(let row, let claim, let attempt):
-            return await create(stream: stream, row: row, claim: claim, attempt: attempt)
-        case .held, .waiting:
-            setup.metrics.tokenFallback(reason: "channel_pending")
-        case .failed:
-            setup.metrics.tokenFallback(reason: "channel_failed")
-        case .atCapacity:
-            logger.warn("broadcast channel limit reached; the stream's pushes go by token",
-                        ["stream": .string(stream), "limit": .int(setup.maxChannels)])
-            setup.metrics.tokenFallback(reason: "channel_limit")
-        }
-        return nil
     }
 
     /// Asks Apple for the channel of the held intent and records the answer.

@@ -56,23 +56,24 @@ struct StartChannels: Sendable {
         }
     }
 
-    /// The claimed iOS 18+ devices of `page` whose stream's channel is pending: their starts wait for `awaitPending`.
-    func waitingForChannel(_ page: [String: StartPlan], context: FlowContext) async -> Set<StartLedger.Key> {
-        guard let setup = context.broadcast, !pending.isEmpty else { return [] }
-        let keys = Self.appleKeys(page.filter { pending.contains($0.key) })
+    /// Of `page`'s claimed Apple devices whose stream has or awaits a channel, those whose app reported iOS 18 or
+    /// later: read once per page, for `waitingForChannel` and `devicesOnChannel`; none when that cannot be read (tokens).
+    func modernDevices(in page: [String: StartPlan], context: FlowContext) async -> Set<String> {
+        guard let setup = context.broadcast else { return [] }
+        let keys = Self.appleKeys(page.filter { pending.contains($0.key) || byStream[$0.key] != nil })
         guard !keys.isEmpty else { return [] }
-        let modern = await Self.modernDevices(keys, setup: setup, context: context)
-        return Set(keys.filter { modern.contains($0.device) })
-    }
-
-    /// Of the devices of `keys`, those whose app reported iOS 18 or later; none when that cannot be read (tokens).
-    static func modernDevices(_ keys: [StartLedger.Key], setup: BroadcastSetup, context: FlowContext) async -> Set<String> {
         do {
             return try await setup.store.devices(Array(Set(keys.map(\.device))), reportingAtLeast: BroadcastSetup.channelOSMajor)
         } catch {
             context.logger.warn("device OS versions could not be read; this page's starts go by token", ["error": .error(error)])
             return []
         }
+    }
+
+    /// The claimed iOS 18+ devices (`modern`) of `page` whose stream's channel is pending: their starts wait for
+    /// `awaitPending`.
+    func waitingForChannel(_ page: [String: StartPlan], modern: Set<String>) -> Set<StartLedger.Key> {
+        Set(Self.appleKeys(page.filter { pending.contains($0.key) }).filter { modern.contains($0.device) })
     }
 
     /// `page` as the rows that go now and the `waiting` ones, sent once the channel is there (streams with none left out).
@@ -93,14 +94,11 @@ struct StartChannels: Sendable {
     }
 
     /// The channel each claimed iOS 18+ device's start carries; its stream's channel is recorded as used (what its
-    /// activities show: the planned start, unless a broadcast already went).
-    func devicesOnChannel(_ page: [String: StartPlan], context: FlowContext) async -> [StartLedger.Key: String] {
+    /// activities show: the planned start, unless a broadcast already went). `modern`: `modernDevices(in:)` of the page.
+    func devicesOnChannel(_ page: [String: StartPlan], modern: Set<String>, context: FlowContext) async -> [StartLedger.Key: String] {
         guard let setup = context.broadcast, !byStream.isEmpty else { return [:] }
-        let keys = Self.appleKeys(page.filter { byStream[$0.key] != nil })
-        guard !keys.isEmpty else { return [:] }
-        let modern = await Self.modernDevices(keys, setup: setup, context: context)
         var onChannel: [StartLedger.Key: String] = [:]
-        for key in keys where modern.contains(key.device) { onChannel[key] = byStream[key.stream] }
+        for key in Self.appleKeys(page.filter { byStream[$0.key] != nil }) where modern.contains(key.device) { onChannel[key] = byStream[key.stream] }
         for stream in Set(onChannel.keys.map(\.stream)) {
             guard let channel = byStream[stream], let planned = page[stream]?.stream.snapshot.plannedStartAt else { continue }
             do {

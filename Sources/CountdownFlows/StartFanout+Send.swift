@@ -106,15 +106,16 @@ extension StartFanout {
         while true {
             let claimedInPage = page.values.reduce(0) { $0 + $1.claimed.count }
             // iOS 18 devices of a stream whose channel another caller is creating wait for it; the others go first.
-            let waiting = await channels.waitingForChannel(page, context: context)
+            let modern = await channels.modernDevices(in: page, context: context)
+            let waiting = channels.waitingForChannel(page, modern: modern)
             var rest = page
             if !waiting.isEmpty {
                 let first: [String: Plan]
                 (first, rest) = StartChannels.split(page, waiting: waiting)
-                await send(page: first, ticket: ticket, built: &built, tally: &tally, channels: await channels.devicesOnChannel(first, context: context))
+                await send(page: first, ticket: ticket, built: &built, tally: &tally, channels: await channels.devicesOnChannel(first, modern: modern, context: context))
                 await channels.awaitPending(context: context)
             }
-            await send(page: rest, ticket: ticket, built: &built, tally: &tally, channels: await channels.devicesOnChannel(rest, context: context))
+            await send(page: rest, ticket: ticket, built: &built, tally: &tally, channels: await channels.devicesOnChannel(rest, modern: modern, context: context))
             // A stream asked to retry stops paging: its rows given back as pending must wait for the retry. Every
             // other stream of the fan-out is asked again, not only this page's: a full page taken in key order may
             // have reached none of a later stream's rows.

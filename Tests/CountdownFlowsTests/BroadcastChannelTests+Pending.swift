@@ -43,6 +43,24 @@ extension BroadcastChannelTests {
         }
     }
 
+    /// A page's OS versions are read once: the iOS 18 device that waited for the channel goes on it, though its app
+    /// reported another version meanwhile.
+    @Test func aPagesOSVersionsAreReadOnce() async throws {
+        try await MigratedDatabase.with(prefix: "bcast") { client in
+            let (row, claim) = try await Self.heldByAnotherCaller(client)
+            let gateway = AcceptingGateway()
+            let looks = Locked(0)
+            let setup = Self.setup(client, FakeChannelService(), CountingBroadcastMetrics()) { _ in
+                guard looks.withLock({ $0 += 1; return $0 }) == 3 else { return }
+                _ = try? await StoreClient(client).recordChannelCreated(row: row, claim: claim, channelID: "ch-other")
+                try? await client.transaction { try BroadcastChannels.recordOSVersion(device: "d1", version: "17.5", major: 17, on: $0) }
+            }
+            _ = try await JobHandler(context: try Self.context(client, gateway, setup)).handle(.start(stream: "s"))
+            let starts = Dictionary(uniqueKeysWithValues: gateway.sent.value.map { ($0.token, $0.aps) })
+            #expect(starts["pts-d1"]?.contains(#""input-push-channel":"ch-other""#) == true, "read before the wait, not again: \(starts)")
+        }
+    }
+
     @Test func aChannelStillBeingCreatedAfterTheWaitLeavesTheStartOnTokens() async throws {
         try await MigratedDatabase.with(prefix: "bcast") { client in
             let (row, claim) = try await Self.heldByAnotherCaller(client)
