@@ -132,24 +132,10 @@ struct AndroidCountdownFanout: Sendable {
     func build(
         _ countdowns: [Countdown], kind: String, message: (Countdown, PayloadLanguage) throws -> AndroidCountdownMessage
     ) -> (pushes: [OutgoingPush], addressed: [Countdown], unreachable: [Countdown]) {
-        var pushes: [OutgoingPush] = []
-        var addressed: [Countdown] = []
-        var unreachable: [Countdown] = []
-        for countdown in countdowns {
-            guard let fcm = countdown.fcmToken, !fcm.isEmpty else {
-                context.metrics.skip(kind: kind, reason: "no_fcm_token", platform: "android")
-                unreachable.append(countdown)
-                continue
-            }
-            let language = PayloadLanguage.resolve(deviceLocale: countdown.locale, userLocale: countdown.userLocale)
-            do {
-                pushes.append(.androidCountdown(try message(countdown, language), fcmToken: fcm))
-                addressed.append(countdown)
-            } catch {
-                context.logger.error("android countdown message could not be built", ["device": .string(countdown.device), "error": .error(error)])
-                unreachable.append(countdown)
-            }
+        context.pushes(to: countdowns, kind: kind, platform: "android", what: "android countdown message", device: \.device,
+                       locales: { ($0.locale, $0.userLocale) }) { countdown, language in
+            guard let fcm = countdown.fcmToken, !fcm.isEmpty else { return nil }
+            return .androidCountdown(try message(countdown, language), fcmToken: fcm)
         }
-        return (pushes, addressed, unreachable)
     }
 }

@@ -20,30 +20,24 @@ extension SessionFanout {
         return min(claim, max(heldRetryMinimum, .milliseconds(Int64((heldFor * 1000).rounded(.up)))))
     }
 
-    /// What the refusals of one end run ask for: whether the push service itself refused some pushes (`retry`:
-    /// unavailable, internal error, timeout, 429) and the longest `Retry-After` it asked for, the `Retry-After` holds
-    /// (SPEC 10.1: no end job sends to those devices before it has passed, `EndDeliveryQueries.hold`), and how long
-    /// the job waits at least (the longest `Retry-After`, a minute after a configuration error).
+    /// What the refusals of one end run ask for: how long the job waits at least (`retry`), whether the push service
+    /// itself refused some pushes (`retry`: unavailable, internal error, timeout, 429) and the longest `Retry-After` it
+    /// asked for, and the `Retry-After` holds (SPEC 10.1: no end job sends to those devices before it has passed,
+    /// `EndDeliveryQueries.hold`).
     struct RecoveryWait {
+        var retry = PushRetry()
         var refused = false
         var retryAfter: Duration = .zero
-        var wait: Duration?
         var holds: [EndDeliveryQueries.Hold] = []
 
         /// Notes one delivery; a `Retry-After` holds `hold`'s end claim when given.
         mutating func note(_ delivery: Delivery, holding hold: (device: String, user: String?)? = nil) {
-            switch delivery {
-            case .retry(let after, _):
-                refused = true
-                guard let after else { return }
-                retryAfter = max(retryAfter, after)
-                wait = max(wait ?? .zero, after)
-                if let hold { holds.append(.init(device: hold.device, user: hold.user, seconds: after.timeInterval)) }
-            case .configurationError:
-                wait = max(wait ?? .zero, .seconds(60))
-            case .accepted, .tokenRefused, .rejected:
-                break
-            }
+            retry.note(delivery)
+            guard case .retry(let after, _) = delivery else { return }
+            refused = true
+            guard let after else { return }
+            retryAfter = max(retryAfter, after)
+            if let hold { holds.append(.init(device: hold.device, user: hold.user, seconds: after.timeInterval)) }
         }
     }
 
@@ -63,6 +57,6 @@ extension SessionFanout {
         if run.refused, ledger.attempts <= Self.recoveryWaitAttempts {
             await context.endRecovery.awaitRecovery(job, notBefore: min(run.retryAfter, windowLeft))
         }
-        return .retryOnSchedule(after: max(min(run.wait ?? .zero, windowLeft), EndDeliveryQueries.backoff(ledger)), reason: reason)
+        return .retryOnSchedule(after: max(min(run.retry.after ?? .zero, windowLeft), EndDeliveryQueries.backoff(ledger)), reason: reason)
     }
 }

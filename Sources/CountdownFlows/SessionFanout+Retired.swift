@@ -23,39 +23,29 @@ extension SessionFanout {
             return .skipped(reason: "stream_missing")
         }
         let reason = stream.status.isTerminal ? EndReason(rawValue: stream.status.rawValue) ?? .cancelled : .cancelled
-        var pushes: [OutgoingPush] = []
-        var addressed: [RetiredSessionQueries.Retired] = []
-        var failures: [RetiredSessionQueries.Failure] = []
-        for session in retired {
-            let fcm = session.fcmToken ?? ""
-            if fcm.isEmpty && context.transport != .apns {
-                context.metrics.skip(kind: "end", reason: "no_fcm_token", platform: "ios")
-                failures.append(.init(activityToken: session.activityToken, reason: "no_fcm_token"))
-                continue
-            }
-            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
+        let (pushes, addressed, unreachable) = context.pushes(to: retired, kind: "end", platform: "ios", what: "retired session payload",
+                                                              device: \.device, locales: { ($0.locale, $0.userLocale) }) { session, language in
+            guard let fcm = context.liveActivityFCM(session.fcmToken) else { return nil }
             let role = session.user.flatMap { stream.roles[$0] }
-            do {
-                let payload: LiveActivityPayload
-                if session.reason == RetiredSessionQueries.activityLifetime {
-                    // The long move (SPEC 12.2): the activity says the stream moved, and to when, and stays to be seen; if
-                    // the stream has ended meanwhile, it ends for that reason as any activity does.
-                    payload = stream.status.isTerminal
-                        ? try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
-                                                   viewerCount: stream.viewerCount)
-                        : try context.payloads.moved(stream.snapshot, role: role, language: language,
-                                                     timeZone: session.timeZone.flatMap(TimeZone.init(identifier:)), now: stream.now,
-                                                     viewerCount: stream.viewerCount)
-                } else {
-                    payload = try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
-                                                       viewerCount: stream.viewerCount, dismissNow: true)
-                }
-                pushes.append(.liveActivity(payload, fcmToken: fcm, activityToken: session.activityToken))
-                addressed.append(session)
-            } catch {
-                context.logger.error("retired session payload could not be built", ["device": .string(device), "error": .error(error)])
-                failures.append(.init(activityToken: session.activityToken, reason: "payload_error"))
+            let payload: LiveActivityPayload
+            if session.reason == RetiredSessionQueries.activityLifetime {
+                // The long move (SPEC 12.2): the activity says the stream moved, and to when, and stays to be seen; if
+                // the stream has ended meanwhile, it ends for that reason as any activity does.
+                payload = stream.status.isTerminal
+                    ? try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                               viewerCount: stream.viewerCount)
+                    : try context.payloads.moved(stream.snapshot, role: role, language: language,
+                                                 timeZone: session.timeZone.flatMap(TimeZone.init(identifier:)), now: stream.now,
+                                                 viewerCount: stream.viewerCount)
+            } else {
+                payload = try context.payloads.end(stream.snapshot, reason: reason, role: role, language: language, now: stream.now,
+                                                   viewerCount: stream.viewerCount, dismissNow: true)
             }
+            return .liveActivity(payload, fcmToken: fcm, activityToken: session.activityToken)
+        }
+        var failures = unreachable.map {
+            RetiredSessionQueries.Failure(activityToken: $0.activityToken,
+                                          reason: context.liveActivityFCM($0.fcmToken) == nil ? "no_fcm_token" : "payload_error")
         }
         let deliveries = await context.push.sendAll(pushes, kind: .end)
         var finished: [String] = []

@@ -39,7 +39,7 @@ struct SessionFanout: Sendable {
         var deadTokens: [Session] = []
         var failures = unreachable.map { session in
             EndDeliveryQueries.Failure(device: session.device, activity: session.activity, token: session.activityToken,
-                                      reason: (session.fcmToken ?? "").isEmpty && context.transport != .apns ? "no_fcm_token" : "payload_error")
+                                      reason: context.liveActivityFCM(session.fcmToken) == nil ? "no_fcm_token" : "payload_error")
         }
         // Devices refused with a `Retry-After`: no end job sends to them before it has passed (SPEC 10.1).
         var recovery = RecoveryWait()
@@ -94,26 +94,10 @@ struct SessionFanout: Sendable {
         _ sessions: [Session], kind: String = "end", payload: (Session, PayloadLanguage, ParticipantRole?) throws -> LiveActivityPayload,
         roles: (String) -> ParticipantRole?
     ) -> (pushes: [OutgoingPush], addressed: [Session], unreachable: [Session]) {
-        var pushes: [OutgoingPush] = []
-        var addressed: [Session] = []
-        var unreachable: [Session] = []
-        for session in sessions {
-            let fcm = session.fcmToken ?? ""
-            if fcm.isEmpty && context.transport != .apns {
-                context.metrics.skip(kind: kind, reason: "no_fcm_token", platform: "ios")
-                unreachable.append(session)
-                continue
-            }
-            let language = PayloadLanguage.resolve(deviceLocale: session.locale, userLocale: session.userLocale)
-            do {
-                let built = try payload(session, language, session.user.flatMap(roles))
-                pushes.append(.liveActivity(built, fcmToken: fcm, activityToken: session.activityToken))
-                addressed.append(session)
-            } catch {
-                context.logger.error("session payload could not be built", ["device": .string(session.device), "error": .error(error)])
-                unreachable.append(session)
-            }
+        context.pushes(to: sessions, kind: kind, platform: "ios", what: "session payload", device: \.device,
+                       locales: { ($0.locale, $0.userLocale) }) { session, language in
+            guard let fcm = context.liveActivityFCM(session.fcmToken) else { return nil }
+            return .liveActivity(try payload(session, language, session.user.flatMap(roles)), fcmToken: fcm, activityToken: session.activityToken)
         }
-        return (pushes, addressed, unreachable)
     }
 }
