@@ -57,7 +57,10 @@ struct AndroidCountdownFanout: Sendable {
                 }
             }
             // Recorded as the answers arrive: a crash repeats only the ends out (SPEC 10.1).
-            if await record(accepted, stream: streamID, ended: true) { recorded += accepted.count } else { settlements += accepted }
+            let written = await context.recordArrived(accepted, what: "android countdown", stream: streamID) {
+                try await context.androidCountdowns.countdownsAccepted($0, stream: streamID, plannedStart: nil, ended: true)
+            }
+            if written { recorded += accepted.count } else { settlements += accepted }
         }
         let released = failures.compactMap { failure in countdowns.first { $0.device == failure.device } }
             .map { AndroidCountdownQueries.Settlement(user: $0.user, device: $0.device) }
@@ -115,7 +118,10 @@ struct AndroidCountdownFanout: Sendable {
                 }
             }
             // Recorded as the answers arrive: a crash repeats only the updates out (SPEC 10.1).
-            if await record(accepted, stream: streamID, plannedStart: planned) { recorded += accepted.count } else { settlements += accepted }
+            let written = await context.recordArrived(accepted, what: "android countdown", stream: streamID) {
+                try await context.androidCountdowns.countdownsAccepted($0, stream: streamID, plannedStart: planned, ended: false)
+            }
+            if written { recorded += accepted.count } else { settlements += accepted }
         }
         try await context.androidCountdowns.settleCountdowns([streamID: settlements], refused: refused, plannedStart: planned)
         if let retry = retry.outcome() { return retry }

@@ -31,4 +31,18 @@ extension FlowContext {
         let fcm = token ?? ""
         return fcm.isEmpty && transport != .apns ? nil : fcm
     }
+
+    /// Writes one batch's accepted `rows` as its answers arrive (`write`), so a crash repeats only what is out. False
+    /// when the write failed (logged: `what` deliveries could not be recorded): the caller writes them with the
+    /// fan-out's outcome instead, and until then a crash would repeat these too.
+    func recordArrived<Row>(_ rows: [Row], what: String, stream: String, _ write: ([Row]) async throws -> Void) async -> Bool {
+        guard !rows.isEmpty else { return true }
+        do {
+            try await write(rows)
+            return true
+        } catch {
+            logger.warn("\(what) deliveries could not be recorded as they arrived", ["stream": .string(stream), "error": .error(error)])
+            return false
+        }
+    }
 }

@@ -15,11 +15,8 @@ extension SessionFanout {
             let accepted = zip(addressed[start..<start + batch.count], batch).compactMap { session, delivery in
                 if case .accepted = delivery { session } else { nil }
             }
-            guard !accepted.isEmpty else { return }
-            do {
-                deleted += try await context.sessions.endsAccepted(accepted, stream: streamID)
-            } catch {
-                context.logger.warn("end deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
+            _ = await context.recordArrived(accepted, what: "end", stream: streamID) {
+                deleted += try await context.sessions.endsAccepted($0, stream: streamID)
             }
         }
         return (deliveries, deleted)

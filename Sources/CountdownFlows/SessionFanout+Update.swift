@@ -116,14 +116,10 @@ extension SessionFanout {
                 }
             }
             accepted += batch.count
-            guard !batch.isEmpty else { return }
-            let record = batch
-            do {
-                try await context.sessions.updatesAccepted(streamID, accepted: record, shown: planned)
-            } catch {
-                context.logger.warn("update deliveries could not be recorded as they arrived", ["stream": .string(streamID), "error": .error(error)])
-                unrecorded += batch
+            let written = await context.recordArrived(batch, what: "update", stream: streamID) {
+                try await context.sessions.updatesAccepted(streamID, accepted: $0, shown: planned)
             }
+            if !written { unrecorded += batch }
         }
         try await context.sessions.settleUpdates(streamID, refused: refused, accepted: unrecorded, shown: planned)
         return (accepted, retry.outcome())
