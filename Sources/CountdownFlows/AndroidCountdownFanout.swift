@@ -67,15 +67,10 @@ struct AndroidCountdownFanout: Sendable {
         let ledger = try await context.androidCountdowns.settleCountdownEnds(streamID, settlements + released, refused: refused, done: settlements.map(\.device),
                                                                              failed: failures, windowSeconds: EndDeliveryQueries.window(context.settings),
                                                                              holding: recovery.holds)
-        for why in ledger.undeliverable {
-            context.metrics.countUndeliverableEnd(reason: why)
-            context.logger.error("android countdown end undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(why)])
-        }
-        if ledger.retrying > 0 {
-            // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
-            return await SessionFanout(context: context).retryEnds(recovery, ledger: ledger, job: .end(stream: streamID), platform: "android",
-                                                                   reason: "android_end_retry")
-        }
+        // As iOS ends do (SPEC 10.1, 10.4): the first push the service accepts again wakes the job.
+        if let retry = await SessionFanout(context: context).retryEnds(recovery, ledger: ledger, job: .end(stream: streamID), platform: "android",
+                                                                       what: "android countdown end", ["stream": .string(streamID)],
+                                                                       reason: "android_end_retry") { return retry }
         if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
         // Countdowns held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.
         if heldFor != nil { return .retry(after: SessionFanout.claimedElsewhereWait(heldFor: heldFor, claimSeconds: seconds), reason: "android_countdowns_held") }

@@ -1,5 +1,6 @@
 import CountdownDomain
 import CountdownStore
+import Telemetry
 
 extension SessionFanout {
     /// Most attempts of a session's end push for which its job still waits for the push service's recovery; past
@@ -41,12 +42,18 @@ extension SessionFanout {
         }
     }
 
-    /// The outcome of an end run whose ends are still retried (`ledger`): hands `job` to the end recovery waits when
-    /// the push service refused some of its pushes, then retries on the schedule, not before the run's wait. Neither
-    /// wait outlasts the dismissal window of the newest failing end (a `Retry-After` may ask for up to a day); holds
-    /// the window cut short (`EndDeliveryQueries.hold`) are logged and counted.
-    func retryEnds(_ run: RecoveryWait, ledger: EndDeliveryQueries.Outcome, job: CountdownJob, platform: String, reason: String) async
-        -> HandlerOutcome {
+    /// What an end run's settlement (`ledger`) asks for: the ends given up on are counted and logged (`what`
+    /// undeliverable, with `fields`); while ends are still retried, `job` is handed to the end recovery waits when the
+    /// push service refused some of its pushes, and retried on the schedule, not before the run's wait (nil: none is
+    /// retried). Neither wait outlasts the dismissal window of the newest failing end (a `Retry-After` may ask for up
+    /// to a day); holds the window cut short (`EndDeliveryQueries.hold`) are logged and counted.
+    func retryEnds(_ run: RecoveryWait, ledger: EndDeliveryQueries.Outcome, job: CountdownJob, platform: String, what: String,
+                   _ fields: [String: LogValue], reason: String) async -> HandlerOutcome? {
+        for why in ledger.undeliverable {
+            context.metrics.countUndeliverableEnd(reason: why)
+            context.logger.error("\(what) undeliverable: the dismissal window closed", fields.merging(["reason": .string(why)]) { $1 })
+        }
+        guard ledger.retrying > 0 else { return nil }
         let windowLeft = Duration.seconds(max(0, Double(EndDeliveryQueries.window(context.settings)) - ledger.failingForSeconds))
         if ledger.holdsCapped > 0 {
             context.metrics.countCappedHolds(ledger.holdsCapped, platform: platform)

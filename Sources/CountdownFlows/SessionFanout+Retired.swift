@@ -73,14 +73,9 @@ extension SessionFanout {
         }
         let ledger = try await context.sessions.settleRetired(stream: streamID, device: device, refused: refusedFCM, done: finished, failed: failures,
                                                               windowSeconds: EndDeliveryQueries.window(context.settings))
-        for why in ledger.undeliverable {
-            context.metrics.countUndeliverableEnd(reason: why)
-            context.logger.error("end push of a retired session undeliverable: the dismissal window closed",
-                                 ["stream": .string(streamID), "device": .string(device), "reason": .string(why)])
-        }
-        if ledger.retrying > 0 {
-            return await retryEnds(recovery, ledger: ledger, job: .sessionEnd(stream: streamID, device: device), platform: "ios", reason: "end_push_retry")
-        }
+        if let retry = await retryEnds(recovery, ledger: ledger, job: .sessionEnd(stream: streamID, device: device), platform: "ios",
+                                       what: "end push of a retired session", ["stream": .string(streamID), "device": .string(device)],
+                                       reason: "end_push_retry") { return retry }
         let why = Set(retired.map(\.reason)).sorted().joined(separator: ", ")
         return .done(detail: "ended \(finished.count) of \(retired.count) retired sessions (\(why), \(reason.rawValue))")
     }

@@ -70,14 +70,9 @@ struct SessionFanout: Sendable {
                                                                           windowSeconds: EndDeliveryQueries.window(context.settings), claimed: claimed,
                                                                           holding: recovery.holds)
         let deleted = deletedEarly + deletedLate
-        for reason in ledger.undeliverable {
-            context.metrics.countUndeliverableEnd(reason: reason)
-            context.logger.error("end push undeliverable: the dismissal window closed", ["stream": .string(streamID), "reason": .string(reason)])
-        }
-        if ledger.retrying > 0 {
-            return await retryEnds(recovery, ledger: ledger, job: device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID),
-                                   platform: "ios", reason: "end_push_retry")
-        }
+        let job: CountdownJob = device.map { .sessionEnd(stream: streamID, device: $0) } ?? .end(stream: streamID)
+        if let retry = await retryEnds(recovery, ledger: ledger, job: job, platform: "ios", what: "end push", ["stream": .string(streamID)],
+                                       reason: "end_push_retry") { return retry }
         // Sessions held by a `Retry-After` are still to end, and no worker owns them: look again when the hold ends.
         if heldFor != nil { return .retry(after: Self.claimedElsewhereWait(heldFor: heldFor, claimSeconds: context.claimSeconds), reason: "sessions_held") }
         return .done(detail: "ended \(deleted) of \(sessions.count) sessions (\(reason.rawValue))"
