@@ -1,6 +1,7 @@
 import CountdownDomain
 import CountdownStore
 import Foundation
+import Telemetry
 
 /// The broadcast channels of one start fan-out (`APNS_BROADCAST=on`, SPEC 12.5): each stream's channel, found or
 /// created once for the fan-out (concurrently across its streams), and per page the devices whose start carries it
@@ -15,19 +16,8 @@ struct StartChannels: Sendable {
 
     /// The channels of `plans`' streams; none when broadcast is off.
     static func channels(of plans: [String: StartPlan], context: FlowContext) async -> StartChannels {
-        guard let setup = context.broadcast else { return StartChannels() }
-        let provisioner = ChannelProvisioner(setup: setup, logger: context.logger)
         var found = StartChannels()
-        await withTaskGroup(of: (String, ChannelProvisioner.Lookup).self) { group in
-            for stream in plans.keys { group.addTask { (stream, await provisioner.lookup(stream, waitingUpTo: .zero)) } }
-            for await (stream, lookup) in group {
-                switch lookup {
-                case .channel(let channelID): found.byStream[stream] = channelID
-                case .held: found.pending.insert(stream)
-                case .tokens: break
-                }
-            }
-        }
+        if let setup = context.broadcast { await found.look(Set(plans.keys), waitingUpTo: .zero, setup: setup, logger: context.logger) }
         return found
     }
 
@@ -35,24 +25,30 @@ struct StartChannels: Sendable {
     /// there, failed or hit the limit goes by token from now on.
     mutating func awaitPending(context: FlowContext) async {
         guard let setup = context.broadcast, !pending.isEmpty else { return }
-        let provisioner = ChannelProvisioner(setup: setup, logger: context.logger)
         let streams = pending
         pending = []
-        await withTaskGroup(of: (String, String?).self) { group in
-            for stream in streams {
-                group.addTask {
-                    switch await provisioner.lookup(stream, waitingUpTo: setup.startWait) {
-                    case .channel(let channelID): return (stream, channelID)
-                    case .held:
-                        context.logger.warn("broadcast channel still being created; the stream's iOS 18 starts go by token",
-                                            ["stream": .string(stream), "waited_s": .seconds(setup.startWait)])
-                        setup.metrics.tokenFallback(reason: "channel_pending")
-                        return (stream, nil)
-                    case .tokens: return (stream, nil)
-                    }
+        await look(streams, waitingUpTo: setup.startWait, setup: setup, logger: context.logger)
+        for stream in pending {
+            context.logger.warn("broadcast channel still being created; the stream's iOS 18 starts go by token",
+                                ["stream": .string(stream), "waited_s": .seconds(setup.startWait)])
+            setup.metrics.tokenFallback(reason: "channel_pending")
+        }
+        pending = []
+    }
+
+    /// Looks up `streams`' channels at once (each waiting up to `wait` while another caller creates it): the channels
+    /// found go into `byStream`, the streams whose channel is still being created into `pending`.
+    private mutating func look(_ streams: Set<String>, waitingUpTo wait: Duration, setup: BroadcastSetup, logger: Logger) async {
+        let provisioner = ChannelProvisioner(setup: setup, logger: logger)
+        await withTaskGroup(of: (String, ChannelProvisioner.Lookup).self) { group in
+            for stream in streams { group.addTask { (stream, await provisioner.lookup(stream, waitingUpTo: wait)) } }
+            for await (stream, lookup) in group {
+                switch lookup {
+                case .channel(let channelID): byStream[stream] = channelID
+                case .held: pending.insert(stream)
+                case .tokens: break
                 }
             }
-            for await (stream, channel) in group { byStream[stream] = channel }
         }
     }
 
