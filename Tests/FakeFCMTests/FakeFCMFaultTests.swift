@@ -64,15 +64,16 @@ import TestSupport
 
     @Test func quotaWindowSendsRetryAfterAndEnds() async throws {
         let setup = try await Setup()
-        try await setup.fault(["status": 429, "errorCode": "QUOTA_EXCEEDED", "retryAfter": 5, "forSeconds": 4])
+        try await setup.fault(["status": 429, "errorCode": "QUOTA_EXCEEDED", "retryAfter": 5, "forSeconds": 10])
         let limited = try await setup.send()
         #expect(limited.status == 429)
         #expect(limited.headers["retry-after"] == "5")
         #expect((limited.json["error"] as? [String: Any])?["status"] as? String == "RESOURCE_EXHAUSTED")
         #expect(Self.errorCode(limited) == "QUOTA_EXCEEDED")
         #expect(try await setup.send().status == 429)
-        // A window of 4 s: long enough that both sends fall in it on a loaded machine, short enough to wait out.
-        try await waitUntil(timeout: .seconds(15), every: .milliseconds(100), "the quota window to close") {
+        // A window of 10 s: long enough that both sends fall in it on a loaded machine (4 s was not, at load 30),
+        // short enough to wait out.
+        try await waitUntil(timeout: .seconds(30), every: .milliseconds(100), "the quota window to close") {
             try await setup.send().status == 200
         }
     }
