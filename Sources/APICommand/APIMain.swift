@@ -33,7 +33,7 @@ public enum APIMain {
         do {
             config = try APIConfig.load()
             database = PostgresClient(configuration: try config.databaseConfiguration(), maxConnections: config.databaseConnections)
-            keys = try config.makeKeySource(reloadFailures: metrics.jwtKeyReloadFailures)
+            keys = try config.jwt.makeKeySource(logger: config.logger, reloadFailures: metrics.jwtKeyReloadFailures)
         } catch let error as PostgresError {
             fail("DATABASE_URL: \(error.message ?? error.description)", code: 2)
         } catch {
@@ -82,14 +82,14 @@ public enum APIMain {
             service.beginDraining()
             _ = await service.waitUntilIdle()
         })
-        let algorithm = switch config.tokenKey {
+        let algorithm = switch config.jwt.tokenKey {
         case .hs256: "HS256"
         case .rs256: "RS256"
         case nil: "API_JWT_KEYS"
         }
         logger.info("listening", [
             "address": .string(server.boundAddress ?? ""), "metrics": .string(metricsServer.boundAddress ?? ""), "jwt": .string(algorithm),
-            "jwtKeys": .string(config.tokenKeysPath ?? ""), "version": .string(BuildInfo.version),
+            "jwtKeys": .string(config.jwt.keysPath ?? ""), "version": .string(BuildInfo.version),
         ])
 
         let outcome = await ServiceGroup(services: services, grace: .seconds(config.shutdownGraceSeconds), logger: logger).run(shutdown: shutdown)

@@ -59,7 +59,7 @@ public enum ConsoleMain {
         let redis = RedisClient(configuration: config.worker.redis, poolSize: 4)
         let queue = RedisDelayQueue(client: redis, namespace: config.worker.namespace, policy: RetryPolicy(maxAttempts: config.worker.maxAttempts))
         let backend = ConsoleBackend(
-            database: database, queue: queue, pause: StorePauseControl(database: database, allKinds: CountdownJob.Kind.allCases.map(\.rawValue)),
+            database: database, queue: queue,
             probe: RedisFleetProbe(redis: redis, namespace: config.worker.namespace,
                                    guardRule: TokenGuard(minRefusals: config.worker.tokenGuardMinRefusals, ratio: config.worker.tokenGuardRatio)),
             settings: config.worker.flow, transport: config.worker.pushTransport)

@@ -7,26 +7,13 @@ import Telemetry
 /// What `countdown-api` reads from the environment, validated at start: every problem is reported, one line
 /// each, naming the variable.
 public struct APIConfig: Sendable {
-    /// A fixed verification key: at most one of `API_JWT_SECRET` and `API_JWT_PUBLIC_KEY_FILE` (`API_JWT_KEYS` may
-    /// hold further keys, or all of them).
-    public typealias TokenKey = JWTSettings.TokenKey
-
     public var databaseURL: String
     public var address: String
     /// `/metrics` listens here, never on the public `address` (`API_METRICS_ADDR`).
     public var metricsAddress = "0.0.0.0:9091"
-    /// How bearer tokens are verified; nil when only `API_JWT_KEYS` is set.
-    public var tokenKey: TokenKey?
-    /// A JWKS file or a directory of `<kid>.pem` public keys, re-read when it changes (`API_JWT_KEYS`).
-    public var tokenKeysPath: String?
-    /// `iss` every token must carry (`API_JWT_ISSUER`).
-    public var tokenIssuer: String?
-    /// `aud` every token must contain (`API_JWT_AUDIENCE`).
-    public var tokenAudience: String?
-    /// Longest accepted token lifetime (`API_JWT_MAX_LIFETIME_SECONDS`, a day unless set; 0 there: unlimited).
-    public var tokenMaxLifetime: Duration? = .seconds(APIConfig.defaultTokenMaxLifetimeSeconds)
-    /// A day (`JWTSettings.defaultMaxLifetimeSeconds`).
-    public static let defaultTokenMaxLifetimeSeconds = JWTSettings.defaultMaxLifetimeSeconds
+    /// How bearer tokens are verified (`API_JWT_*`): a fixed key (at most one of `API_JWT_SECRET` and
+    /// `API_JWT_PUBLIC_KEY_FILE`), `API_JWT_KEYS` (further keys, or all of them), issuer, audience, lifetime.
+    public var jwt: JWTSettings
     /// Statement and lock timeouts of every PostgreSQL session (`DATABASE_STATEMENT_TIMEOUT_MS`,
     /// `DATABASE_LOCK_TIMEOUT_MS`; 0 turns one off).
     public var statementTimeoutMilliseconds = 30_000
@@ -45,17 +32,15 @@ public struct APIConfig: Sendable {
     public var ownerlessDeviceTTLHours = OwnerlessDeviceSweeper.defaultTTLHours
     public var logger: Logger
     public var shutdownGraceSeconds: Int
-    /// Clock skew tolerated on `exp` and `nbf`.
-    public var tokenLeeway: Duration = .seconds(30)
     /// PostgreSQL connections the API keeps at most (`API_DATABASE_CONNECTIONS`).
     public var databaseConnections = 16
     /// Event-loop threads of the HTTP server (`API_HTTP_THREADS`).
     public var httpThreads = 4
 
-    public init(databaseURL: String, address: String, tokenKey: TokenKey?, logger: Logger, shutdownGraceSeconds: Int) {
+    public init(databaseURL: String, address: String, jwt: JWTSettings, logger: Logger, shutdownGraceSeconds: Int) {
         self.databaseURL = databaseURL
         self.address = address
-        self.tokenKey = tokenKey
+        self.jwt = jwt
         self.logger = logger
         self.shutdownGraceSeconds = shutdownGraceSeconds
     }
@@ -113,14 +98,10 @@ public struct APIConfig: Sendable {
         else {
             throw ConfigProblems(problems: problems)
         }
-        var config = APIConfig(databaseURL: databaseURL, address: address, tokenKey: jwt.tokenKey, logger: logger, shutdownGraceSeconds: grace)
+        var config = APIConfig(databaseURL: databaseURL, address: address, jwt: jwt, logger: logger, shutdownGraceSeconds: grace)
         config.databaseConnections = connections
         config.httpThreads = threads
         config.metricsAddress = metricsAddress
-        config.tokenKeysPath = jwt.keysPath
-        config.tokenIssuer = jwt.issuer
-        config.tokenAudience = jwt.audience
-        config.tokenMaxLifetime = jwt.maxLifetime
         config.statementTimeoutMilliseconds = statementTimeout
         config.lockTimeoutMilliseconds = lockTimeout
         config.policy = APIPolicy(
@@ -141,26 +122,5 @@ public struct APIConfig: Sendable {
         var configuration = try PostgresConfiguration(url: databaseURL)
         configuration.setTimeouts(statementMilliseconds: statementTimeoutMilliseconds, lockMilliseconds: lockTimeoutMilliseconds)
         return configuration
-    }
-
-    /// The token settings (`API_JWT_*`) as the shared `JWTSettings`.
-    public var jwtSettings: JWTSettings {
-        var settings = JWTSettings(tokenKey: tokenKey, keysPath: tokenKeysPath, issuer: tokenIssuer, audience: tokenAudience,
-                                   maxLifetime: tokenMaxLifetime)
-        settings.leeway = tokenLeeway
-        return settings
-    }
-
-    /// The verifier for a key set, with the configured issuer, audience, lifetime and leeway.
-    public func makeVerifier(keys: [VerificationKey], now: @escaping @Sendable () -> Date = { Date() }) -> JWTVerifier {
-        jwtSettings.makeVerifier(keys: keys, now: now)
-    }
-
-    /// The fixed key of `API_JWT_SECRET` / `API_JWT_PUBLIC_KEY_FILE`, if any.
-    public func fixedKeys() throws -> [VerificationKey] { try jwtSettings.fixedKeys() }
-
-    /// The key source: the fixed key plus `API_JWT_KEYS`, reloaded when it changes.
-    public func makeKeySource(reloadFailures: Counter? = nil, now: @escaping @Sendable () -> Date = { Date() }) throws -> JWTKeySource {
-        try jwtSettings.makeKeySource(logger: logger, reloadFailures: reloadFailures, now: now)
     }
 }

@@ -27,11 +27,6 @@ public struct Authenticator: Sendable {
         cache = VerifiedTokenCache(capacity: cacheCapacity)
     }
 
-    /// An authenticator with one fixed verifier.
-    public init(verifier: JWTVerifier, cacheCapacity: Int = 10_000) {
-        self.init(keys: JWTKeySource(verifier: verifier), cacheCapacity: cacheCapacity)
-    }
-
     /// The verifier in use now.
     public var verifier: JWTVerifier { keys.current().verifier }
 

@@ -57,17 +57,6 @@ public final class JWTKeySource: Sendable {
             nextCheck: .now + checkInterval))
     }
 
-    /// A source holding one fixed verifier.
-    public init(verifier: JWTVerifier, logger: Logger = Logger(level: .error)) {
-        keysPath = nil
-        checkInterval = .seconds(3600)
-        fixedKeys = verifier.keys
-        makeVerifier = { _ in verifier }
-        self.logger = logger
-        reloadFailures = nil
-        state = Locked(State(current: Current(verifier: verifier, generation: 0), fingerprint: [], nextCheck: .now))
-    }
-
     /// The current verifier; re-reads the key set first when it is time to look and it changed.
     public func current() -> Current {
         let now = ContinuousClock.now

@@ -7,20 +7,17 @@ import Foundation
 import Postgres
 
 /// The console's data and effects: pages read through `countdown-admin`'s reports and `ConsoleReadQueries`, actions
-/// done as `countdown-admin` does them, the pause through `PauseControl`, audit rows through `AuditQueries`.
+/// done as `countdown-admin` does them, the pause in PostgreSQL (`ConsoleBackend+Pause`), audit rows through `AuditQueries`.
 public final class ConsoleBackend: Sendable {
     let database: PostgresClient
     let queue: any DelayQueue
-    let pause: any PauseControl
-    let probe: (any FleetProbe)?
+    let probe: RedisFleetProbe?
     let settings: FlowSettings
     let transport: PushTransportKind
 
-    public init(database: PostgresClient, queue: any DelayQueue, pause: any PauseControl, probe: (any FleetProbe)?, settings: FlowSettings,
-                transport: PushTransportKind) {
+    public init(database: PostgresClient, queue: any DelayQueue, probe: RedisFleetProbe?, settings: FlowSettings, transport: PushTransportKind) {
         self.database = database
         self.queue = queue
-        self.pause = pause
         self.probe = probe
         self.settings = settings
         self.transport = transport
@@ -34,7 +31,7 @@ public final class ConsoleBackend: Sendable {
     public func fleet() async throws -> ConsolePages.Fleet {
         let stats = try await SystemStats.load(database: store, queue: queue, settings: settings)
         let quarantined = try await store.quarantined()
-        let paused = try await pause.pausedKinds()
+        let paused = try await pausedKinds()
         var workers: [WorkerHeartbeat]?
         var tokenGuard: TokenGuardState?
         var restoreGuard: String?
@@ -173,7 +170,7 @@ public final class ConsoleBackend: Sendable {
             return try await database.withConnection { try ConsoleReadQueries.search(id, on: $0) }.filter { $0 == "stream" }.count
         case .pause(let kind): return kind == nil ? CountdownJob.Kind.allCases.count : 1
         case .resume(let kind):
-            let paused = try await pause.pausedKinds()
+            let paused = try await pausedKinds()
             return kind.map { kind in paused.filter { $0.kind == kind }.count } ?? paused.count
         case .retryDead(let id), .dropDead(let id):
             return try await queue.jobs(ids: [id]).values.filter { if case .dead = $0.state { true } else { false } }.count
@@ -206,10 +203,10 @@ public final class ConsoleBackend: Sendable {
             return "stream \(id): \(report.previousStatus) → \(report.status); \(report.jobsRemoved) pre-start job(s) removed, "
                 + "\(report.remindersCancelled) reminder(s) cancelled, \(report.sessionsToEnd) session(s) to end"
         case .pause(let kind):
-            try await pause.pause(kinds: kind.map { [$0] } ?? [], reason: reason, actor: actor)
+            try await pause(kinds: kind.map { [$0] } ?? [], reason: reason, actor: actor)
             return "paused \(kind ?? "every kind"); workers stop claiming within a second"
         case .resume(let kind):
-            let resumed = try await pause.resume(kinds: kind.map { [$0] } ?? [], actor: actor)
+            let resumed = try await resume(kinds: kind.map { [$0] } ?? [], actor: actor)
             return "resumed \(kind ?? "every kind") (\(resumed) paused kind(s)); workers release the held jobs within a second"
         case .retryDead(let id):
             return "\(try await queue.redrive([id])) job(s) back on the queue, due now"

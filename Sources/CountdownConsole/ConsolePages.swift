@@ -1,6 +1,7 @@
 import CountdownMaintenance
 import CountdownStore
 import Foundation
+import Telemetry
 
 /// The data of each page: the HTML renders it, `Accept: application/json` gets it as one object (docs/console.md).
 public enum ConsolePages {
@@ -146,7 +147,7 @@ extension ConsolePages.Device {
     func masked() -> ConsolePages.Device {
         var page = self
         page.device = page.device.masked()
-        page.sessions = sessions.map { var session = $0; session.token = TokenMask.mask(session.token); return session }
+        page.sessions = sessions.map { var session = $0; session.token = Redact.token(session.token); return session }
         page.invalidations = invalidations.map { $0.masked() }
         return page
     }
@@ -155,8 +156,8 @@ extension ConsolePages.Device {
 extension ConsoleReadQueries.Device {
     func masked() -> ConsoleReadQueries.Device {
         var device = self
-        device.fcmToken = TokenMask.mask(fcmToken)
-        device.pushToStartToken = TokenMask.mask(pushToStartToken)
+        device.fcmToken = fcmToken.map(Redact.token)
+        device.pushToStartToken = pushToStartToken.map(Redact.token)
         return device
     }
 }
@@ -164,7 +165,7 @@ extension ConsoleReadQueries.Device {
 extension ConsoleReadQueries.Invalidation {
     func masked() -> ConsoleReadQueries.Invalidation {
         var entry = self
-        entry.value = TokenMask.mask(value)
+        entry.value = Redact.token(value)
         return entry
     }
 }

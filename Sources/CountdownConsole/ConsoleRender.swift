@@ -58,7 +58,7 @@ struct ConsoleRender {
     /// A time as the viewer reads it: absolute in their zone and how long ago or ahead (`datetime` in UTC).
     func time(_ date: Date?) -> HTML {
         guard let date else { return "—" }
-        return "<time datetime=\"\(RFC3339Text.format(date))\">\(times.absolute(date))</time> <span class=\"rel\">(\(times.relative(date)))</span>"
+        return "<time datetime=\"\(TimeArgument.format(date))\">\(times.absolute(date))</time> <span class=\"rel\">(\(times.relative(date)))</span>"
     }
     func text(_ value: String?) -> HTML { "\(value)" }
     func number(_ value: Int) -> HTML { "\(value)" }

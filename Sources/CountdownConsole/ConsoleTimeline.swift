@@ -48,7 +48,7 @@ public enum ConsoleTimeline {
         var entries: [Entry] = []
         for change in story.history {
             entries.append(Entry(at: change.changedAt, event: "planned start moved",
-                                 detail: "\(RFC3339Text.format(change.from)) → \(RFC3339Text.format(change.to))"))
+                                 detail: "\(TimeArgument.format(change.from)) → \(TimeArgument.format(change.to))"))
         }
         let unreachable = unreachable(report, invalidations: story.invalidations)
         let decided = Set(report.ledger.map(\.deviceID))
@@ -85,10 +85,10 @@ public enum ConsoleTimeline {
             let what = state.channel == "android_countdown" ? "Android countdown" : "Live Activity"
             let first = state.seq <= 1
             entries.append(Entry(at: state.acceptedAt, event: first ? "\(what) start accepted" : "\(what) update accepted", deviceID: state.deviceID,
-                                 state: "accepted", detail: "shows planned start \(RFC3339Text.format(state.shownStartAt)) (message \(state.seq))"))
+                                 state: "accepted", detail: "shows planned start \(TimeArgument.format(state.shownStartAt)) (message \(state.seq))"))
             if open, state.shownStartAt != report.plannedStartAt {
                 entries.append(Entry(at: nil, event: "\(what) update pending", deviceID: state.deviceID, state: "pending",
-                                     detail: "shows \(RFC3339Text.format(state.shownStartAt)), the stream is planned for \(RFC3339Text.format(report.plannedStartAt))"))
+                                     detail: "shows \(TimeArgument.format(state.shownStartAt)), the stream is planned for \(TimeArgument.format(report.plannedStartAt))"))
             }
         }
         for end in report.endDelivery {
@@ -103,7 +103,7 @@ public enum ConsoleTimeline {
         for cleared in story.invalidations {
             entries.append(Entry(at: cleared.invalidatedAt, event: "token cleared", deviceID: cleared.deviceID, state: cleared.restoredAt == nil ? "refused" : nil,
                                  detail: "\(cleared.token) \(cleared.value): \(cleared.reason)"
-                                    + (cleared.restoredAt.map { ", restored \(RFC3339Text.format($0))" } ?? "")))
+                                    + (cleared.restoredAt.map { ", restored \(TimeArgument.format($0))" } ?? "")))
         }
         for action in story.actions {
             let event = action.action == "pause" || action.action == "resume" ? "\(action.action) \(action.target)" : "operator: \(action.action)"
@@ -127,11 +127,4 @@ public enum ConsoleTimeline {
             }
         }.map(\.element)
     }
-}
-
-/// Times as the console shows them: RFC 3339 in UTC, as countdown-admin prints them.
-public enum RFC3339Text {
-    public static func format(_ date: Date) -> String { TimeArgument.format(date) }
-
-    public static func format(_ date: Date?) -> String { date.map(TimeArgument.format) ?? "—" }
 }

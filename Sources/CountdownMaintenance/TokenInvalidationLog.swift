@@ -17,7 +17,7 @@ public struct TokenInvalidationLog: Sendable {
     public func list(since: SinceArgument, reason: String? = nil, limit: Int = 10_000) async throws -> [Entry] {
         try await database.tokenInvalidations(since: since, reason: reason, limit: limit).map { entry in
             var entry = entry
-            entry.value = PushToken.redacted(entry.value)
+            entry.value = Redact.token(entry.value)
             return entry
         }
     }

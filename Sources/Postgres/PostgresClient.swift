@@ -79,11 +79,6 @@ public final class PostgresClient: Sendable {
         }
     }
 
-    /// Sends a notification on `channel` (`pg_notify`), delivered to listeners when the sender commits.
-    public func notify(channel: String, payload: String = "") async throws {
-        try await execute("SELECT pg_notify($1, $2)", [channel, payload])
-    }
-
     /// Connections currently lent out.
     public var connectionsInUse: Int { pool.inUse }
 

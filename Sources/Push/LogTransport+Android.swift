@@ -7,7 +7,7 @@ extension LogTransport {
         var json = JSONWriter()
         json.raw("{\"push\":\"android_data\"")
         json.member("id", id)
-        json.member("fcm_token", PushToken.redacted(fcmToken))
+        json.member("fcm_token", Redact.token(fcmToken))
         json.raw(",\"android\":")
         options.write(into: &json)
         json.raw(",\"data\":")

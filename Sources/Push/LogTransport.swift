@@ -28,8 +28,8 @@ public struct LogTransport: PushTransport {
         case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
             json.raw("{\"push\":\"live_activity\"")
             json.member("id", message.id)
-            json.member("fcm_token", PushToken.redacted(fcmToken))
-            json.member("activity_token", PushToken.redacted(activityToken))
+            json.member("fcm_token", Redact.token(fcmToken))
+            json.member("activity_token", Redact.token(activityToken))
             json.raw(",\"apns_headers\":")
             json.object(apnsHeaders)
             json.raw(",\"payload\":")
@@ -37,7 +37,7 @@ public struct LogTransport: PushTransport {
         case let .notification(fcmToken, title, body, data, options):
             json.raw("{\"push\":\"notification\"")
             json.member("id", message.id)
-            json.member("fcm_token", PushToken.redacted(fcmToken))
+            json.member("fcm_token", Redact.token(fcmToken))
             json.member("title", title)
             json.member("body", body)
             json.raw(",\"data\":")

@@ -9,18 +9,11 @@ struct VariableTexts: Sendable, Equatable {
 
 /// Encodes a payload within a byte limit by shortening its title and names when needed.
 enum PayloadFitting {
-    /// `build(texts)`, at most `limit` bytes. When the full texts do not fit, the bytes left after the
-    /// fixed parts are split between title and names (each text's every occurrence counted, measured by
-    /// probing `build`): a text that needs less than half keeps all it needs and the other gets the rest.
-    /// Names are dropped whole from the end (an "…" item standing for them); the title is cut on a grapheme
-    /// boundary.
-    static func encode(
-        title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> [UInt8]
-    ) throws(PushPayloadError) -> [UInt8] {
-        try fit(title: title, names: names, limit: limit, streamId: streamId, build: build).bytes
-    }
-
-    /// `encode`, also returning the texts the bytes were built from (a payload kept as a string map needs them).
+    /// `build(texts)`, at most `limit` bytes, with the texts the bytes were built from (a payload kept as a string
+    /// map needs them). When the full texts do not fit, the bytes left after the fixed parts are split between title
+    /// and names (each text's every occurrence counted, measured by probing `build`): a text that needs less than half
+    /// keeps all it needs and the other gets the rest. Names are dropped whole from the end (an "…" item standing for
+    /// them); the title is cut on a grapheme boundary.
     static func fit(
         title: String, names: [String], limit: Int, streamId: String, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> (texts: VariableTexts, bytes: [UInt8]) {

@@ -154,8 +154,8 @@ extension PushPayloadBuilder {
     private func fittedAPS(
         _ prepared: PreparedStream, _ texts: LocalizedTexts, build: (VariableTexts) -> [UInt8]
     ) throws(PushPayloadError) -> [UInt8] {
-        try PayloadFitting.encode(title: prepared.title.isEmpty ? texts.untitledStream : prepared.title, names: prepared.names,
-                                  limit: LiveActivityPayload.maxAPSBytes, streamId: prepared.streamId, build: build)
+        try PayloadFitting.fit(title: prepared.title.isEmpty ? texts.untitledStream : prepared.title, names: prepared.names,
+                               limit: LiveActivityPayload.maxAPSBytes, streamId: prepared.streamId, build: build).bytes
     }
 
     /// `{"aps":{…}}` with the members `body` writes. Every object's members are written with their keys sorted

@@ -89,11 +89,6 @@ public final class RedisClient: Sendable {
         return try await withConnection(retry: retry) { try $0.runPipelined(script, calls: prepared, cache: scripts) }
     }
 
-    /// Runs a script synchronously on a connection already in hand (inside `withConnection`).
-    public func run(script: RedisScript, keys: [RedisArgument], args: [RedisArgument], on connection: RedisConnection) throws -> RedisReply {
-        try connection.run(script, keys: keys, arguments: args, cache: scripts)
-    }
-
     /// Frees idle connections; later calls throw `.closed`.
     public func close() { pool.close() }
 }

@@ -22,21 +22,6 @@ public final class MetricsRegistry: Sendable {
         declare(name, labels) { Gauge(name: name, help: help, labelNames: labels) } sameAs: { _ in true }
     }
 
-    /// A gauge computed at every scrape: `compute` returns a value per label-value list (lists of the wrong
-    /// length are skipped). It runs inside `render()`, so it must be quick and must not block.
-    public func computedGauge(
-        _ name: String, help: String, labels: [String], compute: @escaping @Sendable () -> [[String]: Double]
-    ) {
-        _ = declare(name, labels) {
-            ComputedGauge(name: name, help: help, labelNames: labels, compute: compute)
-        } sameAs: { _ in false }
-    }
-
-    /// An unlabeled gauge computed at every scrape.
-    public func computedGauge(_ name: String, help: String, compute: @escaping @Sendable () -> Double) {
-        computedGauge(name, help: help, labels: []) { [[]: compute()] }
-    }
-
     /// A histogram with `buckets` as finite upper bounds (strictly increasing; +Inf is implied).
     public func histogram(
         _ name: String, help: String, labels: [String] = [], buckets: [Double] = Histogram.defaultBuckets

@@ -27,7 +27,7 @@ struct ConsoleFixture {
             let queue = InMemoryDelayQueue()
             let logs = CapturingLogSink()
             let backend = ConsoleBackend(
-                database: client, queue: queue, pause: StorePauseControl(database: client, allKinds: CountdownJob.Kind.allCases.map(\.rawValue)),
+                database: client, queue: queue,
                 probe: nil, settings: FlowSettings(), transport: .fcm)
             let authenticator = ConsoleAuthenticator(
                 mode: .proxy(userHeader: "X-Forwarded-User", groupsHeader: "X-Forwarded-Groups", trusted: try TrustedProxies(parsing: "10.0.0.0/8")),

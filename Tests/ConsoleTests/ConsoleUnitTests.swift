@@ -7,6 +7,7 @@ import HTTPTypes
 import JWT
 import CountdownMaintenance
 import Synchronization
+import Telemetry
 import Testing
 
 @Suite("Console: CSRF tokens")
@@ -59,10 +60,10 @@ struct ConsoleRulesTests {
     }
 
     @Test func tokensAreMaskedToTheirLastEightCharacters() {
-        #expect(TokenMask.mask("abcdefghijklmnopqrstuvwxyz") == "…stuvwxyz")
-        #expect(TokenMask.mask("short") == "…")
-        #expect(TokenMask.mask("0123456789abcdef") == "…", "16 characters or fewer: masked whole")
-        #expect(TokenMask.mask("0123456789abcdefg") == "…9abcdefg")
+        #expect(Redact.token("abcdefghijklmnopqrstuvwxyz") == "…stuvwxyz")
+        #expect(Redact.token("short") == "…")
+        #expect(Redact.token("0123456789abcdef") == "…", "16 characters or fewer: masked whole")
+        #expect(Redact.token("0123456789abcdefg") == "…9abcdefg")
         let device = ConsoleReadQueries.Device(
             deviceID: "d", userID: "u", platform: "ios", fcmToken: "fcm-0123456789-ABCDEFGH", pushToStartToken: "pts-0123456789-12345678",
             timezone: nil, locale: nil, createdAt: Date(), updatedAt: Date())
@@ -119,7 +120,8 @@ struct ConsoleAuthenticationTests {
     @Test func bearerTokensGiveTheUserAndGroups() throws {
         let secret = Array("a-secret-that-is-at-least-32-bytes-long".utf8)
         let verifier = JWTVerifier(keys: [try .hs256(secret: secret)], leeway: .seconds(30), requireExpiry: true)
-        let jwt = ConsoleAuthenticator(mode: .jwt(JWTKeySource(verifier: verifier)), operatorGroups: ["oncall"])
+        let keys = try JWTKeySource(fixedKeys: verifier.keys, keysPath: nil, logger: Logger(level: .error)) { _ in verifier }
+        let jwt = ConsoleAuthenticator(mode: .jwt(keys), operatorGroups: ["oncall"])
         struct Claims: Encodable { var sub: String; var groups: [String]; var exp: Double }
         let token = try JWTSigner.hs256(secret: secret).sign(Claims(sub: "ada", groups: ["oncall"], exp: Date().timeIntervalSince1970 + 600))
         let user = try jwt.user(of: request(from: "127.0.0.1:1", [("Authorization", "Bearer \(token)")]))

@@ -28,7 +28,7 @@ struct TestAPI: Sendable {
         logs = CapturingLogSink()
         self.store = store
         service = APIService(
-            store: store, authenticator: Authenticator(verifier: verifier), metrics: APIMetrics(registry: registry),
+            store: store, authenticator: try Authenticator(verifier: verifier), metrics: APIMetrics(registry: registry),
             logger: Logger(level: .debug, sink: logs), policy: policy)
     }
 
@@ -102,4 +102,18 @@ enum Sample {
         (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
+}
+
+extension Authenticator {
+    /// An authenticator with one fixed verifier.
+    init(verifier: JWTVerifier, cacheCapacity: Int = 10_000) throws {
+        self.init(keys: try .fixed(verifier), cacheCapacity: cacheCapacity)
+    }
+}
+
+extension JWTKeySource {
+    /// A source holding one fixed verifier.
+    static func fixed(_ verifier: JWTVerifier) throws -> JWTKeySource {
+        try JWTKeySource(fixedKeys: verifier.keys, keysPath: nil, logger: Logger(level: .error)) { _ in verifier }
+    }
 }

@@ -25,8 +25,8 @@ struct VerifiedTokenCacheTests {
 
     func authenticator(capacity: Int = 10_000) -> Authenticator {
         let clock = clock
-        return Authenticator(verifier: JWTVerifier(keys: [try! .hs256(secret: Self.secret)], leeway: .seconds(30), now: { clock.value }),
-                             cacheCapacity: capacity)
+        return try! Authenticator(verifier: JWTVerifier(keys: [.hs256(secret: Self.secret)], leeway: .seconds(30), now: { clock.value }),
+                                  cacheCapacity: capacity)
     }
 
     func request(_ token: String) -> HTTPRequest {

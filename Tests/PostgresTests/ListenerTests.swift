@@ -8,7 +8,7 @@ import Testing
             let listener = PostgresListener(configuration: database.configuration)
             let channel = "stream \"events\"; DROP"
             try await listener.listen(channel)
-            try await client.notify(channel: channel, payload: "héllo 👋")
+            try await client.execute("SELECT pg_notify($1, $2)", [channel, "héllo 👋"])
             let event = try await listener.nextEvent(timeout: .seconds(5))
             guard case .notification(let notification) = event else {
                 Issue.record("expected a notification, got \(String(describing: event))")
@@ -18,7 +18,7 @@ import Testing
             #expect(notification.payload == "héllo 👋")
             #expect(notification.processID > 0)
 
-            try await client.notify(channel: "unheard", payload: "ignored")
+            try await client.execute("SELECT pg_notify($1, $2)", ["unheard", "ignored"])
             #expect(try await listener.nextEvent(timeout: .milliseconds(300)) == nil)
             await listener.close()
         }

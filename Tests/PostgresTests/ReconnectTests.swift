@@ -70,7 +70,7 @@ import TestSupport
         defer { client.close() }
         try await listener.listen("jobs")
         let startedBefore = try await client.query("SELECT pg_postmaster_start_time()::text AS t").first?.decode("t", as: String.self)
-        try await client.notify(channel: "jobs", payload: "before")
+        try await client.execute("SELECT pg_notify($1, $2)", ["jobs", "before"])
         let first = try await listener.nextEvent(timeout: .seconds(5))
         guard case .notification(let before) = first, before.payload == "before" else {
             Issue.record("expected the first notification, got \(String(describing: first))")
@@ -86,7 +86,7 @@ import TestSupport
         #expect(try await client.query("SELECT 1 AS one").first?.decode("one", as: Int.self) == 1)
 
         #expect(try await listener.nextEvent(timeout: .seconds(15)) == .reconnected)
-        try await client.notify(channel: "jobs", payload: "after")
+        try await client.execute("SELECT pg_notify($1, $2)", ["jobs", "after"])
         let event = try await listener.nextEvent(timeout: .seconds(5))
         guard case .notification(let notification) = event else {
             Issue.record("expected a notification after reconnecting, got \(String(describing: event))")

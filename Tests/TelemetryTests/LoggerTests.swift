@@ -118,7 +118,7 @@ import Testing
         #expect(Redact.token("0123456789abcdefg") == "…9abcdefg", "longer than 16: the last 8")
         #expect(Redact.token("0123456789abcdef") == "…", "16 or fewer: nothing shown")
         #expect(Redact.token("0123456789abcde") == "…")
-        #expect(PushToken.redacted("short-token") == "…", "the push logs mask as the console does")
+        #expect(Redact.token("short-token") == "…", "the push logs mask as the console does")
         #expect(Redact.token("") == "…")
         #expect(Redact.isSecretKey("X-Private.Key") && Redact.isSecretKey("PASSWD") && !Redact.isSecretKey("stream_id"))
     }

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import Telemetry
@@ -10,7 +9,6 @@ import Testing
         let ticks = registry.counter("countdown_ticks_total", help: "Ticks.")
         let depth = registry.gauge("countdown_queue_depth", help: "Jobs in the queue.", labels: ["state"])
         let latency = registry.histogram("countdown_push_seconds", help: "Push latency.", labels: ["kind"], buckets: [0.1, 0.5, 1])
-        registry.computedGauge("countdown_up", help: "1 while running.") { 1 }
         _ = registry.counter("countdown_dead_total", help: "Dead letters.", labels: ["kind"])
 
         pushes.increment(labels: "start", "ok")
@@ -45,9 +43,6 @@ import Testing
             # HELP countdown_ticks_total Ticks.
             # TYPE countdown_ticks_total counter
             countdown_ticks_total 1
-            # HELP countdown_up 1 while running.
-            # TYPE countdown_up gauge
-            countdown_up 1
 
             """)
     }
@@ -134,18 +129,6 @@ import Testing
             && !PrometheusText.isValidLabelName("a:b"))
     }
 
-    @Test func computedGaugesWithLabelsAreReadAtScrapeTime() {
-        let registry = MetricsRegistry()
-        let depth = Box()
-        registry.computedGauge("queue_jobs", help: "Jobs by state.", labels: ["state"]) {
-            [["due"]: Double(depth.value.load(ordering: .relaxed)), ["delayed"]: 7, ["wrong", "arity"]: 1]
-        }
-        depth.value.store(3, ordering: .relaxed)
-        #expect(registry.render().hasSuffix("queue_jobs{state=\"delayed\"} 7\nqueue_jobs{state=\"due\"} 3\n"))
-        depth.value.store(4, ordering: .relaxed)
-        #expect(registry.render().contains("queue_jobs{state=\"due\"} 4\n"))
-    }
-
     @Test func concurrentUpdatesAreExact() async {
         let registry = MetricsRegistry()
         let counter = registry.counter("c_total", help: "C.", labels: ["worker"])
@@ -178,9 +161,4 @@ import Testing
         #expect(snapshot.cumulative == [total / 2, total])
         #expect(snapshot.sum == Double(total / 2) * 1.25)
     }
-}
-
-/// A value a computed gauge reads at scrape time.
-private final class Box: Sendable {
-    let value = Atomic<Int>(0)
 }

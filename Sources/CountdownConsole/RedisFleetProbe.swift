@@ -3,19 +3,6 @@ import Foundation
 import PushGuard
 import Redis
 
-/// What the fleet page reads besides the queue and PostgreSQL: the workers' heartbeats and the token guard's window,
-/// both kept in Redis by the workers. A narrow seam: tests leave it out.
-public protocol FleetProbe: Sendable {
-    func workers() async throws -> [WorkerHeartbeat]
-    func tokenGuard() async throws -> TokenGuardState
-    /// The restore guard's record while the fleet holds starts after the database went back in time (nil: not tripped).
-    func restoreGuard() async throws -> String?
-}
-
-extension FleetProbe {
-    public func restoreGuard() async throws -> String? { nil }
-}
-
 /// A worker known to the fleet and how long ago it last beat.
 public struct WorkerHeartbeat: Sendable, Equatable, Codable {
     public var id: String
@@ -32,8 +19,10 @@ public struct TokenGuardState: Sendable, Equatable, Codable {
     public var ratio: Double
 }
 
-/// The heartbeats (`{ns}:fleet:workers`, scored by Redis time in ms) and token-guard window (`{ns}:push:tokenguard`).
-public struct RedisFleetProbe: FleetProbe {
+/// What the fleet page reads besides the queue and PostgreSQL, kept in Redis by the workers: the heartbeats
+/// (`{ns}:fleet:workers`, scored by Redis time in ms), the token guard's window (`{ns}:push:tokenguard`) and the restore
+/// guard's record. Tests leave it out.
+public struct RedisFleetProbe: Sendable {
     let redis: RedisClient
     let namespace: String
     let guardRule: TokenGuard
@@ -70,10 +59,9 @@ public struct RedisFleetProbe: FleetProbe {
         return TokenGuardState(sends: counts.sends, refusals: counts.refusals, tripped: guardRule.isTripped(counts),
                                minRefusals: guardRule.minRefusals, ratio: guardRule.ratio)
     }
-}
 
-extension RedisFleetProbe {
-    /// `{ns}:fleet:restore-guard` (`LedgerWatermark`).
+    /// The restore guard's record while the fleet holds starts after the database went back in time (nil: not
+    /// tripped): `{ns}:fleet:restore-guard` (`LedgerWatermark`).
     public func restoreGuard() async throws -> String? {
         let verdict = try await LedgerWatermark(redis: redis, namespace: namespace).read()
         return verdict.tripped ? (verdict.record ?? "tripped") : nil
