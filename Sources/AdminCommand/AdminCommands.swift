@@ -109,7 +109,7 @@ enum AdminCommands {
     private static func end(_ streamID: String, as status: StreamStatus, json: Bool) async throws {
         let connections = try AdminConnections()
         defer { connections.close() }
-        let report = try await connections.end(streamID, as: status)
+        let report = try await StreamEnding.end(streamID, as: status, database: connections.database, queue: connections.queue)
         AdminOutput(json: json).emit(report) {
             guard report.changed else {
                 return "stream \(streamID) is already \(report.status); nothing changed"
@@ -241,7 +241,7 @@ enum AdminCommands {
         let config = try CountdownConfig.load(from: environment, requirePush: false)
         let database = PostgresClient(configuration: try PostgresConfiguration(url: config.databaseURL), maxConnections: 1)
         defer { database.close() }
-        let foreign = try await DemoSeed.foreignRows(database)
+        let foreign = try await database.withConnection { try DemoSeedQueries.foreignRows(on: $0) }
         if foreign > 0 && !parsed.has("force") {
             throw AdminFailure("the database holds \(foreign) user, device or stream row(s) that are not demo rows; "
                 + "seed-demo is for demo databases (pass --force to seed anyway)")

@@ -21,10 +21,10 @@ public struct Pruner: Sendable {
     /// Streams handled together: their ids go into each delete statement.
     static let streamsPerPass = 100
 
-    private let store: any PrunableRows
+    private let store: StoreClient
     private let settings: RetentionSettings
 
-    public init(store: any PrunableRows, settings: RetentionSettings) {
+    public init(store: StoreClient, settings: RetentionSettings) {
         self.store = store
         self.settings = settings
     }
@@ -41,28 +41,36 @@ public struct Pruner: Sendable {
         }
         var streams: [String]
         repeat {
-            streams = try await store.agedStreams(olderThan: settings.seconds, limit: Self.streamsPerPass)
+            streams = try await store.withConnection { [settings] in
+                try RetentionQueries.agedStreams(olderThan: settings.seconds, limit: Self.streamsPerPass, on: $0)
+            }
             if streams.isEmpty { break }
             for table in RetentionQueries.StreamTable.all {
-                try await inBatches(between) { try await store.deleteRows(of: streams, from: table, limit: $0) } counted: { count(table.name, $0) }
+                try await inBatches(between) { [streams] limit in
+                    try await store.withConnection { try RetentionQueries.deleteRows(of: streams, from: table, limit: limit, on: $0) }
+                } counted: { count(table.name, $0) }
             }
             report.streams += streams.count
         } while streams.count == Self.streamsPerPass
         for table in RetentionQueries.AgedTable.all {
             let seconds = table.age(retention: settings.seconds, audit: settings.auditSeconds)
-            try await inBatches(between) { try await store.deleteAged(table, olderThan: seconds, limit: $0) } counted: { count(table.name, $0) }
+            try await inBatches(between) { limit in
+                try await store.withConnection { try RetentionQueries.deleteAged(table, olderThan: seconds, limit: limit, on: $0) }
+            } counted: { count(table.name, $0) }
         }
         return report
     }
 
     /// What a run would delete now, by table name (every table, zeros included).
     public func preview() async throws -> [String: Int] {
-        try await store.retentionDue(streamsOlderThan: settings.seconds, auditOlderThan: settings.auditSeconds)
+        try await store.withConnection { [settings] in
+            try RetentionQueries.due(streamsOlderThan: settings.seconds, auditOlderThan: settings.auditSeconds, on: $0)
+        }
     }
 
     /// The age in seconds of each table's oldest row on the retention's clock (`RetentionQueries.oldestAges`).
     public func oldestAges() async throws -> [String: Double] {
-        try await store.retentionOldestAges()
+        try await store.withConnection { try RetentionQueries.oldestAges(on: $0) }
     }
 
     /// Runs `delete` with the batch size until it deletes fewer rows than that, `between` after each statement.

@@ -13,7 +13,7 @@ public enum QuarantineActions {
     }
 
     /// Retries `keys` (nil: every entry).
-    public static func retry(_ keys: [String]?, database: any OperatorRecords) async throws -> RetryReport {
+    public static func retry(_ keys: [String]?, database: StoreClient) async throws -> RetryReport {
         let entries = try await database.quarantineEntries()
             .filter { keys == nil || keys?.contains($0.key) == true }
         var report = RetryReport()
@@ -25,7 +25,7 @@ public enum QuarantineActions {
                 continue
             }
             do {
-                if try await database.requeueQuarantined(stream: key) { report.requeued.append(key) } else { report.gone.append(key) }
+                if try await requeue(key, database: database) { report.requeued.append(key) } else { report.gone.append(key) }
             } catch {
                 guard let reason = StoreError.rowDataReason(of: error) else { throw error }
                 try await database.quarantine(.stream, key: key, foundBy: "retry", reason: reason)
@@ -33,5 +33,16 @@ public enum QuarantineActions {
             }
         }
         return report
+    }
+
+    /// In one transaction: a quarantined stream that still exists goes back through the outbox (planned again as
+    /// rescheduled); either way it leaves the quarantine. False when the stream is gone.
+    private static func requeue(_ key: String, database: StoreClient) async throws -> Bool {
+        try await database.transaction { connection -> Bool in
+            let found = try !StreamStateQueries.load([key], on: connection).isEmpty
+            if found { try OutboxQueries.replanStream(key, on: connection) }
+            try QuarantineQueries.remove(.stream, keys: [key], on: connection)
+            return found
+        }
     }
 }

@@ -40,9 +40,9 @@ public struct StreamReport: Sendable, Codable {
     public var endDelivery: [EndDelivery] = []
 
     /// `nil` when the stream does not exist.
-    public static func load(_ streamID: String, database: any OperatorRecords, queue: any DelayQueue, settings: FlowSettings,
+    public static func load(_ streamID: String, database: StoreClient, queue: any DelayQueue, settings: FlowSettings,
                             transport: PushTransportKind) async throws -> StreamReport? {
-        guard let rows = try await database.streamReportRows(streamID) else { return nil }
+        guard let rows = try await database.withConnection({ try StreamReportQueries.rows(streamID, on: $0) }) else { return nil }
         let devices = rows.devices.map { candidate in
             let skip = StartEligibility.skipReason(for: candidate, transport: transport, androidCountdown: settings.androidCountdownEnabled)
             return Device(userID: candidate.userID, deviceID: candidate.deviceID, platform: candidate.platform,

@@ -28,7 +28,7 @@ public struct SystemStats: Sendable, Codable {
 
     /// `settings`: the leads of starts and reminders, which bound the streams the last hour's figures read
     /// (`FleetStatsQueries`). Counts jobs by kind without listing them (`DelayQueue.jobCountsByKind`).
-    public static func load(database: any OperatorRecords, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
+    public static func load(database: StoreClient, queue: any DelayQueue, settings: FlowSettings) async throws -> SystemStats {
         let queueStats = try await queue.stats()
         let counted = try await queue.jobCountsByKind()
         var byKind: [String: Int] = [:]
@@ -36,7 +36,9 @@ public struct SystemStats: Sendable, Codable {
         let (lateSeconds, lateAtto) = queueStats.oldestDueLateness.components
         let redisPaused = try await queue.pausedKinds().map(\.kind)
         let ahead = max(settings.startLeadSeconds, settings.reminderLeadSeconds) + Int(FlowSettings.earlyTolerance.rounded(.up))
-        let (counts, paused) = try await database.fleetCounts(aheadSeconds: ahead)
+        let (counts, paused) = try await database.withConnection { connection in
+            (try FleetStatsQueries.counts(aheadSeconds: ahead, on: connection), try PauseQueries.paused(on: connection))
+        }
         var stats = SystemStats(
             delayed: queueStats.delayed, dueNow: queueStats.dueNow, leased: queueStats.leased, dead: queueStats.dead,
             oldestLatenessSeconds: Double(lateSeconds) + Double(lateAtto) / 1e18, jobsByKind: byKind,

@@ -9,13 +9,13 @@ public struct TokenInvalidationLog: Sendable {
     public typealias Entry = TokenInvalidation
     public typealias RestoreReport = TokenInvalidationQueries.RestoreReport
 
-    let database: any OperatorRecords
+    let database: StoreClient
 
-    public init(database: any OperatorRecords) { self.database = database }
+    public init(database: StoreClient) { self.database = database }
 
     /// Cleared tokens since `since` (only those cleared for `reason`, when given), oldest first.
     public func list(since: SinceArgument, reason: String? = nil, limit: Int = 10_000) async throws -> [Entry] {
-        try await database.tokenInvalidations(since: since, reason: reason, limit: limit).map { entry in
+        try await database.withConnection { try TokenInvalidationQueries.list(since: since, reason: reason, limit: limit, on: $0) }.map { entry in
             var entry = entry
             entry.value = Redact.token(entry.value)
             return entry
@@ -24,13 +24,13 @@ public struct TokenInvalidationLog: Sendable {
 
     /// How many cleared tokens `restore` would put back now.
     public func restorable(since: SinceArgument, reason: String? = nil) async throws -> Int {
-        try await database.restorableTokens(since: since, reason: reason)
+        try await database.withConnection { try TokenInvalidationQueries.restorable(since: since, reason: reason, on: $0).count }
     }
 
     /// Puts back the tokens cleared since `since` (for `reason`, when given) where nothing replaced them and the
     /// device has the same owner, in one transaction (`TokenInvalidationQueries.restore`); nothing when more than
     /// `limit` would go back (the report's `overLimit` says how many).
     public func restore(since: SinceArgument, reason: String? = nil, limit: Int? = nil) async throws -> RestoreReport {
-        try await database.restoreTokens(since: since, reason: reason, limit: limit)
+        try await database.transaction { try TokenInvalidationQueries.restore(since: since, reason: reason, limit: limit, on: $0) }
     }
 }

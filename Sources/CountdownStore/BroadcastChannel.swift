@@ -47,9 +47,6 @@ public struct BroadcastChannel: Sendable, Equatable, Codable {
         self.endedAt = endedAt
         self.deleteAfter = deleteAfter
     }
-
-    /// Whether pushes may go on it: created at Apple and neither ended nor replaced.
-    public var isUsable: Bool { channelID != nil && (state == .created || state == .inUse) }
 }
 
 /// What asking for a stream's channel answered (`BroadcastChannelStore.claimChannel`).

@@ -124,14 +124,6 @@ public enum ConsoleReadQueries {
             """, [deviceID, limit]).map(startDecision)
     }
 
-    /// The start decisions for a stream, by user and device.
-    public static func startDecisions(stream streamID: String, limit: Int = 5_000, on connection: PostgresConnection) throws -> [StartDecision] {
-        try connection.query("""
-            SELECT stream_id, user_id, device_id, status, reason, attempts, sent_at, updated_at FROM countdown_start_ledger
-            WHERE stream_id = $1 ORDER BY user_id, device_id LIMIT $2
-            """, [streamID, limit]).map(startDecision)
-    }
-
     private static func startDecision(_ row: PostgresRow) throws -> StartDecision {
         StartDecision(streamID: try row.decode("stream_id"), userID: try row.decode("user_id"), deviceID: try row.decode("device_id"),
                       status: try row.decode("status"), reason: try row.decode("reason"), attempts: try row.decode("attempts"),

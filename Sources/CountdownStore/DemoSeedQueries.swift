@@ -12,7 +12,8 @@ public enum DemoSeedQueries {
         try connection.execute("DELETE FROM users WHERE id LIKE 'demo-%'")
     }
 
-    /// How many users, devices and streams are not demo rows.
+    /// How many users, devices and streams are not demo rows: a database holding any is not a demo database, and
+    /// `seed-demo` refuses it unless forced.
     public static func foreignRows(on connection: PostgresConnection) throws -> Int {
         try connection.query("""
             SELECT (SELECT count(*) FROM users WHERE id NOT LIKE 'demo-%')

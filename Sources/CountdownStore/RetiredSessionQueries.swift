@@ -108,15 +108,6 @@ public enum RetiredSessionQueries {
         return outcome
     }
 
-    /// Releases claims (for a retry).
-    public static func release(stream: String, device: String, tokens: [String], on connection: PostgresConnection) throws {
-        guard !tokens.isEmpty else { return }
-        try connection.execute("""
-            UPDATE countdown_retired_sessions SET claimed_until = NULL, claimed_by = NULL
-            WHERE stream_id = $1 AND device_id = $2 AND live_activity_token = ANY($3::text[])
-            """, [stream, device, PostgresTextArray(tokens)])
-    }
-
     /// Up to `limit` (stream, device) pairs with retired sessions left, for the reconciler.
     public static func pending(limit: Int, on connection: PostgresConnection) throws -> [(stream: String, device: String)] {
         try connection.query("""

@@ -18,10 +18,6 @@ extension StoreClient: ChannelKeeperStore {
         }
     }
 
-    public func usableChannel(stream: String) async throws -> BroadcastChannel? {
-        try await withConnection { try BroadcastChannels.usable(stream: stream, on: $0) }
-    }
-
     public func streamAndChannel(_ stream: String) async throws -> (stream: StreamSnapshotRow, channel: BroadcastChannel?)? {
         try await transaction(isolation: .repeatableRead) { connection in
             guard let row = try StreamSnapshotQueries.loadCounted(stream, leading: true, on: connection) else { return nil }

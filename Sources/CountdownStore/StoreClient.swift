@@ -8,10 +8,10 @@ public typealias StoreConnection = PostgresConnection
 public typealias StoreIsolation = PostgresIsolation
 
 /// The database behind the store seams: implements the flows' protocols (`StartClaims`, ... in
-/// `StoreClient+<Seam>.swift`), the worker's (`WorkerServiceData`, `StartOutcomeSettling`) and the operator's
-/// (`OperatorRecords`), each call one statement or one transaction. For callers not yet on a seam (the console's pages,
-/// `countdown-admin`'s pause and audit) it still lends a pooled connection or one transaction to a closure of store
-/// calls. Errors are told apart through `StoreError` rather than PostgreSQL's error codes.
+/// `StoreClient+<Seam>.swift`) and the settler's (`StartOutcomeSettling`), each call one statement or one transaction.
+/// For the other callers (the worker's periodic services, the operator's reports and actions, the pruner, the
+/// console's pages, `countdown-admin`) it lends a pooled connection or one transaction to a closure of store calls.
+/// Errors are told apart through `StoreError` rather than PostgreSQL's error codes.
 public struct StoreClient: Sendable {
     private let client: PostgresClient
 

@@ -54,6 +54,14 @@ public enum StreamReportQueries {
         public var reminders: [Reminder]
     }
 
+    /// On one connection: what the report of `streamID` reads (nil when the stream does not exist).
+    public static func rows(_ streamID: String, on connection: PostgresConnection) throws -> Rows? {
+        guard let stream = try Self.stream(streamID, on: connection) else { return nil }
+        return Rows(stream: stream, devices: try devices(streamID, on: connection), sessions: try sessions(streamID, on: connection),
+                    endDelivery: try endDelivery(streamID, on: connection), participants: try participants(streamID, on: connection),
+                    ledger: try ledger(streamID, on: connection), reminders: try reminders(streamID, on: connection))
+    }
+
     /// The stream, or nil when it does not exist.
     public static func stream(_ streamID: String, on connection: PostgresConnection) throws -> Stream? {
         try connection.query("SELECT id, title, status, planned_start_at, now() AS now FROM streams WHERE id = $1", [streamID]).first.map {

@@ -6,8 +6,13 @@ import PushPayloads
 /// Reads streams as the payload builders see them (`StreamSnapshotRow`).
 public enum StreamSnapshotQueries {
     /// Reads the stream, its creator and guests (ordered by position) and `now()`; nil when the stream is gone.
+    /// Throws when it cannot be read.
     public static func load(_ streamID: String, on connection: PostgresConnection) throws -> StreamSnapshotRow? {
-        try load([streamID], on: connection)[streamID]
+        let loaded = try loadReadable([streamID], on: connection)
+        if let (id, error) = loaded.unreadable.first {
+            throw StoreError(.rowData, context: "read stream \(id): " + StoreError.reason(of: error))
+        }
+        return loaded.rows[streamID]
     }
 
     /// `load` with the stream's `viewerCount` filled in; nil when the stream is gone or not `wanted` (then not counted).
@@ -20,18 +25,9 @@ public enum StreamSnapshotQueries {
         return stream
     }
 
-    /// `load` for several streams in two statements; streams that are gone are missing from the result. Throws when
-    /// one of them cannot be read.
-    public static func load(_ streamIDs: [String], on connection: PostgresConnection) throws -> [String: StreamSnapshotRow] {
-        let loaded = try loadReadable(streamIDs, on: connection)
-        if let (id, error) = loaded.unreadable.first {
-            throw StoreError(.rowData, context: "read stream \(id): " + StoreError.reason(of: error))
-        }
-        return loaded.rows
-    }
-
-    /// `load` for several streams, each read on its own: a stream that cannot be read (an undecodable value) is
-    /// returned with its error instead of failing the others.
+    /// `load` for several streams in two statements (streams that are gone are missing from the result), each read
+    /// on its own: a stream that cannot be read (an undecodable value) is returned with its error instead of failing
+    /// the others.
     public static func loadReadable(_ streamIDs: [String], on connection: PostgresConnection) throws
         -> (rows: [String: StreamSnapshotRow], unreadable: [String: any Error]) {
         let ids = PostgresTextArray(streamIDs)

@@ -7,11 +7,11 @@ import Telemetry
 /// sides go to `countdown_connection_budget` (`part` needed and available) for the alert.
 public struct ConnectionBudgetCheck: Sendable {
     public let fleet: ConnectionBudget
-    private let database: any WorkerServiceData
+    private let database: StoreClient
     private let logger: Logger
     private let gauge: Gauge?
 
-    public init(fleet: ConnectionBudget, database: any WorkerServiceData, logger: Logger, gauge: Gauge? = nil) {
+    public init(fleet: ConnectionBudget, database: StoreClient, logger: Logger, gauge: Gauge? = nil) {
         self.fleet = fleet
         self.database = database
         self.logger = logger
@@ -19,8 +19,8 @@ public struct ConnectionBudgetCheck: Sendable {
     }
 
     /// `max_connections` and the reserved slots (`reserved_connections` exists from PostgreSQL 16).
-    public static func readServer(_ database: any WorkerServiceData) async throws -> ConnectionBudget.Server {
-        let limits = try await database.connectionLimits()
+    public static func readServer(_ database: StoreClient) async throws -> ConnectionBudget.Server {
+        let limits = try await database.withConnection { try ServerSettingsQueries.connectionLimits(on: $0) }
         return ConnectionBudget.Server(maxConnections: limits.maxConnections, reserved: limits.reserved)
     }
 

@@ -46,7 +46,7 @@ public final class LedgerWatermarkService: PeriodicService {
     /// One check; keeps the last verdict when PostgreSQL or Redis cannot be reached (the dispatcher fails on its own then).
     public func runOnce() async -> Duration? {
         do {
-            let clock = try await database.ledgerClock()
+            let clock = try await database.withConnection { try RestoreGuardQueries.ledgerClock(on: $0) }
             let lag = Int((clock.now.timeIntervalSince(clock.newest)).rounded())
             let record = "found by worker \(workerID) at \(Self.format(clock.now)): PostgreSQL's newest ledger time \(Self.format(clock.newest))"
             var verdict = try await watermark.check(postgresNewest: clock.newest, record: record)

@@ -12,14 +12,14 @@ import Telemetry
 /// no row for is left as Redis has it. Also sets `countdown_queue_paused{kind}` from PostgreSQL.
 public final class PauseMirror: PeriodicService {
     public let name = "pause-mirror"
-    let database: any WorkerServiceData
+    let database: StoreClient
     let queue: any DelayQueue
     let metrics: WorkerMetrics
     let logger: Logger
     let interval: Duration
     private let failing = Locked(false)
 
-    public init(database: any WorkerServiceData, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
+    public init(database: StoreClient, queue: any DelayQueue, metrics: WorkerMetrics, logger: Logger, interval: Duration = .milliseconds(500)) {
         self.interval = interval
         self.database = database
         self.queue = queue
@@ -29,7 +29,7 @@ public final class PauseMirror: PeriodicService {
 
     /// Reads PostgreSQL's state, mirrors it into Redis and the gauge.
     func syncOnce() async throws {
-        let truth = try await database.pauseStates()
+        let truth = try await database.withConnection { try PauseQueries.all(on: $0) }
         let paused = Set(truth.filter(\.paused).map(\.kind))
         for kind in CountdownJob.Kind.allCases { metrics.queuePaused.set(paused.contains(kind.rawValue) ? 1 : 0, labels: kind.rawValue) }
         let plan = try await PauseSync.apply(truth, to: queue)

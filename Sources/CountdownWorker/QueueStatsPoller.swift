@@ -10,13 +10,13 @@ import Telemetry
 public final class QueueStatsPoller: PeriodicService {
     public let name = "stats-poller"
     private let queue: any DelayQueue
-    private let database: any WorkerServiceData
+    private let database: StoreClient
     private let metrics: WorkerMetrics
     private let interval: Duration
     private let readiness: @Sendable () async -> [String: String]
 
     /// - Parameter readiness: the same check `/readyz` runs; sampled so `countdown_worker_ready` stays current.
-    public init(queue: any DelayQueue, database: any WorkerServiceData, metrics: WorkerMetrics, interval: Duration = .seconds(5),
+    public init(queue: any DelayQueue, database: StoreClient, metrics: WorkerMetrics, interval: Duration = .seconds(5),
                 readiness: @escaping @Sendable () async -> [String: String]) {
         self.readiness = readiness
         self.queue = queue
@@ -33,7 +33,7 @@ public final class QueueStatsPoller: PeriodicService {
             metrics.queueJobs.set(Double(stats.dead), labels: "dead")
             metrics.queueOldestLateness.set(stats.oldestDueLateness.timeInterval)
         }
-        if let outbox = try? await database.outboxBacklog() {
+        if let outbox = try? await database.withConnection({ try OutboxQueries.backlog(on: $0) }) {
             metrics.outboxBacklog.set(Double(outbox.rows))
             metrics.outboxLag.set(outbox.oldestSeconds)
         }

@@ -37,8 +37,8 @@ import Testing
         try await StoreDatabase.with(prefix: "store_snapshot_gone") { client in
             try await client.seed(Self.rows)
             let (many, one, none) = try await client.withConnection { connection in
-                (try StreamSnapshotQueries.load(["s", "gone", "lonely"], on: connection), try StreamSnapshotQueries.load("gone", on: connection),
-                 try StreamSnapshotQueries.load([], on: connection))
+                (try StreamSnapshotQueries.loadReadable(["s", "gone", "lonely"], on: connection).rows, try StreamSnapshotQueries.load("gone", on: connection),
+                 try StreamSnapshotQueries.loadReadable([], on: connection).rows)
             }
             #expect(Set(many.keys) == ["s", "lonely"])
             #expect(one == nil && none.isEmpty)
@@ -60,7 +60,7 @@ import Testing
             }
             #expect(loaded.0 == ["s"] && loaded.1 == ["bad"])
             await #expect {
-                _ = try await client.withConnection { try StreamSnapshotQueries.load(["s", "bad"], on: $0) }
+                _ = try await client.withConnection { try StreamSnapshotQueries.load("bad", on: $0) }
             } throws: { error in
                 (error as? StoreError)?.code == .rowData && (error as? StoreError)?.context.hasPrefix("read stream bad: ") == true
             }

@@ -17,7 +17,7 @@ import Testing
                     ('a', 'g', 'active'), ('a', 'r1', 'active'), ('a', 'r2', 'sent'), ('a', 'r3', 'cancelled'), ('b', 'r1', 'active');
                 """)
             let (counts, none, filled) = try await client.withConnection { connection in
-                var rows = try StreamSnapshotQueries.load(["a", "empty"], on: connection)
+                var rows = try StreamSnapshotQueries.loadReadable(["a", "empty"], on: connection).rows
                 rows["empty"]?.viewerCount = 99
                 try ViewerCountQuery.fill(&rows, on: connection)
                 return (try ViewerCountQuery.load(["a", "b", "empty", "gone"], on: connection), try ViewerCountQuery.load([], on: connection),

@@ -30,7 +30,7 @@ import TestSupport
             // Ledger writes move the clock (at most every 5 s); the worker carries it to Redis.
             _ = try await client.execute("UPDATE countdown_ledger_clock SET newest = now() - interval '10 minutes'")
             _ = try await client.execute("INSERT INTO countdown_start_ledger (stream_id, user_id, device_id, status) VALUES ('s', 'u', 'd', 'skipped')")
-            let moved = try await StoreClient(client).ledgerClock()
+            let moved = try await client.withConnection { try RestoreGuardQueries.ledgerClock(on: $0) }
             #expect(abs(moved.newest.timeIntervalSince(moved.now)) < 2, "a ledger write moved the clock to now")
             _ = await first.runOnce()
             // A restart (a new process, the same database and Redis): not tripped.

@@ -54,7 +54,7 @@ import TestSupport
             #expect(try await Self.count("countdown_start_ledger", client) == streams)
             #expect(try await Self.count("stream_reminders WHERE status = 'sent'", client) == streams)
             #expect(try await watermark.read().tripped == false, "the trip is lifted")
-            let clock = try await StoreClient(client).ledgerClock()
+            let clock = try await client.withConnection { try RestoreGuardQueries.ledgerClock(on: $0) }
             #expect(abs(clock.newest.timeIntervalSince(clock.now)) < 5, "the ledger clock is now")
 
             // Once more: nothing left to record, nothing changes.
