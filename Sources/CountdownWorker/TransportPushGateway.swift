@@ -60,7 +60,7 @@ public final class TransportPushGateway: PushGateway {
         }
         // Unrecorded pushes give their permit back as their answer arrives, so a slow answer holds one permit, not
         // its batch's (never more than the batch took, should an answer be told twice).
-        let giveBackOne: PushAnswerHook = { slots.release(1) }
+        let giveBackOne: PushAnswerHook = { _ in slots.release(1) }
         let results = await transport.sendAll(messages, onAnswer: keepingSlots ? nil : giveBackOne)
         precondition(results.count == messages.count, "the transport answered \(results.count) of \(messages.count) pushes")
         let latency = ContinuousClock.now - started

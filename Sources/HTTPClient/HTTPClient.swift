@@ -4,13 +4,14 @@ import Synchronization
 /// Sends HTTP requests; the seam push transports depend on (a fake stands in for it in tests).
 public protocol HTTPRequestSending: Sendable {
     /// Sends every request concurrently and returns their outcomes in order, once all are in (a failure is an
-    /// `HTTPClientError`: no response arrived). `onAnswer` is called as each request's outcome arrives, before the
-    /// last one is in (so a caller can free what each held).
+    /// `HTTPClientError`: no response arrived). `onAnswer` is called once for each request, with its index and outcome, as
+    /// that outcome arrives, before the last one is in (so a caller can free what each held).
     func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>]
 }
 
-/// Told once for each request of a batch as its outcome arrives, possibly on the client's own thread: keep it quick.
-public typealias AnswerHook = @Sendable () -> Void
+/// Told once for each request of a batch (its index in the batch and its outcome) as its outcome arrives, possibly on
+/// the client's own thread: keep it quick.
+public typealias AnswerHook = @Sendable (_ index: Int, _ outcome: Result<HTTPResponse, HTTPClientError>) -> Void
 
 extension HTTPRequestSending {
     public func sendAll(_ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPClientError>] {

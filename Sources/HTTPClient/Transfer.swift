@@ -34,7 +34,7 @@ final class Transfer: @unchecked Sendable {
     func finish(_ result: Result<HTTPResponse, HTTPClientError>) {
         guard let batch else { return }
         self.batch = nil
-        onAnswer?()
+        onAnswer?(index, result)
         batch.finish(index, result)
     }
 

@@ -1,3 +1,4 @@
+import BlockingIO
 import Foundation
 import HTTPClient
 import HTTPTypes
@@ -63,7 +64,7 @@ public struct APNsChannels: Sendable {
     /// Every channel of the app, or why not.
     public func list() async -> (result: PushResult, channels: [String]) {
         let url = "\(channelURL)/1/apps/\(configuration.bundleID)/all-channels"
-        var listed: [String] = []
+        let listed = Locked<[String]>([])
         let result = await send { bearer in
             HTTPRequest(method: .get, url: url, headers: Self.headers(bearer: bearer, json: false), timeout: configuration.requestTimeout)
         } classify: { response in
@@ -71,10 +72,10 @@ public struct APNsChannels: Sendable {
             guard let decoded = try? JSONDecoder().decode(ChannelList.self, from: Data(response.body)) else {
                 return .result(.rejected(reason: "the channel list is not {\"channels\": [...]}"))
             }
-            listed = decoded.channels
+            listed.withLock { $0 = decoded.channels }
             return .result(.accepted(messageName: nil))
         }
-        return (result, listed)
+        return (result, listed.value)
     }
 
     /// One broadcast push on `channelID` to every activity subscribed to it. `apnsHeaders` come from the payload
@@ -118,7 +119,9 @@ public struct APNsChannels: Sendable {
         return headers
     }
 
-    private func send(_ request: @escaping (String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict) async -> PushResult {
+    private func send(
+        _ request: @escaping (String) -> HTTPRequest, classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
+    ) async -> PushResult {
         await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).run(request: request, classify: classify)
     }
 

@@ -1,3 +1,4 @@
+import BlockingIO
 import HTTPClient
 
 /// The send loop FCM and APNs share: get a bearer token, send, classify; when the service calls the token expired,
@@ -14,16 +15,18 @@ struct AuthenticatedSend {
     let http: any HTTPRequestSending
 
     func run(
-        request: @escaping (_ bearer: String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
+        request: @escaping (_ bearer: String) -> HTTPRequest, classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> PushResult {
         await runAll([()], prepare: { .request(request) }, classify: classify)[0]
     }
 
     /// The requests `prepare` makes of `items`, sent together (one `sendAll` of the HTTP client per round); those
     /// answered with an expired token are sent again, once, with a refreshed one. Results come back in item order.
+    /// `onAnswer` is told exactly once per item, with the item's final answer: an answer that sends the item again
+    /// is not told, so an item's slot stays taken while its second request is in flight.
     func runAll<Item>(
         _ items: [Item], onAnswer: PushAnswerHook? = nil, prepare: (Item) -> Prepared,
-        classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
+        classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> [PushResult] {
         var results = [PushResult?](repeating: nil, count: items.count)
         var requests = [((String) -> HTTPRequest)?](repeating: nil, count: items.count)
@@ -35,6 +38,7 @@ struct AuthenticatedSend {
                 pending.append(index)
             case .answered(let result):
                 results[index] = result
+                onAnswer?(index)
             }
         }
         var refreshed = false
@@ -43,18 +47,36 @@ struct AuthenticatedSend {
             do {
                 bearer = try await tokens.accessToken()
             } catch {
-                for index in pending { results[index] = PushOutcomeClassifier.credentialsFailure(error) }
+                for index in pending {
+                    results[index] = PushOutcomeClassifier.credentialsFailure(error)
+                    onAnswer?(index)
+                }
                 break
             }
-            let outcomes = await http.sendAll(pending.map { requests[$0]!(bearer) }, onAnswer: onAnswer)
-            precondition(outcomes.count == pending.count, "the HTTP client answered \(outcomes.count) of \(pending.count) requests")
+            let round = pending
+            let verdicts = Locked([PushOutcomeClassifier.Verdict?](repeating: nil, count: round.count))
+            var hook: AnswerHook?
+            if let onAnswer {
+                let lastRound = refreshed
+                hook = { position, outcome in
+                    if case .success(let response) = outcome {
+                        let verdict = classify(response)
+                        verdicts.withLock { $0[position] = verdict }
+                        if case .refreshCredentials = verdict, !lastRound { return }
+                    }
+                    onAnswer(round[position])
+                }
+            }
+            let outcomes = await http.sendAll(round.map { requests[$0]!(bearer) }, onAnswer: hook)
+            precondition(outcomes.count == round.count, "the HTTP client answered \(outcomes.count) of \(round.count) requests")
+            let told = verdicts.value
             var again: [Int] = []
-            for (index, outcome) in zip(pending, outcomes) {
+            for (position, (index, outcome)) in zip(round, outcomes).enumerated() {
                 switch outcome {
                 case .failure(let error):
                     results[index] = PushOutcomeClassifier.transportFailure(error)
                 case .success(let response):
-                    switch classify(response) {
+                    switch told[position] ?? classify(response) {
                     case .result(let result):
                         results[index] = result
                     case .refreshCredentials(let reason):

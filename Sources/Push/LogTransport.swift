@@ -13,8 +13,8 @@ public struct LogTransport: PushTransport {
     }
 
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-        messages.map { message in
-            defer { onAnswer?() }
+        messages.enumerated().map { index, message in
+            defer { onAnswer?(index) }
             write(Self.line(for: message))
             return .accepted(messageName: "log/\(message.id)")
         }

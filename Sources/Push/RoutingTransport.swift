@@ -19,11 +19,17 @@ public struct RoutingTransport: PushTransport {
         }
         if plain.isEmpty { return await liveActivities.sendAll(messages, onAnswer: onAnswer) }
         if activities.isEmpty { return await notifications.sendAll(messages, onAnswer: onAnswer) }
-        async let first = liveActivities.sendAll(activities.map { messages[$0] }, onAnswer: onAnswer)
-        let second = await notifications.sendAll(plain.map { messages[$0] }, onAnswer: onAnswer)
+        async let first = liveActivities.sendAll(activities.map { messages[$0] }, onAnswer: Self.hook(onAnswer, telling: activities))
+        let second = await notifications.sendAll(plain.map { messages[$0] }, onAnswer: Self.hook(onAnswer, telling: plain))
         var results = [PushResult?](repeating: nil, count: messages.count)
         for (index, result) in zip(activities, await first) { results[index] = result }
         for (index, result) in zip(plain, second) { results[index] = result }
         return results.map { $0! }
+    }
+
+    /// `onAnswer` for a part of the batch: tells the index in the whole batch of the part's `indices[position]`.
+    private static func hook(_ onAnswer: PushAnswerHook?, telling indices: [Int]) -> PushAnswerHook? {
+        guard let onAnswer else { return nil }
+        return { position in onAnswer(indices[position]) }
     }
 }

@@ -141,11 +141,11 @@ import TestSupport
         let gate = AsyncGate()
         let firstAnswered = Locked(false)
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-            onAnswer?()
+            onAnswer?(0)
             firstAnswered.withLock { $0 = true }
             await gate.pass()
-            for _ in messages.dropFirst() { onAnswer?() }
-            onAnswer?()  // one answer too many (a resend after a token refresh): never more permits than taken
+            for index in messages.indices.dropFirst() { onAnswer?(index) }
+            onAnswer?(0)  // one answer too many (a transport breaking its contract): never more permits than taken
             return messages.map { .accepted(messageName: $0.id) }
         }
     }

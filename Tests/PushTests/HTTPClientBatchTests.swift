@@ -61,16 +61,17 @@ import TestSupport
     @Test func eachAnswerIsToldBeforeTheSlowestArrives() async throws {
         let server = try TestHTTPServer()
         let client = try HTTPClientTests.client()
-        let answers = Locked(0)
+        let answers = Locked<[Int: Int?]>([:])
         let task = Task {
             await client.sendAll([HTTPRequest(url: server.baseURL + "/sleep/20000")] + (0..<3).map { _ in HTTPRequest(url: server.baseURL + "/sleep/1") },
-                                 onAnswer: { answers.withLock { $0 += 1 } })
+                                 onAnswer: { index, outcome in answers.withLock { _ = $0.updateValue(try? outcome.get().status, forKey: index) } })
         }
-        try await waitUntil("the three fast answers are told") { answers.value == 3 }
+        try await waitUntil("the three fast answers are told") { answers.value.count == 3 }
+        #expect(answers.value == [1: 200, 2: 200, 3: 200], "each told with its index and outcome")
         #expect(client.inFlight == 1)
         task.cancel()
         let outcomes = await task.value
-        #expect(answers.value == 4)
+        #expect(answers.value.count == 4 && answers.value[0] == .some(nil))
         #expect(outcomes[0].failure?.code == .cancelled)
         #expect(outcomes[1...].allSatisfy { (try? $0.get().status) == 200 })
     }

@@ -30,7 +30,7 @@ import Telemetry
         init(_ answer: @escaping @Sendable (PushMessage) -> PushResult = { .accepted(messageName: $0.id) }) { self.answer = answer }
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
             batches.withLock { $0.append(messages.map(\.id)) }
-            for _ in messages { onAnswer?() }
+            for index in messages.indices { onAnswer?(index) }
             return messages.map(answer)
         }
     }
@@ -141,9 +141,10 @@ import Telemetry
         let rounds = Locked<[Int]>([])
         func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
             rounds.withLock { $0.append(requests.count) }
-            return requests.map { _ in
-                onAnswer?()
-                return .success(ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#))
+            return requests.indices.map { index in
+                let outcome = Result<HTTPResponse, HTTPClientError>.success(ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#))
+                onAnswer?(index, outcome)
+                return outcome
             }
         }
     }
@@ -157,11 +158,50 @@ import Telemetry
         let http = BatchCountingHTTP()
         let transport = FCMTransport(projectID: "p", tokens: FixedToken(), http: http)
         let answers = Locked(0)
-        let results = await transport.sendAll((0..<20).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { answers.withLock { $0 += 1 } })
+        let results = await transport.sendAll((0..<20).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { _ in answers.withLock { $0 += 1 } })
         #expect(results.allSatisfy { $0 == .accepted(messageName: "projects/p/messages/1") })
         #expect(http.rounds.value == [20])
         #expect(answers.value == 20)
         _ = await transport.send(FCMHarness.liveActivity(token: "ok-one"))
         #expect(http.rounds.value == [20, 1], "a single push is a batch of one request")
+    }
+
+    /// Answers the first round of every batch 401 (an expired token) and the second 200, telling each answer as it
+    /// comes; counts the requests in flight.
+    final class ExpiringHTTP: HTTPRequestSending {
+        let rounds = Locked(0)
+        let inFlight = Locked(0)
+        /// Called as a round starts, with the requests then in flight.
+        let onRound: @Sendable (_ inFlight: Int) -> Void
+        init(onRound: @escaping @Sendable (Int) -> Void) { self.onRound = onRound }
+        func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
+            let round = rounds.withLock { $0 += 1; return $0 }
+            onRound(inFlight.withLock { $0 += requests.count; return $0 })
+            return requests.indices.map { index in
+                let outcome = Result<HTTPResponse, HTTPClientError>.success(
+                    round == 1 ? ScriptedHTTP.response(401, #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#)
+                               : ScriptedHTTP.response(200, #"{"name":"projects/p/messages/1"}"#))
+                inFlight.withLock { $0 -= 1 }
+                onAnswer?(index, outcome)
+                return outcome
+            }
+        }
+    }
+
+    @Test func aMessageSentAgainAfterATokenRefreshIsAnsweredOnceWithItsFinalResult() async {
+        // The caller frees a message's slot as it is answered; a slot freed is taken by another push at once.
+        let freed = Locked(0)
+        let mostInFlight = Locked(0)
+        let http = ExpiringHTTP { inFlight in mostInFlight.withLock { $0 = max($0, inFlight + freed.value) } }
+        let transport = FCMTransport(projectID: "p", tokens: FixedToken(), http: http)
+        let answers = Locked([Int: Int]())
+        let results = await transport.sendAll((0..<5).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { index in
+            answers.withLock { $0[index, default: 0] += 1 }
+            freed.withLock { $0 += 1 }
+        })
+        #expect(results.allSatisfy { $0 == .accepted(messageName: "projects/p/messages/1") }, "\(results)")
+        #expect(http.rounds.value == 2)
+        #expect(answers.value == Dictionary(uniqueKeysWithValues: (0..<5).map { ($0, 1) }), "each message answered once")
+        #expect(mostInFlight.value <= 5, "never more pushes in flight than slots taken")
     }
 }

@@ -13,17 +13,22 @@ final class ScriptedHTTP: HTTPRequestSending {
     }
 
     func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
-        requests.map { request in
-            defer { onAnswer?() }
-            let index = self.requests.withLock { requests in
-                requests.append(request)
-                return requests.count - 1
-            }
-            do {
-                return .success(try answer(request, index))
-            } catch {
-                return .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url))
-            }
+        requests.enumerated().map { position, request in
+            let outcome = outcome(request)
+            onAnswer?(position, outcome)
+            return outcome
+        }
+    }
+
+    private func outcome(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPClientError> {
+        let index = requests.withLock { requests in
+            requests.append(request)
+            return requests.count - 1
+        }
+        do {
+            return .success(try answer(request, index))
+        } catch {
+            return .failure(error as? HTTPClientError ?? HTTPClientError(.other, "\(error)", url: request.url))
         }
     }
 

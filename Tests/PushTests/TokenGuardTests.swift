@@ -52,8 +52,8 @@ import TestSupport
     struct Answering: PushTransport {
         let answer: @Sendable (PushMessage) -> PushResult
         func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
-            messages.map { message in
-                defer { onAnswer?() }
+            messages.enumerated().map { index, message in
+                defer { onAnswer?(index) }
                 return answer(message)
             }
         }
