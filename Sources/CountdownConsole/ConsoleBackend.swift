@@ -147,14 +147,12 @@ public final class ConsoleBackend: Sendable {
         guard StreamStatus(rawValue: status) != nil else {
             throw ConsoleError(.badRequest, "status must be one of \(StreamStatus.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        var window: Int?
-        if let starting {
+        let within = try starting.map { starting throws(ConsoleError) -> Int in
             guard case .ago(let seconds)? = try? SinceArgument.parse(starting) else {
                 throw ConsoleError(.badRequest, "starting must be a duration ahead (90m, 24h, 7d)")
             }
-            window = seconds
+            return seconds
         }
-        let within = window
         let streams = try await database.withConnection {
             try ConsoleReadQueries.streams(status: status, startingWithinSeconds: within, after: after, limit: limit, on: $0)
         }

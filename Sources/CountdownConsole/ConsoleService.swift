@@ -238,11 +238,7 @@ public final class ConsoleService: Sendable {
         guard count <= ConsoleAction.bulkLimit else {
             try await refuse(.tooMany, "\(count) items, more than \(ConsoleAction.bulkLimit): refused, nothing done")
         }
-        switch action {
-        case .cancelStream, .retryDead, .dropDead, .retryQuarantine, .dropQuarantine:
-            if count == 0 { try await refuse(.notFound, "nothing to act on: \(action.target) is not there") }
-        case .pause, .resume, .restoreTokens: break
-        }
+        if action.needsItsTarget, count == 0 { try await refuse(.notFound, "nothing to act on: \(action.target) is not there") }
         // The row is written before the action and completed after it: no action is done without its audit row.
         let row = try await backend.audit(entry(action, user: user, reason: reason, outcome: Self.startedOutcome))
         let summary: String

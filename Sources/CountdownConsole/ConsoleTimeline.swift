@@ -13,20 +13,9 @@ public enum ConsoleTimeline {
         public var report: StreamReport
         public var history: [ConsoleReadQueries.PlannedStartChange]
         public var invalidations: [ConsoleReadQueries.Invalidation]
-        public var accepted: [ConsoleReadQueries.AcceptedState]
-        public var reminders: [ConsoleReadQueries.ReminderDelivery]
-        public var actions: [AuditQueries.Entry]
-
-        public init(report: StreamReport, history: [ConsoleReadQueries.PlannedStartChange], invalidations: [ConsoleReadQueries.Invalidation],
-                    accepted: [ConsoleReadQueries.AcceptedState] = [], reminders: [ConsoleReadQueries.ReminderDelivery] = [],
-                    actions: [AuditQueries.Entry] = []) {
-            self.report = report
-            self.history = history
-            self.invalidations = invalidations
-            self.accepted = accepted
-            self.reminders = reminders
-            self.actions = actions
-        }
+        public var accepted: [ConsoleReadQueries.AcceptedState] = []
+        public var reminders: [ConsoleReadQueries.ReminderDelivery] = []
+        public var actions: [AuditQueries.Entry] = []
     }
 
     /// Devices whose start went out but whose token was cleared after it (and not restored): they cannot be
