@@ -45,20 +45,15 @@ public final class DeviceUpsertBatcher: Sendable {
     /// Batches written at the same time (each on its own pooled connection).
     public let maxWriters: Int
     private let write: @Sendable ([Item]) async throws -> [DeviceUpsertOutcome]
-    private let writeOne: @Sendable (Item) async throws -> DeviceUpsertOutcome
     private let state = Locked(State())
 
     /// - Parameters:
-    ///   - write: writes a batch (one transaction) and returns each item's outcome, in order; `writeOne` writes a
-    ///     single registration after a batch failed.
-    public init(maxBatch: Int = 256, maxWriters: Int = 2,
-                write: @escaping @Sendable ([Item]) async throws -> [DeviceUpsertOutcome],
-                writeOne: @escaping @Sendable (Item) async throws -> DeviceUpsertOutcome) {
+    ///   - write: writes a batch (one transaction) and returns each item's outcome, in order.
+    public init(maxBatch: Int = 256, maxWriters: Int = 2, write: @escaping @Sendable ([Item]) async throws -> [DeviceUpsertOutcome]) {
         precondition(maxBatch > 0 && maxWriters > 0)
         self.maxBatch = maxBatch
         self.maxWriters = maxWriters
         self.write = write
-        self.writeOne = writeOne
     }
 
     /// Registrations waiting for a batch (not counting those being written).
@@ -136,7 +131,7 @@ public final class DeviceUpsertBatcher: Sendable {
                     continue
                 }
                 do {
-                    results.append(.success(try await writeOne(item)))
+                    results.append(.success(try await write([item])[0]))
                 } catch {
                     // Once the database is gone, the rest of the batch fails at once instead of one timeout each.
                     if StoreError(classifying: error)?.code == .unreachable { lost = error }

@@ -17,8 +17,6 @@ public final class PostgresAPIStore: APIStore {
             let outcomes = try await database.withConnection { try DeviceOwnershipQueries.write(items, .upsert, on: $0) }
             let byDevice = Dictionary(uniqueKeysWithValues: zip(items.map(\.registration.deviceID), outcomes))
             return unordered.map { byDevice[$0.registration.deviceID].flatMap { $0 } ?? .written }
-        }, writeOne: { item in
-            try await database.withConnection { try DeviceOwnershipQueries.write([item], .upsert, on: $0) }.first.flatMap { $0 } ?? .written
         })
     }
 

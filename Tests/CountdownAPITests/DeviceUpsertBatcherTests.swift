@@ -28,9 +28,6 @@ struct DeviceUpsertBatcherTests {
             recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
             await recorder.held()
             return items.map { _ in .written }
-        }, writeOne: { _ in
-            Issue.record("no single writes expected")
-            return .written
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { recorder.open() }  // a failed wait fails the test instead of leaving the held write (and the group) waiting
@@ -55,9 +52,6 @@ struct DeviceUpsertBatcherTests {
             tokens.withLock { $0 += items.filter { $0.registration.deviceID == "same" }.map { $0.registration.fcmToken ?? "" } }
             await recorder.held()
             return items.map { _ in .written }
-        }, writeOne: { _ in
-            Issue.record("no single writes expected")
-            return .written
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { recorder.open() }  // a failed wait fails the test instead of leaving the held write (and the group) waiting
@@ -82,9 +76,6 @@ struct DeviceUpsertBatcherTests {
                 throw PostgresError(code: .queryFailed, what: "upsert devices", sqlState: "23503", message: "foreign key")
             }
             return items.map { _ in .written }
-        }, writeOne: { item in
-            if item.userID == "ghost" { throw PostgresError(code: .queryFailed, what: "upsert device", sqlState: "23503", message: "foreign key") }
-            return .written
         })
         let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
             for user in ["u1", "ghost", "u2", "u3"] {
@@ -108,12 +99,13 @@ struct DeviceUpsertBatcherTests {
         let singles = Locked(0)
         let recorder = Recorder()
         let batcher = DeviceUpsertBatcher(maxWriters: 1, write: { items in
-            recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)) }
-            if items.count == 1 { await recorder.held() }  // the first, lone registration holds the writer
+            let writes = recorder.batches.withLock { $0.append(items.map(\.registration.deviceID)); return $0.count }
+            if writes == 1 { await recorder.held() }  // the first, lone registration holds the writer
+            if writes > 2 {  // the single writes after the batch of ten failed
+                singles.withLock { $0 += 1 }
+                throw PostgresError(code: .connectionLost, what: "upsert device", message: "server closed the connection")
+            }
             throw PostgresError(code: .queryFailed, what: "upsert devices", sqlState: "23503", message: "foreign key")
-        }, writeOne: { _ in
-            singles.withLock { $0 += 1 }
-            throw PostgresError(code: .connectionLost, what: "upsert device", message: "server closed the connection")
         })
         let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
             defer { recorder.open() }
@@ -133,16 +125,14 @@ struct DeviceUpsertBatcherTests {
     }
 
     @Test func aLostDatabaseFailsTheWholeBatchWithoutRetrying() async throws {
-        let singles = Locked(0)
+        let writes = Locked(0)
         let batcher = DeviceUpsertBatcher(write: { _ -> [DeviceUpsertOutcome] in
+            writes.withLock { $0 += 1 }
             throw PostgresError(code: .connectionLost, what: "upsert devices", message: "server closed the connection")
-        }, writeOne: { _ in
-            singles.withLock { $0 += 1 }
-            return .written
         })
         let error = await #expect(throws: PostgresError.self) { try await batcher.submit(Self.registration("d1"), userID: nil) }
         #expect(error?.isConnectionLoss == true)
-        #expect(singles.value == 0)
+        #expect(writes.value == 1)
     }
 
     @Test func eachRegistrationOfABatchGetsItsOwnOutcome() async throws {
@@ -154,9 +144,6 @@ struct DeviceUpsertBatcherTests {
                 default: .written
                 }
             }
-        }, writeOne: { _ in
-            Issue.record("no single writes expected")
-            return .written
         })
         let outcomes = try await withThrowingTaskGroup(of: (String, DeviceUpsertOutcome).self) { group in
             for device in ["linked", "shared", "free"] {
@@ -180,7 +167,7 @@ extension DeviceUpsertBatcherTests {
                 try Task.checkCancellation()  // the statement is cancelled with the writer's request
             }
             return items.map { _ in .written }
-        }, writeOne: { _ in .written })
+        })
         let first = Task { try await batcher.submit(Self.registration("first"), userID: nil) }
         defer { recorder.open() }
         try await waitUntil(timeout: .seconds(20), "the first batch is being written") { recorder.batches.value.count == 1 }
