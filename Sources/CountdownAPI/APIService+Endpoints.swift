@@ -45,7 +45,7 @@ extension APIService {
         let stream = try FieldRules.identifier(streamID, field: "streamId")
         let device = try FieldRules.identifier(deviceID, field: "deviceId")
         let activity = try request.query.first { $0.name == "activityId" }.map { (item) throws(APIError) in
-            try FieldRules.activityID(item.value ?? "")
+            try FieldRules.identifier(item.value ?? "", field: "activityId")
         }
         try await store.removeSession(streamID: stream, deviceID: device, activityID: activity, userID: caller.userID)
         return .empty(status: 204)

@@ -4,7 +4,8 @@ import Foundation
 /// a 422 naming the field.
 enum FieldRules {
     static let platforms = ["ios", "android", "web"]
-    /// Ids that refer to existing rows (stream ids, device ids in paths and sessions): a generous charset and length.
+    /// Ids that refer to existing rows (stream ids, device ids in paths and sessions) and ActivityKit's activity
+    /// identifiers: a generous charset and length.
     static let idLength = 1...128
     /// A device id being registered: a stable per-install id such as a UUID.
     static let newDeviceIDLength = 16...128
@@ -12,14 +13,13 @@ enum FieldRules {
     static let fcmTokenLength = 32...4096
     static let timezoneMaxLength = 64
     static let localeMaxLength = 35
-    static let activityIDLength = 1...128
 
     static func platform(_ value: String, field: String = "platform") throws(APIError) -> String {
         guard platforms.contains(value) else { throw APIError.invalid(field, "must be one of ios, android, web") }
         return value
     }
 
-    /// An id of an existing row: letters, digits and `. _ : -`.
+    /// An id of an existing row or an activity identifier: letters, digits and `. _ : -`.
     static func identifier(_ value: String, field: String) throws(APIError) -> String {
         guard idLength.contains(value.utf8.count), value.utf8.allSatisfy(isIDByte) else {
             throw APIError.invalid(field, "must be \(idLength.lowerBound) to \(idLength.upperBound) letters, digits, '.', '_', ':' or '-'")
@@ -83,15 +83,6 @@ enum FieldRules {
             && (2...3).contains(language.utf8.count) && language.utf8.allSatisfy(isLetter)
             && parts.dropFirst().allSatisfy { (2...8).contains($0.utf8.count) && $0.utf8.allSatisfy(isAlphanumeric) }
         guard wellFormed else { throw APIError.invalid(field, "must be a language tag such as tr, en-US or en_GB") }
-        return value
-    }
-
-    /// ActivityKit's activity identifier.
-    static func activityID(_ value: String, field: String = "activityId") throws(APIError) -> String {
-        guard activityIDLength.contains(value.utf8.count), value.utf8.allSatisfy(isIDByte) else {
-            throw APIError.invalid(
-                field, "must be \(activityIDLength.lowerBound) to \(activityIDLength.upperBound) letters, digits, '.', '_', ':' or '-'")
-        }
         return value
     }
 

@@ -22,6 +22,6 @@ public struct SessionRegistration: Sendable, Equatable {
         self.streamID = try FieldRules.identifier(try JSONBody.require(streamID, "streamId"), field: "streamId")
         self.deviceID = try FieldRules.identifier(try JSONBody.require(deviceID, "deviceId"), field: "deviceId")
         liveActivityToken = try FieldRules.hexToken(try JSONBody.require(token, "liveActivityToken"), field: "liveActivityToken")
-        self.activityID = try activityID.map { (value) throws(APIError) in try FieldRules.activityID(value) }
+        self.activityID = try activityID.map { (value) throws(APIError) in try FieldRules.identifier(value, field: "activityId") }
     }
 }
