@@ -178,8 +178,8 @@ let package = Package(
             "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "CountdownAPITests", dependencies: [
-            "BlockingIO", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Lifecycle", "Postgres", "Telemetry",
-            "TestSupport",
+            "BlockingIO", "Configuration", "CountdownAPI", "CountdownCommands", "CountdownStore", "HTTPServer", "HTTPTypes", "JWT", "Lifecycle", "Postgres",
+            "Telemetry", "TestSupport",
         ]),
         .testTarget(name: "ConsoleTests", dependencies: [
             "Configuration", "CountdownAPI", "CountdownConsole", "CountdownDomain", "CountdownMaintenance", "CountdownStore", "DelayQueue", "HTTPServer", "HTTPTypes", "JWT", "Postgres",

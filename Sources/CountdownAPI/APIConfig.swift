@@ -72,23 +72,11 @@ public struct APIConfig: Sendable {
         let perAddress = read {
             try env.integer("API_WRITES_PER_MINUTE_PER_IP", default: APIPolicy.defaultWritesPerMinutePerIP, range: 0...10_000_000)
         }
-        let proxies = read { () throws -> TrustedProxies in
-            do {
-                return try TrustedProxies(parsing: env.optionalString("API_TRUSTED_PROXIES") ?? "")
-            } catch {
-                throw ConfigError(.invalid, variable: "API_TRUSTED_PROXIES", problem: "\(error)")
-            }
-        }
+        let proxies = read { try TrustedProxies.load("API_TRUSTED_PROXIES", from: env) }
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
-        let broadcast = read { () throws -> Bool in
-            switch env.optionalString("APNS_BROADCAST")?.lowercased() {
-            case nil, "off": return false
-            case "on": return true
-            case let other?: throw ConfigError(.invalid, variable: "APNS_BROADCAST", problem: "must be on or off, got \"\(other)\"")
-            }
-        }
+        let broadcast = read { try env.choice("APNS_BROADCAST", default: Switch.off) == .on }
         let level = read { try env.logLevel() }
         let format = read { try env.logFormat() }
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
@@ -116,6 +104,9 @@ public struct APIConfig: Sendable {
         config.ownerlessDeviceTTLHours = ownerlessTTL
         return config
     }
+
+    /// `APNS_BROADCAST`, read as the worker reads it.
+    private enum Switch: String, CaseIterable { case off, on }
 
     /// The PostgreSQL configuration of `DATABASE_URL` with the session timeouts applied.
     public func databaseConfiguration() throws -> PostgresConfiguration {

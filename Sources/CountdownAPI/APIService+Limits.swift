@@ -35,7 +35,7 @@ extension APIService {
         // must not leave the client's earlier line to choose the address.
         let lines = request.headers.values("X-Forwarded-For")
         let address = policy.trustedProxies.clientAddress(
-            peer: Self.clientIP(request.remoteAddress), forwardedFor: lines.isEmpty ? nil : lines.joined(separator: ","))
+            peer: TrustedProxies.address(ofPeer: request.remoteAddress), forwardedFor: lines.isEmpty ? nil : lines.joined(separator: ","))
         if let wait = addressWrites.acquire(address) { throw rateLimited("address", wait) }
     }
 
@@ -57,12 +57,5 @@ extension APIService {
         let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
         let from = scope == "anonymous" ? "without a bearer token" : "from this \(scope)"
         return APIError(.rateLimited, "too many writes \(from); retry in \(seconds) s", retryAfterSeconds: seconds)
-    }
-
-    /// The address part of `ip:port` / `[ip]:port`.
-    static func clientIP(_ remote: String) -> String {
-        if remote.hasPrefix("["), let end = remote.firstIndex(of: "]") { return String(remote[remote.index(after: remote.startIndex)..<end]) }
-        if let colon = remote.lastIndex(of: ":"), remote.firstIndex(of: ":") == colon { return String(remote[..<colon]) }
-        return remote
     }
 }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,14 @@ public struct TrustedProxies: Sendable, Equatable {
 
     init(ranges: [Range]) { self.ranges = ranges }
 
+    /// The ranges of the variable `name` (none when it is unset).
+    /// - Throws: `ConfigError` naming the variable and the entry that is not an address or range.
+    public static func load(_ name: String, from env: Environment) throws(ConfigError) -> TrustedProxies {
+        do { return try TrustedProxies(parsing: env.optionalString(name) ?? "") } catch {
+            throw ConfigError(.invalid, variable: name, problem: "\(error)")
+        }
+    }
+
     /// The address the per-address limit counts for a request from `peer` (an address, no port).
     func clientAddress(peer: String, forwardedFor: String?) -> String {
         guard isTrusted(peer), let forwardedFor else { return peer }
@@ -65,6 +74,13 @@ public struct TrustedProxies: Sendable, Equatable {
     public func isTrusted(_ address: String) -> Bool {
         guard !ranges.isEmpty, let bytes = Self.bytes(of: address) else { return false }
         return ranges.contains { $0.contains(bytes) }
+    }
+
+    /// The address part of a peer's `ip:port` / `[ip]:port`.
+    public static func address(ofPeer remote: String) -> String {
+        if remote.hasPrefix("["), let end = remote.firstIndex(of: "]") { return String(remote[remote.index(after: remote.startIndex)..<end]) }
+        if let colon = remote.lastIndex(of: ":"), remote.firstIndex(of: ":") == colon { return String(remote[..<colon]) }
+        return remote
     }
 
     /// The address's bytes (4 or 16), or nil when it is not a numeric IPv4 or IPv6 address.

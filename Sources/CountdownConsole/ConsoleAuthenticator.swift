@@ -30,7 +30,7 @@ public struct ConsoleAuthenticator: Sendable {
     public func user(of request: HTTPRequest) throws(ConsoleError) -> ConsoleUser {
         switch mode {
         case .proxy(let userHeader, let groupsHeader, let trusted):
-            guard let peer = Self.host(of: request.remoteAddress), trusted.isTrusted(peer) else {
+            guard trusted.isTrusted(TrustedProxies.address(ofPeer: request.remoteAddress)) else {
                 throw ConsoleError(.unauthorized, "requests must come through the authenticating proxy")
             }
             // A header sent twice could be one line from the proxy and one from the client: neither is believed.
@@ -83,12 +83,5 @@ public struct ConsoleAuthenticator: Sendable {
     /// as the API refuses it in a `sub`.
     static func hasControlCharacter(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-    }
-
-    /// The address of `ip:port` or `[ip]:port`.
-    static func host(of peer: String) -> String? {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
-        guard let colon = peer.lastIndex(of: ":") else { return peer.isEmpty ? nil : peer }
-        return String(peer[..<colon])
     }
 }

@@ -46,11 +46,7 @@ public struct ConsoleConfig: Sendable {
             return kind
         }
         let proxies = read { () throws -> TrustedProxies in
-            let text = env.optionalString("CONSOLE_TRUSTED_PROXIES") ?? ""
-            let parsed: TrustedProxies
-            do { parsed = try TrustedProxies(parsing: text) } catch {
-                throw ConfigError(.invalid, variable: "CONSOLE_TRUSTED_PROXIES", problem: "\(error)")
-            }
+            let parsed = try TrustedProxies.load("CONSOLE_TRUSTED_PROXIES", from: env)
             if auth == .proxy, parsed == .none {
                 throw ConfigError(.missing, variable: "CONSOLE_TRUSTED_PROXIES",
                                   problem: "required with CONSOLE_AUTH=proxy: the proxy's addresses (comma-separated CIDRs)")
