@@ -3,7 +3,7 @@ import Foundation
 /// The console's one error type: a code that decides the HTTP status, and a message safe to show the operator.
 public struct ConsoleError: Error, CustomStringConvertible, Sendable {
     public enum Code: String, Sendable {
-        case unauthorized, forbidden, notFound, badRequest, tooMany, rateLimited, methodNotAllowed, unavailable, internalError
+        case unauthorized, forbidden, notFound, badRequest, tooMany, rateLimited, methodNotAllowed, internalError
 
         /// The HTTP status of the code.
         public var status: Int {
@@ -15,7 +15,6 @@ public struct ConsoleError: Error, CustomStringConvertible, Sendable {
             case .tooMany: 409
             case .rateLimited: 429
             case .methodNotAllowed: 405
-            case .unavailable: 503
             case .internalError: 500
             }
         }

@@ -374,7 +374,7 @@ struct ConsoleRender {
         case .notFound: "Not found"
         case .forbidden: "Not allowed"
         case .rateLimited: "Too many actions"
-        case .internalError, .unavailable: "Something went wrong"
+        case .internalError: "Something went wrong"
         default: "Cannot do that"
         }
         let ways: HTML = back.map { "\(link("Back to the confirmation", $0)) · \(link("Fleet", "/"))" } ?? link("Fleet", "/")
