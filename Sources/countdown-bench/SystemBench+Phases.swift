@@ -21,14 +21,14 @@ extension SystemBench {
     }
 
     /// Inserts rows planned far ahead (`insert`, and ANALYZE in the same transaction), lets the relay drain, then
-    /// moves them (`move(due)`, `moved` rows) so their due second is T, and lets the relay drain again. Returns T and
-    /// the timings.
+    /// moves the `moved` streams whose ids are LIKE `streams` to a planned start `plannedAfter` seconds after T, and lets the
+    /// relay drain again. Returns T and the timings.
     ///
     /// The relay is timed from the commit: it sees no row before it. With ANALYZE after the commit, the relay
     /// drained part of the rows while ANALYZE ran, and the time left after it (the relay's time as reported) depended
     /// on how long ANALYZE took. ANALYZE in the inserting transaction counts its own rows.
     func queueWithDueSecond(
-        insert: @escaping @Sendable (PostgresConnection) throws -> Void, outboxRows: Int, moved: Int, move: (_ due: Double) async throws -> Void
+        insert: @escaping @Sendable (PostgresConnection) throws -> Void, outboxRows: Int, moving streams: String, moved: Int, plannedAfter: Double
     ) async throws -> (due: Double, timings: SystemBenchResults.Seeding) {
         let round = SystemBenchReport.rounded
         var started = Date()
@@ -48,7 +48,7 @@ extension SystemBench {
         let lead = max(6, Int((Double(moved) / slowest * 2).rounded(.up)) + 4)
         let due = (try await system.databaseNow()).rounded(.up) + Double(lead)
         started = Date()
-        try await move(due)
+        try await system.execute("UPDATE streams SET planned_start_at = to_timestamp($1) WHERE id LIKE $2", [due + plannedAfter, streams])
         let updated = Date().timeIntervalSince(started)
         started = Date()
         try await system.waitOutboxDrained(timeout: .seconds(900))
@@ -71,40 +71,15 @@ extension SystemBench {
             insert: { connection in
                 try CountdownSystem.seedStreams(peoplePrefix: "b", streamPrefix: prefix, count: streams, plannedAtEpoch: planned, on: connection)
             },
-            outboxRows: streams * 4, moved: streams,
-            move: { due in
-                try await system.execute("UPDATE streams SET planned_start_at = to_timestamp($1) WHERE id LIKE $2",
-                                         [due + Double(system.startLead), prefix + "%"])
-            })
-        let expected = try await system.expectedStarts(streamPrefix: prefix, android: android)
-        progress("burst \(prefix): \(expected.count) starts due at \(Self.clock(due)) (relay \(SystemBenchReport.py(timings.relaySeconds))s for "
-                 + "\(timings.outboxRows) rows)")
-        try await resetStatementStatistics()
-        let measured = try await measure("burst-w\(workers)r\(run)", due: due, "every start push", timeout: 600) {
-            try tally.refresh().startCount(prefix: prefix) >= expected.count
+            outboxRows: streams * 4, moving: prefix + "%", moved: streams, plannedAfter: Double(system.startLead))
+        var result = try await measureStarts(prefix, due: due, seeding: timings, samples: "burst-w\(workers)r\(run)", "every start push") { expected in
+            progress("burst \(prefix): \(expected) starts due at \(Self.clock(due)) (relay \(SystemBenchReport.py(timings.relaySeconds))s for "
+                     + "\(timings.outboxRows) rows)")
         }
-        let times = tally.startTimes(prefix: prefix)
-        let keys = tally.startKeys(prefix: prefix)
-        let counts = StartComparison.compare(expected, keys)
-        try await waitUntil(timeout: .seconds(120), every: .milliseconds(500), "the start ledger to settle") {
-            try await count("SELECT count(*) AS n FROM countdown_start_ledger WHERE stream_id LIKE $1 AND status IN ('pending', 'sending')",
-                            [prefix + "%"]) == 0
-        }
-        let ledger = try await system.ledgerCounts(streamPrefix: prefix).byStatus
-        let lateness = times.map { $0 - due }
-        let last = lateness.max()
-        let round = SystemBenchReport.rounded
-        let result = SystemBenchResults.Burst(
-            workers: workers, run: run, dueSecond: due, complete: measured.complete, loadAverage: measured.load, seeding: timings,
-            expected: counts.expected, accepted: counts.accepted, lost: counts.lost, duplicated: counts.duplicated, unexpected: counts.unexpected,
-            ledger: ledger, androidExpected: expected.filter(\.isAndroid).count, androidAccepted: keys.filter(\.isAndroid).count,
-            dueToLastSeconds: last.map { round($0, 2) }, pushesPerSecond: Self.rate(times.count, over: last),
-            latenessP50: lateness.isEmpty ? nil : round(percentile(lateness, 0.50), 2),
-            latenessP99: lateness.isEmpty ? nil : round(percentile(lateness, 0.99), 2),
-            usage: measured.usage, statements: try await topStatements(), ledgerWrites: try await ledgerWrites(), workerSamples: measured.samples)
+        result.run = run
         results.bursts.append(result)
-        progress("burst \(prefix): \(counts.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
-                 + "\(SystemBenchReport.py(result.pushesPerSecond))/s, lost \(counts.lost), duplicated \(counts.duplicated); "
+        progress("burst \(prefix): \(result.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
+                 + "\(SystemBenchReport.py(result.pushesPerSecond))/s, lost \(result.lost), duplicated \(result.duplicated); "
                  + "worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
     }
 
@@ -135,22 +110,15 @@ extension SystemBench {
                 _ = try connection.execute(
                     "INSERT INTO stream_reminders (stream_id, user_id) SELECT $1::text, 'rmu' || i FROM generate_series(1, $2) i", [stream, reminders])
             },
-            outboxRows: reminders + 3, moved: 1,
-            move: { due in
-                try await system.execute("UPDATE streams SET planned_start_at = to_timestamp($1) WHERE id = $2", [due + reminderLead, stream])
-            })
+            outboxRows: reminders + 3, moving: stream, moved: 1, plannedAfter: reminderLead)
         progress("reminders: due at \(Self.clock(due)) (relay \(SystemBenchReport.py(timings.relaySeconds))s for \(reminders + 3) rows)")
-        try await resetStatementStatistics()
-        let measured = try await measure("reminders", due: due, "every reminder", timeout: 900) {
+        var result = try await measure("reminders", due: due, seeding: timings, expected: reminders, "every reminder", timeout: 900) {
             try tally.refresh().reminderCount(stream: stream) >= reminders
         }
         let times = tally.reminders.filter { $0.stream == stream }.map(\.receivedAt)
-        let sent = try await count("SELECT count(*) AS n FROM stream_reminders WHERE stream_id = $1 AND status = 'sent'", [stream])
-        let last = times.max().map { $0 - due }
-        var result = SystemBenchResults.ReminderFanout(
-            reminders: reminders, dueSecond: due, complete: measured.complete, loadAverage: measured.load, seeding: timings, accepted: times.count,
-            remindersMarkedSent: sent, dueToLastSeconds: last.map { SystemBenchReport.rounded($0, 2) }, pushesPerSecond: Self.rate(times.count, over: last),
-            usage: measured.usage, statements: try await topStatements(), ledgerWrites: nil, workerSamples: measured.samples)
+        result.arrived(times, accepted: times.count)
+        result.remindersMarkedSent = try await count("SELECT count(*) AS n FROM stream_reminders WHERE stream_id = $1 AND status = 'sent'", [stream])
+        result.statements = try await topStatements()
         progress("reminders: \(times.count) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due; "
                  + "worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
         result.acceptedPerSecond = SystemBenchReport.perSecond(times, due: due)
@@ -187,53 +155,73 @@ extension SystemBench {
                     SELECT $1::text, 'gsu' || i, CASE WHEN i = 0 THEN 'creator' ELSE 'guest' END, i FROM generate_series(0, $2) i
                     """, [stream, guests])
             },
-            outboxRows: guests + 3, moved: 1,
-            move: { due in
-                try await system.execute("UPDATE streams SET planned_start_at = to_timestamp($1) WHERE id = $2",
-                                         [due + Double(system.startLead), stream])
-            })
-        let expected = try await system.expectedStarts(streamPrefix: "gs.", android: android)
-        progress("giant stream: \(expected.count) starts due at \(Self.clock(due))")
-        let measured = try await measure(nil, due: due, "every giant-stream start", timeout: 600) {
-            try tally.refresh().startCount(prefix: "gs.") >= expected.count
+            outboxRows: guests + 3, moving: stream, moved: 1, plannedAfter: Double(system.startLead))
+        let result = try await measureStarts("gs.", due: due, seeding: timings, samples: nil, "every giant-stream start") { expected in
+            progress("giant stream: \(expected) starts due at \(Self.clock(due))")
         }
-        let times = tally.startTimes(prefix: "gs.")
-        let keys = tally.startKeys(prefix: "gs.")
-        let counts = StartComparison.compare(expected, keys)
-        let last = times.max().map { $0 - due }
-        let result = SystemBenchResults.GiantStream(
-            guests: guests, complete: measured.complete, expected: counts.expected, accepted: counts.accepted, lost: counts.lost,
-            duplicated: counts.duplicated, unexpected: counts.unexpected, androidExpected: expected.filter(\.isAndroid).count,
-            androidAccepted: keys.filter(\.isAndroid).count, seeding: timings, dueToLastSeconds: last.map { SystemBenchReport.rounded($0, 2) },
-            usage: measured.usage)
         results.giantStream = result
-        progress("giant stream: \(counts.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
-                 + "lost \(counts.lost), duplicated \(counts.duplicated); worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
+        progress("giant stream: \(result.accepted) accepted, last \(SystemBenchReport.py(result.dueToLastSeconds))s after due, "
+                 + "lost \(result.lost), duplicated \(result.duplicated); worker warnings: \(SystemBenchReport.warningsLine(result.usage))")
     }
 
-    /// What a phase cost from half a second before `due` until `done` held (or `timeout` seconds passed): `name`
-    /// names its CPU samples (`--perf`; nil: none).
-    func measure(_ name: String?, due: Double, _ what: String, timeout: Int, until done: () async throws -> Bool) async throws -> Measured {
+    /// Measures the starts of the streams whose ids begin with `prefix`, due at `due`: what arrived against what the
+    /// contract tables say should be sent, and the start ledger once settled. `announce` gets the number of starts
+    /// due before the phase begins; `samples` names its CPU samples (`--perf`; nil: none).
+    func measureStarts(
+        _ prefix: String, due: Double, seeding: SystemBenchResults.Seeding, samples: String?, _ what: String, announce: (Int) -> Void
+    ) async throws -> SystemBenchResults.Phase {
+        let expected = try await system.expectedStarts(streamPrefix: prefix, android: android)
+        announce(expected.count)
+        var result = try await measure(samples, due: due, seeding: seeding, expected: expected.count, what, timeout: 600) {
+            try tally.refresh().startCount(prefix: prefix) >= expected.count
+        }
+        let keys = tally.startKeys(prefix: prefix)
+        let counts = StartComparison.compare(expected, keys)
+        try await waitUntil(timeout: .seconds(120), every: .milliseconds(500), "the start ledger to settle") {
+            try await count("SELECT count(*) AS n FROM countdown_start_ledger WHERE stream_id LIKE $1 AND status IN ('pending', 'sending')",
+                            [prefix + "%"]) == 0
+        }
+        result.ledger = try await system.ledgerCounts(streamPrefix: prefix).byStatus
+        result.arrived(tally.startTimes(prefix: prefix), accepted: counts.accepted)
+        result.expected = counts.expected
+        result.lost = counts.lost
+        result.duplicated = counts.duplicated
+        result.unexpected = counts.unexpected
+        result.androidExpected = expected.filter(\.isAndroid).count
+        result.androidAccepted = keys.filter(\.isAndroid).count
+        result.statements = try await topStatements()
+        result.ledgerWrites = try await ledgerWrites()
+        return result
+    }
+
+    /// What a phase with `expected` pushes due cost from half a second before `due` until `done` held (or `timeout`
+    /// seconds passed): `name` names its CPU samples (`--perf`; nil: none). The caller adds what arrived.
+    func measure(
+        _ name: String?, due: Double, seeding: SystemBenchResults.Seeding, expected: Int, _ what: String, timeout: Int,
+        until done: () async throws -> Bool
+    ) async throws -> SystemBenchResults.Phase {
+        try await resetStatementStatistics()
         try await Self.sleep(until: due - 0.5)
         let load = Self.loadAverage()
         let sampler = try name.flatMap { try startSampling($0) }
         let before = try await snapshot()
         let complete = try await Self.waitCompleted(what, timeout: timeout, done)
         let after = try await snapshot()
-        let samples = await sampler?.stop()
-        return Measured(load: load, complete: complete, usage: after.usage(since: before, workers: fleet), samples: samples)
+        return SystemBenchResults.Phase(
+            workers: fleet.count, run: 1, dueSecond: due, complete: complete, loadAverage: load, seeding: seeding, expected: expected, accepted: 0,
+            usage: after.usage(since: before, workers: fleet), workerSamples: await sampler?.stop())
     }
+}
 
-    struct Measured {
-        let load: Double
-        let complete: Bool
-        let usage: SystemBenchResults.Usage
-        let samples: [SystemBenchResults.Sample]?
-    }
-
-    /// Pushes per second over `seconds` (nil when nothing arrived or no time passed).
-    static func rate(_ pushes: Int, over seconds: Double?) -> Int? {
-        guard let seconds, seconds != 0 else { return nil }
-        return Int((Double(pushes) / seconds).rounded())
+extension SystemBenchResults.Phase {
+    /// Sets `accepted` and the timing of the pushes that arrived at `times` (epoch seconds).
+    mutating func arrived(_ times: [Double], accepted: Int) {
+        self.accepted = accepted
+        let lateness = times.map { $0 - dueSecond }
+        let round = SystemBenchReport.rounded
+        dueToLastSeconds = lateness.max().map { round($0, 2) }
+        pushesPerSecond = lateness.max().flatMap { $0 == 0 ? nil : Int((Double(times.count) / $0).rounded()) }
+        latenessP50 = lateness.isEmpty ? nil : round(percentile(lateness, 0.50), 2)
+        latenessP99 = lateness.isEmpty ? nil : round(percentile(lateness, 0.99), 2)
     }
 }

@@ -111,8 +111,8 @@ enum SystemBenchReport {
         checks += relayVerdicts(results, options)
         if let fanout = results.reminderFanout {
             let seconds = fanout.dueToLastSeconds ?? .infinity
-            let limit = fanout.reminders >= 1_000_000 ? targetMillionReminderSeconds : targetReminderSeconds
-            checks.append(Verdict(name: "\(fanout.reminders) reminders within \(py(limit, integral: true))s", passed: seconds <= limit && fanout.complete,
+            let limit = fanout.expected >= 1_000_000 ? targetMillionReminderSeconds : targetReminderSeconds
+            checks.append(Verdict(name: "\(fanout.expected) reminders within \(py(limit, integral: true))s", passed: seconds <= limit && fanout.complete,
                                   detail: "\(py(seconds))s"))
             if let cost = microsPerPush(fanout.usage, fanout.accepted) {
                 let fake = fakeMicrosPerPush(fanout.usage, fanout.accepted).map(String.init) ?? "None"
@@ -130,11 +130,11 @@ enum SystemBenchReport {
         if let giant = results.giantStream {
             let seconds = giant.dueToLastSeconds ?? .infinity
             checks.append(Verdict(
-                name: "one stream with \(giant.guests * 2 + 2) eligible devices within \(py(targetStartSeconds, integral: true))s, none twice",
+                name: "one stream with \(options.giantGuests * 2 + 2) eligible devices within \(py(targetStartSeconds, integral: true))s, none twice",
                 passed: seconds <= targetStartSeconds && giant.complete && giant.duplicated == 0 && giant.lost == 0,
                 detail: "\(py(seconds))s, lost \(giant.lost), duplicated \(giant.duplicated)"))
         }
-        if let peak = results.phases(reminders: "", giant: false).flatMap(\.usage.workerPeakRssMB).max() {
+        if let peak = results.phases(reminders: "", giant: false).flatMap(\.phase.usage.workerPeakRssMB).max() {
             checks.append(Verdict(name: "worker RSS <= \(py(targetRSSMB, integral: true)) MB", passed: peak <= targetRSSMB, detail: "peak \(py(peak)) MB"))
         }
         if target.count >= 2 {
@@ -173,7 +173,7 @@ enum SystemBenchReport {
 
     /// Relay rows per second of every phase, in the order they ran.
     static func relayLine(_ results: Results) -> String {
-        results.phases(reminders: "reminders").map { "\($0.name) \($0.seeding.relayRowsPerSecond) rows/s (\($0.seeding.outboxRows) rows in \(py($0.seeding.relaySeconds))s)" }
+        results.phases(reminders: "reminders").map { "\($0.name) \($0.phase.seeding.relayRowsPerSecond) rows/s (\($0.phase.seeding.outboxRows) rows in \(py($0.phase.seeding.relaySeconds))s)" }
             .joined(separator: ", ")
     }
 
@@ -224,9 +224,9 @@ enum SystemBenchReport {
                 + "PostgreSQL's CPU per push as multiples of it compare across runs at different machine speeds): "
                 + references.joined(separator: "; ") + "\n"
         }
-        let warned = results.phases(reminders: "reminder fan-out").filter { warningsLine($0.usage) != "none" }
+        let warned = results.phases(reminders: "reminder fan-out").filter { warningsLine($0.phase.usage) != "none" }
         if !warned.isEmpty {
-            out += "\nworker warnings and errors by phase: " + warned.map { "\($0.name): \(warningsLine($0.usage))" }.joined(separator: "; ") + "\n"
+            out += "\nworker warnings and errors by phase: " + warned.map { "\($0.name): \(warningsLine($0.phase.usage))" }.joined(separator: "; ") + "\n"
         }
         out += "\nrelay rows/s by phase: \(relayLine(results))\n"
         let ratios = scaling(results)
@@ -236,7 +236,7 @@ enum SystemBenchReport {
         if let fanout = results.reminderFanout {
             let usage = fanout.usage, seed = fanout.seeding
             let cost = microsPerPush(usage, fanout.accepted)
-            out += "\nreminder fan-out: \(fanout.accepted)/\(fanout.reminders) accepted, \(fanout.remindersMarkedSent) marked sent, "
+            out += "\nreminder fan-out: \(fanout.accepted)/\(fanout.expected) accepted, \(py(fanout.remindersMarkedSent)) marked sent, "
                 + "due→last \(py(fanout.dueToLastSeconds))s (\(py(fanout.pushesPerSecond))/s), load \(py(fanout.loadAverage)); "
                 + "seeding \(py(seed.insertSeconds))s, relay \(py(seed.relaySeconds))s (\(seed.relayRowsPerSecond) rows/s); "
                 + "worker RSS \(joined(usage.workerRssMB)) MB, worker CPU \(joined(usage.workerCpuSeconds))s, "
@@ -251,27 +251,27 @@ enum SystemBenchReport {
                 + "due→last \(py(giant.dueToLastSeconds))s, lost \(giant.lost), duplicated \(giant.duplicated); "
                 + "worker CPU \(joined(giant.usage.workerCpuSeconds))s, PG CPU \(py(giant.usage.postgresCpuSeconds))s\n"
         }
-        let profiled: [(title: String, statements: [Results.Statement]?, writes: Results.LedgerWrites?, samples: [Results.Sample]?)] =
-            results.bursts.prefix(1).map { ("burst w\($0.workers)r\($0.run)", $0.statements, $0.ledgerWrites, $0.workerSamples) }
-            + (results.reminderFanout.map { [("reminder fan-out", $0.statements, $0.ledgerWrites, $0.workerSamples)] } ?? [])
+        let profiled = results.bursts.prefix(1).map { (title: $0.burstName, phase: $0) }
+            + (results.reminderFanout.map { [("reminder fan-out", $0)] } ?? [])
         if options.profile {
-            for (title, seeding, _) in results.phases(reminders: "reminders", giant: false) {
+            for (title, phase) in results.phases(reminders: "reminders", giant: false) {
+                let seeding = phase.seeding
                 guard let statements = seeding.relayStatements else { continue }
                 out += "\nstatements by total time (relay of \(title), \(seeding.outboxRows) rows in \(py(seeding.relaySeconds))s):\n" + lines(statements)
             }
-            for phase in profiled {
-                out += "\nstatements by total time (\(phase.title)):\n" + lines(phase.statements ?? [])
-                if let writes = phase.writes {
+            for (title, phase) in profiled {
+                out += "\nstatements by total time (\(title)):\n" + lines(phase.statements ?? [])
+                if let writes = phase.ledgerWrites {
                     let share = writes.updated > 0 ? String(format: "%.0f %%", 100 * Double(writes.hotUpdated) / Double(writes.updated)) : "-"
                     out += "  start ledger: \(writes.inserted) rows inserted, \(writes.updated) updated, \(share) of the updates HOT\n"
                 }
             }
         }
         if let directory = options.perfDirectory {
-            for phase in profiled {
-                out += "\nworker CPU samples by function, self time (\(phase.title); full report in \(directory)):\n"
-                if phase.samples?.isEmpty ?? true { out += "  (no samples: is perf installed and allowed to attach?)\n" }
-                for row in phase.samples ?? [] {
+            for (title, phase) in profiled {
+                out += "\nworker CPU samples by function, self time (\(title); full report in \(directory)):\n"
+                if phase.workerSamples?.isEmpty ?? true { out += "  (no samples: is perf installed and allowed to attach?)\n" }
+                for row in phase.workerSamples ?? [] {
                     let dso = String(row.dso.prefix(28))
                     out += "  " + String(format: "%5.1f%%", row.percent) + "  " + dso.padding(toLength: 28, withPad: " ", startingAt: 0) + " \(row.symbol)\n"
                 }
@@ -285,7 +285,7 @@ enum SystemBenchReport {
     }
 
     /// The burst table's columns: the header, and a burst's cell.
-    static var burstColumns: [(header: String, cell: (Results.Burst) -> String)] {
+    static var burstColumns: [(header: String, cell: (Results.Phase) -> String)] {
         [
             ("workers", { "\($0.workers)" }), ("run", { "\($0.run)" }), ("load", { py($0.loadAverage) }), ("seed s", { py($0.seeding.insertSeconds) }),
             ("relay s (rows/s)", { "\(py($0.seeding.relaySeconds)) (\($0.seeding.relayRowsPerSecond))" }), ("starts", { "\($0.accepted)/\($0.expected)" }),

@@ -11,17 +11,17 @@ struct SystemBenchResults: Codable, Sendable {
     var postgresCollation: String?
     var seedPeople: PeopleSeeding?
     var startupReconcile: [StartupReconcile] = []
-    var bursts: [Burst] = []
-    var reminderFanout: ReminderFanout?
-    var giantStream: GiantStream?
+    var bursts: [Phase] = []
+    var reminderFanout: Phase?
+    var giantStream: Phase?
     /// Exit statuses of each fleet on SIGTERM, by its worker count (nil: still running after the timeout).
     var workerExits: [String: [Int32?]] = [:]
 
     /// The measured phases in the order they ran, each with its name in the report (the reminder fan-out's is
-    /// `reminders`), its seeding and its usage; the giant stream only with `giant`.
-    func phases(reminders: String, giant: Bool = true) -> [(name: String, seeding: Seeding, usage: Usage)] {
-        bursts.map { ("burst w\($0.workers)r\($0.run)", $0.seeding, $0.usage) } + (reminderFanout.map { [(reminders, $0.seeding, $0.usage)] } ?? [])
-            + (giant ? giantStream.map { [("giant stream", $0.seeding, $0.usage)] } ?? [] : [])
+    /// `reminders`); the giant stream only with `giant`.
+    func phases(reminders: String, giant: Bool = true) -> [(name: String, phase: Phase)] {
+        bursts.map { ($0.burstName, $0) } + (reminderFanout.map { [(reminders, $0)] } ?? [])
+            + (giant ? giantStream.map { [("giant stream", $0)] } ?? [] : [])
     }
 
     struct PeopleSeeding: Codable, Sendable {
@@ -100,21 +100,26 @@ struct SystemBenchResults: Codable, Sendable {
         var symbol: String
     }
 
-    struct Burst: Codable, Sendable {
+    /// One measured phase: a start burst, the reminder fan-out or the giant stream. The reminder fan-out counts
+    /// reminders where the others count starts; what a phase does not measure keeps its default.
+    struct Phase: Codable, Sendable {
+        /// The fleet's worker count, and which of its bursts this is (1 for the other phases).
         var workers: Int
         var run: Int
         var dueSecond: Double
         var complete: Bool
         var loadAverage: Double
         var seeding: Seeding
+        /// The pushes due: (stream, device) starts by the contract tables, or active reminders.
         var expected: Int
         var accepted: Int
-        var lost: Int
-        var duplicated: Int
-        var unexpected: Int
-        var ledger: [String: Int]
-        var androidExpected: Int
-        var androidAccepted: Int
+        var lost = 0
+        var duplicated = 0
+        var unexpected = 0
+        /// The start ledger's rows by status once it settled.
+        var ledger: [String: Int] = [:]
+        var androidExpected = 0
+        var androidAccepted = 0
         var dueToLastSeconds: Double?
         var pushesPerSecond: Int?
         var latenessP50: Double?
@@ -123,37 +128,12 @@ struct SystemBenchResults: Codable, Sendable {
         var statements: [Statement]?
         var ledgerWrites: LedgerWrites?
         var workerSamples: [Sample]?
-    }
-
-    struct ReminderFanout: Codable, Sendable {
-        var reminders: Int
-        var dueSecond: Double
-        var complete: Bool
-        var loadAverage: Double
-        var seeding: Seeding
-        var accepted: Int
-        var remindersMarkedSent: Int
-        var dueToLastSeconds: Double?
-        var pushesPerSecond: Int?
-        var usage: Usage
-        var statements: [Statement]?
-        var ledgerWrites: LedgerWrites?
-        var workerSamples: [Sample]?
+        /// The reminder fan-out's reminders marked sent.
+        var remindersMarkedSent: Int?
+        /// Pushes accepted in each second after due (the reminder fan-out).
         var acceptedPerSecond: [Int] = []
-    }
 
-    struct GiantStream: Codable, Sendable {
-        var guests: Int
-        var complete: Bool
-        var expected: Int
-        var accepted: Int
-        var lost: Int
-        var duplicated: Int
-        var unexpected: Int
-        var androidExpected: Int
-        var androidAccepted: Int
-        var seeding: Seeding
-        var dueToLastSeconds: Double?
-        var usage: Usage
+        /// Its name in the report: `burst w2r1`.
+        var burstName: String { "burst w\(workers)r\(run)" }
     }
 }

@@ -1,4 +1,5 @@
 @testable import countdown_bench
+import Foundation
 import Testing
 
 /// The report prints what scripts/lib/bench_system.py printed for the same figures, so docs/benchmarks.md's tables
@@ -24,8 +25,8 @@ import Testing
     static func burst(
         _ workers: Int, _ run: Int, last: Double?, rate: Int?, p50: Double, p99: Double, _ usage: Results.Usage, lost: Int = 0,
         statements: [Results.Statement]? = nil, writes: Results.LedgerWrites? = nil
-    ) -> Results.Burst {
-        Results.Burst(
+    ) -> Results.Phase {
+        Results.Phase(
             workers: workers, run: run, dueSecond: 1000, complete: true, loadAverage: 2.2, seeding: seeding, expected: 45000, accepted: 45000,
             lost: lost, duplicated: 0, unexpected: 0, ledger: [:], androidExpected: 22608, androidAccepted: 22600, dueToLastSeconds: last,
             pushesPerSecond: rate, latenessP50: p50, latenessP99: p99, usage: usage, statements: statements, ledgerWrites: writes,
@@ -45,15 +46,16 @@ import Testing
             burst(2, 1, last: 6.69, rate: 6726, p50: 3.3, p99: 6.6, usage([1.9, 1.97], [46.7, 47.5], [55.0, 56.1], 1.85, 0.3, 3.87, 45000)),
             burst(2, 2, last: 6.52, rate: 6902, p50: 3.2, p99: 6.5, usage([1.85, 1.9], [46.9, 48.7], [55.2, 56.3], 1.8, 0.29, 3.78, 44000)),
         ]
-        results.reminderFanout = Results.ReminderFanout(
-            reminders: 100_000, dueSecond: 2000, complete: true, loadAverage: 3.1, seeding: seeding, accepted: 100_000,
-            remindersMarkedSent: 100_000, dueToLastSeconds: 9.24, pushesPerSecond: 10823,
+        results.reminderFanout = Results.Phase(
+            workers: 2, run: 1, dueSecond: 2000, complete: true, loadAverage: 3.1, seeding: seeding, expected: 100_000, accepted: 100_000,
+            dueToLastSeconds: 9.24, pushesPerSecond: 10823,
             usage: usage([2.61, 2.9], [50.1, 51.2], [52.0, 53.0], 1.8, 1.18, 7.5, 120_000,
                          redisCommands: [.init(name: "evalsha", calls: 2000, seconds: 0.81), .init(name: "zadd", calls: 100, seconds: 0.05)]),
-            statements: statements, ledgerWrites: nil, workerSamples: nil, acceptedPerSecond: [0, 9000, 10000, 1000])
-        results.giantStream = Results.GiantStream(
-            guests: 10000, complete: true, expected: 20002, accepted: 20002, lost: 0, duplicated: 0, unexpected: 0, androidExpected: 10148,
-            androidAccepted: 10148, seeding: seeding, dueToLastSeconds: 5.06, usage: usage([1.1, 1.2], [48.0, 49.0], [57.4, 56.0], 0.8, 0.1, 1.7, 2000))
+            statements: statements, ledgerWrites: nil, workerSamples: nil, remindersMarkedSent: 100_000, acceptedPerSecond: [0, 9000, 10000, 1000])
+        results.giantStream = Results.Phase(
+            workers: 2, run: 1, dueSecond: 3000, complete: true, loadAverage: 2.5, seeding: seeding, expected: 20002, accepted: 20002,
+            androidExpected: 10148, androidAccepted: 10148, dueToLastSeconds: 5.06,
+            usage: usage([1.1, 1.2], [48.0, 49.0], [57.4, 56.0], 0.8, 0.1, 1.7, 2000))
         results.workerExits = ["1": [0], "2": [0, 0]]
         return results
     }
@@ -64,6 +66,15 @@ import Testing
 
     @Test func printsThePythonReportsLayout() throws {
         #expect(SystemBenchReport.text(Self.fixture(), try Self.options()) == Self.expected)
+    }
+
+    @Test func writesEveryPhaseInOneShape() throws {
+        let object = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(Self.fixture())) as? [String: Any]
+        let phases = [(object?["bursts"] as? [Any])?.first, object?["reminderFanout"], object?["giantStream"]]
+        for phase in phases {
+            let keys = Set((phase as? [String: Any] ?? [:]).keys)
+            #expect(keys.isSuperset(of: ["workers", "run", "dueSecond", "expected", "accepted", "lost", "duplicated", "seeding", "usage"]))
+        }
     }
 
     @Test func judgesTheTargets() throws {
