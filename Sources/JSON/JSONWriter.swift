@@ -3,8 +3,8 @@
 ///
 /// Members go in the order they are written. A caller that wants the canonical form of `JSONValue.encoded()`
 /// (keys sorted by their UTF-8 bytes) writes them sorted; tests can check that by parsing the bytes and encoding
-/// them again. Two styles, not to be mixed within one object: `raw` and `member` write exactly what they are
-/// given (the caller places the commas); inside `object(_:)`, `key(_:)` places them.
+/// them again. Objects are written with `object(_:)`, whose members start with `key(_:)` or are `member(_:_:)`:
+/// they place the commas. `raw` writes exactly what it is given (an array's brackets and commas, ready-made JSON).
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Whether the innermost object opened with `object(_:)` has no member yet.
@@ -30,11 +30,9 @@ public struct JSONWriter {
         }
     }
 
-    /// `,"name":"value"`: one more string member of an object written with `raw`.
+    /// `"name":"value"`: a string member of the object being written (after a comma unless it is the first).
     public mutating func member(_ name: StaticString, _ value: String) {
-        raw(",\"")
-        raw(name)
-        raw("\":")
+        key(name)
         string(value)
     }
 

@@ -50,9 +50,10 @@ public final class APNsProviderToken: AccessTokenProviding {
             throw PushError(.invalidCredentials, error.problem, file: keyFile)
         }
         var json = JSONWriter()
-        json.raw("{\"alg\":\"ES256\",\"kid\":")
-        json.string(keyID)
-        json.raw("}")
+        json.object { header in
+            header.member("alg", "ES256")
+            header.member("kid", keyID)
+        }
         header = json.bytes
         self.keyID = keyID
         self.teamID = teamID

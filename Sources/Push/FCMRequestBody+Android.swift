@@ -5,13 +5,16 @@ extension FCMRequestBody {
     /// only (a `notification` block would make FCM post a notification of its own), no `apns` block.
     static func encodeAndroidData(fcmToken: String, options: AndroidMessageOptions, data: [String: String]) -> [UInt8] {
         var json = JSONWriter(capacity: 1024)
-        json.raw("{\"message\":{\"token\":")
-        json.string(fcmToken)
-        json.raw(",\"android\":")
-        options.write(into: &json)
-        json.raw(",\"data\":")
-        json.object(data)
-        json.raw("}}")
+        json.object { root in
+            root.key("message")
+            root.object { message in
+                message.member("token", fcmToken)
+                message.key("android")
+                options.write(into: &message)
+                message.key("data")
+                message.object(data)
+            }
+        }
         return json.bytes
     }
 }

@@ -9,64 +9,71 @@ public enum FCMRequestBody {
         case let .androidData(fcmToken, options, data): return encodeAndroidData(fcmToken: fcmToken, options: options, data: data)
         case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
             guard isJSONObject(apsJSON) else { return nil }
-            json.raw("{\"message\":{\"token\":")
-            json.string(fcmToken)
-            json.raw(",\"apns\":{\"live_activity_token\":")
-            json.string(activityToken)
-            json.raw(",\"headers\":")
-            json.object(apnsHeaders)
-            json.raw(",\"payload\":")
-            json.raw(apsJSON)
-            json.raw("}}}")
-        case let .notification(fcmToken, title, body, data, options):
-            json.raw("{\"message\":{\"token\":")
-            json.string(fcmToken)
-            json.raw(",\"notification\":{\"title\":")
-            json.string(title)
-            json.raw(",\"body\":")
-            json.string(body)
-            json.raw("},\"data\":")
-            json.object(data)
-            android(options, into: &json)
-            json.raw(",\"apns\":{")
-            let headers = options.apnsHeaders
-            if !headers.isEmpty {
-                json.raw("\"headers\":")
-                json.object(headers)
-                json.raw(",")
+            writeMessage(fcmToken, into: &json) { message in
+                message.key("apns")
+                message.object { apns in
+                    apns.member("live_activity_token", activityToken)
+                    apns.key("headers")
+                    apns.object(apnsHeaders)
+                    apns.key("payload")
+                    apns.raw(apsJSON)
+                }
             }
-            json.raw("\"payload\":{\"aps\":{\"sound\":\"default\"}}}}}")
+        case let .notification(fcmToken, title, body, data, options):
+            writeMessage(fcmToken, into: &json) { message in
+                message.key("notification")
+                message.object { notification in
+                    notification.member("title", title)
+                    notification.member("body", body)
+                }
+                message.key("data")
+                message.object(data)
+                android(options, into: &message)
+                message.key("apns")
+                message.object { apns in
+                    let headers = options.apnsHeaders
+                    if !headers.isEmpty {
+                        apns.key("headers")
+                        apns.object(headers)
+                    }
+                    apns.key("payload")
+                    apns.raw("{\"aps\":{\"sound\":\"default\"}}")
+                }
+            }
         }
         return json.bytes
     }
 
-    /// `,"android":{"ttl":"412s","collapse_key":…,"notification":{"channel_id":…,"tag":…}}` with the options that are
-    /// set; nothing when none is.
-    private static func android(_ options: NotificationOptions, into json: inout JSONWriter) {
-        var members: [(String, String)] = []
-        if let ttl = options.androidTTLSeconds { members.append(("ttl", "\(max(0, ttl))s")) }
-        if let collapse = options.collapseID { members.append(("collapse_key", collapse)) }
-        var notification: [(String, String)] = []
-        if let channel = options.androidChannelID { notification.append(("channel_id", channel)) }
-        if let tag = options.androidTag { notification.append(("tag", tag)) }
-        guard !members.isEmpty || !notification.isEmpty else { return }
-        json.raw(",\"android\":{")
-        func write(_ pairs: [(String, String)]) {
-            for (index, (key, value)) in pairs.enumerated() {
-                if index > 0 { json.raw(",") }
-                json.string(key)
-                json.raw(":")
-                json.string(value)
+    /// `{"message":{"token":…,…}}` with the members `body` writes after the token.
+    private static func writeMessage(_ fcmToken: String, into json: inout JSONWriter, _ body: (inout JSONWriter) -> Void) {
+        json.object { root in
+            root.key("message")
+            root.object { message in
+                message.member("token", fcmToken)
+                body(&message)
             }
         }
-        write(members)
-        if !notification.isEmpty {
-            if !members.isEmpty { json.raw(",") }
-            json.raw("\"notification\":{")
-            write(notification)
-            json.raw("}")
+    }
+
+    /// `"android":{"ttl":"412s","collapse_key":…,"notification":{"channel_id":…,"tag":…}}` with the options that are
+    /// set; nothing when none is.
+    private static func android(_ options: NotificationOptions, into json: inout JSONWriter) {
+        let ttl = options.androidTTLSeconds
+        let collapse = options.collapseID
+        let channel = options.androidChannelID
+        let tag = options.androidTag
+        guard ttl != nil || collapse != nil || channel != nil || tag != nil else { return }
+        json.key("android")
+        json.object { android in
+            if let ttl { android.member("ttl", "\(max(0, ttl))s") }
+            if let collapse { android.member("collapse_key", collapse) }
+            guard channel != nil || tag != nil else { return }
+            android.key("notification")
+            android.object { notification in
+                if let channel { notification.member("channel_id", channel) }
+                if let tag { notification.member("tag", tag) }
+            }
         }
-        json.raw("}")
     }
 
     /// A shape check, not a parse (parsing every payload again cost a fifth of a push's CPU): the payload

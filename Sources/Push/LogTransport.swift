@@ -26,32 +26,35 @@ public struct LogTransport: PushTransport {
         switch message.content {
         case let .androidData(fcmToken, options, data): return androidDataLine(id: message.id, fcmToken: fcmToken, options: options, data: data)
         case let .liveActivity(fcmToken, activityToken, apnsHeaders, apsJSON):
-            json.raw("{\"push\":\"live_activity\"")
-            json.member("id", message.id)
-            json.member("fcm_token", Redact.token(fcmToken))
-            json.member("activity_token", Redact.token(activityToken))
-            json.raw(",\"apns_headers\":")
-            json.object(apnsHeaders)
-            json.raw(",\"payload\":")
-            if FCMRequestBody.isJSONObject(apsJSON) { json.raw(apsJSON) } else { json.string(String(decoding: apsJSON, as: UTF8.self)) }
-        case let .notification(fcmToken, title, body, data, options):
-            json.raw("{\"push\":\"notification\"")
-            json.member("id", message.id)
-            json.member("fcm_token", Redact.token(fcmToken))
-            json.member("title", title)
-            json.member("body", body)
-            json.raw(",\"data\":")
-            json.object(data)
-            let headers = options.apnsHeaders
-            if !headers.isEmpty {
-                json.raw(",\"apns_headers\":")
-                json.object(headers)
+            json.object { line in
+                line.member("push", "live_activity")
+                line.member("id", message.id)
+                line.member("fcm_token", Redact.token(fcmToken))
+                line.member("activity_token", Redact.token(activityToken))
+                line.key("apns_headers")
+                line.object(apnsHeaders)
+                line.key("payload")
+                if FCMRequestBody.isJSONObject(apsJSON) { line.raw(apsJSON) } else { line.string(String(decoding: apsJSON, as: UTF8.self)) }
             }
-            if let ttl = options.androidTTLSeconds { json.member("android_ttl", "\(ttl)s") }
-            if let channel = options.androidChannelID { json.member("android_channel_id", channel) }
-            if let tag = options.androidTag { json.member("android_tag", tag) }
+        case let .notification(fcmToken, title, body, data, options):
+            json.object { line in
+                line.member("push", "notification")
+                line.member("id", message.id)
+                line.member("fcm_token", Redact.token(fcmToken))
+                line.member("title", title)
+                line.member("body", body)
+                line.key("data")
+                line.object(data)
+                let headers = options.apnsHeaders
+                if !headers.isEmpty {
+                    line.key("apns_headers")
+                    line.object(headers)
+                }
+                if let ttl = options.androidTTLSeconds { line.member("android_ttl", "\(ttl)s") }
+                if let channel = options.androidChannelID { line.member("android_channel_id", channel) }
+                if let tag = options.androidTag { line.member("android_tag", tag) }
+            }
         }
-        json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)
     }
 

@@ -21,6 +21,17 @@ import Testing
         #expect(JSONValue.parse(json.bytes)?.encoded() == json.bytes)
     }
 
+    @Test func stringMembersGetTheirCommas() {
+        var json = JSONWriter()
+        json.object { root in
+            root.member("a", "1")
+            root.key("b")
+            root.object { inner in inner.member("x", "\"") }
+            root.member("c", "")
+        }
+        #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"a":"1","b":{"x":"\""},"c":""}"#)
+    }
+
     @Test(arguments: [0, 9, 10, -1, Int.max, Int.min])
     func integersAreDecimal(value: Int) {
         var json = JSONWriter()

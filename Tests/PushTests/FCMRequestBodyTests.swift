@@ -45,6 +45,10 @@ import Testing
         #expect(android["ttl"] as? String == "412s")
         #expect(android["collapse_key"] as? String == "reminder-0123456789abcdef")
         #expect((android["notification"] as? [String: String]) == ["channel_id": "stream_reminders", "tag": "reminder-0123456789abcdef"])
+        #expect(String(decoding: body, as: UTF8.self) == #"{"message":{"token":"tok","notification":{"title":"T","body":"B"},"data":{},"#
+            + #""android":{"ttl":"412s","collapse_key":"reminder-0123456789abcdef","notification":{"channel_id":"stream_reminders","#
+            + #""tag":"reminder-0123456789abcdef"}},"apns":{"headers":{"apns-collapse-id":"reminder-0123456789abcdef","#
+            + #""apns-expiration":"1776708000"},"payload":{"aps":{"sound":"default"}}}}}"#)
         let apns = try #require(inner["apns"] as? [String: Any])
         #expect(apns["headers"] as? [String: String] == ["apns-expiration": "1776708000", "apns-collapse-id": "reminder-0123456789abcdef"])
         #expect(((apns["payload"] as? [String: Any])?["aps"] as? [String: String]) == ["sound": "default"])
@@ -87,5 +91,8 @@ import Testing
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines.value[1].utf8)) as? [String: Any])
         #expect(second["fcm_token"] as? String == "…", "a token of 16 characters or fewer is masked whole")
         #expect(second["data"] as? [String: String] == ["k": "v"])
+        #expect(lines.value[1] == #"{"push":"notification","id":"r1","fcm_token":"…","title":"T","body":"B","data":{"k":"v"}}"#)
+        #expect(line.hasPrefix(#"{"push":"live_activity","id":"end:s1:d1","fcm_token":"…89ABCDEF","activity_token":"…11112222","#
+            + #""apns_headers":{"apns-priority":"10"},"payload":{"aps":"#))
     }
 }
