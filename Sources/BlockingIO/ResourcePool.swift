@@ -15,6 +15,12 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
         let thread: SerialThread
         var resource: Resource?  // touched only on `thread`
         init(thread: SerialThread) { self.thread = thread }
+
+        /// Frees the resource on its thread and ends the thread.
+        func retire() {
+            thread.submit { self.resource = nil }
+            thread.stop()
+        }
     }
 
     private struct State {
@@ -49,21 +55,10 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
         let factory = self.factory
         let isHealthy = self.isHealthy
         return try await slot.thread.run {
-            let resource: Resource
-            if let existing = slot.resource {
-                resource = existing
-            } else {
-                resource = try factory()
-                slot.resource = resource
-            }
-            do {
-                let result = try body(resource)
-                if !isHealthy(resource) { slot.resource = nil }
-                return result
-            } catch {
-                if !isHealthy(resource) { slot.resource = nil }
-                throw error
-            }
+            let resource = try slot.resource ?? factory()
+            slot.resource = resource
+            defer { if !isHealthy(resource) { slot.resource = nil } }
+            return try body(resource)
         }
     }
 
@@ -83,10 +78,7 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
             return (slots, waiters)
         }
         for waiter in waiters { waiter.resume(throwing: PoolClosedError(pool: name)) }
-        for slot in slots {
-            slot.thread.submit { slot.resource = nil }
-            slot.thread.stop()
-        }
+        for slot in slots { slot.retire() }
     }
 
     private enum Acquisition { case slot(Slot), create(Int), wait, closed }
@@ -122,11 +114,10 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
         let waiter: CheckedContinuation<Slot, any Error>? = state.withLock { state in
             if !state.waiters.isEmpty { return state.waiters.removeFirst() }
             if state.closed {
-                slot.thread.submit { slot.resource = nil }
-                slot.thread.stop()
-                return nil
+                slot.retire()
+            } else {
+                state.idle.append(slot)
             }
-            state.idle.append(slot)
             return nil
         }
         waiter?.resume(returning: slot)

@@ -31,10 +31,7 @@ public final class RedisDelayQueue: DelayQueue {
 
     public func enqueue(_ jobs: [NewJob]) async throws {
         guard !jobs.isEmpty else { return }
-        var calls: [(keys: [RedisArgument], args: [RedisArgument])] = []
-        var start = 0
-        while start < jobs.count {
-            let chunk = jobs[start..<min(start + Self.batchLimit, jobs.count)]
+        let calls = try Self.batches(jobs).map { chunk in
             var args: [RedisArgument] = [keys.wakeChannel]
             args.reserveCapacity(1 + chunk.count * 4)
             for job in chunk {
@@ -47,8 +44,7 @@ public final class RedisDelayQueue: DelayQueue {
                 }
                 args.append(RedisArgument(bytes: JobData.encode(kind: job.kind, payload: job.payload)))
             }
-            calls.append((keys.all, args))
-            start += Self.batchLimit
+            return (keys: keys.all, args: args)
         }
         let replies = try await client.runPipelined(script: QueueScripts.enqueue, calls: calls, retry: .onceOnBrokenConnection)
         for reply in replies { try reply.throwIfError(context: QueueScripts.enqueue.name) }
@@ -73,14 +69,8 @@ public final class RedisDelayQueue: DelayQueue {
 
     @discardableResult
     public func ack(_ leases: [JobLease]) async throws -> Int {
-        guard !leases.isEmpty else { return 0 }
-        let calls = stride(from: 0, to: leases.count, by: Self.batchLimit).map { start in
-            (keys: keys.all, args: leases[start..<Swift.min(start + Self.batchLimit, leases.count)].flatMap {
-                [RedisArgument($0.id), RedisArgument($0.token)]
-            })
-        }
-        let replies = try await client.runPipelined(script: QueueScripts.ack, calls: calls, retry: .onceOnBrokenConnection)
-        return try replies.reduce(0) { $0 + Int(try Self.integer($1, QueueScripts.ack.name)) }
+        let batches = Self.batches(leases).map { $0.flatMap { [RedisArgument($0.id), RedisArgument($0.token)] } }
+        return try await sum(QueueScripts.ack, batches: batches, retry: .onceOnBrokenConnection)
     }
 
     @discardableResult
@@ -149,8 +139,7 @@ public final class RedisDelayQueue: DelayQueue {
 
     public func jobs(ids: [String]) async throws -> [String: JobInfo] {
         var found: [String: JobInfo] = [:]
-        for start in stride(from: 0, to: ids.count, by: Self.batchLimit) {
-            let chunk = Array(ids[start..<Swift.min(start + Self.batchLimit, ids.count)])
+        for chunk in Self.batches(ids).map(Array.init) {
             let reply = try await client.run(
                 script: QueueScripts.inspect, keys: keys.all, args: chunk.map { RedisArgument($0) }, retry: .onceOnBrokenConnection)
             for info in try ClaimDecoder.jobInfos(reply, ids: chunk) { found[info.id] = info }
@@ -248,12 +237,20 @@ public final class RedisDelayQueue: DelayQueue {
     }
 
     private func sum(_ script: RedisScript, ids: [String], leading: [RedisArgument] = [], retry: RedisRetry) async throws -> Int {
-        guard !ids.isEmpty else { return 0 }
-        let calls = stride(from: 0, to: ids.count, by: Self.batchLimit).map { start in
-            (keys: keys.all, args: leading + ids[start..<Swift.min(start + Self.batchLimit, ids.count)].map { RedisArgument($0) })
-        }
+        try await sum(script, batches: Self.batches(ids).map { leading + $0.map { RedisArgument($0) } }, retry: retry)
+    }
+
+    /// Runs `script` once per batch of arguments, all in one pipeline, and adds up the integer replies.
+    private func sum(_ script: RedisScript, batches: [[RedisArgument]], retry: RedisRetry) async throws -> Int {
+        guard !batches.isEmpty else { return 0 }
+        let calls = batches.map { (keys: keys.all, args: $0) }
         let replies = try await client.runPipelined(script: script, calls: calls, retry: retry)
         return try replies.reduce(0) { $0 + Int(try Self.integer($1, script.name)) }
+    }
+
+    /// `items` in slices of at most `batchLimit`.
+    private static func batches<Item>(_ items: [Item]) -> [ArraySlice<Item>] {
+        stride(from: 0, to: items.count, by: batchLimit).map { items[$0..<Swift.min($0 + batchLimit, items.count)] }
     }
 
     private static func integer(_ reply: RedisReply, _ context: String) throws -> Int64 {

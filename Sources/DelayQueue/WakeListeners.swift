@@ -16,22 +16,14 @@ final class WakeListeners: Sendable {
     /// Returns when a wake is published, `timeout` passes, or the listeners are closed.
     func wait(timeout: Duration) async throws {
         guard timeout > .zero else { return }
-        let taken: RedisSubscriber? = state.withLock { state in
-            if state.closed { return nil }
-            if let subscriber = state.idle.popLast() {
-                state.busy[ObjectIdentifier(subscriber)] = subscriber
-                return subscriber
-            }
-            return nil
+        let (closed, idle) = state.withLock { state in (state.closed, state.closed ? nil : state.idle.popLast()) }
+        if closed { return }
+        let subscriber = try idle ?? RedisSubscriber(configuration: configuration, channels: [channel], name: "queue-wake")
+        let listening = state.withLock { state in
+            if !state.closed { state.busy[ObjectIdentifier(subscriber)] = subscriber }
+            return !state.closed
         }
-        let subscriber: RedisSubscriber
-        if let taken {
-            subscriber = taken
-        } else {
-            if state.withLock({ $0.closed }) { return }
-            subscriber = try RedisSubscriber(configuration: configuration, channels: [channel], name: "queue-wake")
-            state.withLock { $0.busy[ObjectIdentifier(subscriber)] = subscriber }
-        }
+        guard listening else { return }
         defer {
             state.withLock { state in
                 state.busy[ObjectIdentifier(subscriber)] = nil

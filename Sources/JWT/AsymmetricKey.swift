@@ -41,7 +41,7 @@ public final class AsymmetricKey: @unchecked Sendable {
 
     /// Loads a private key from a PEM file (e.g. an Apple `AuthKey_XXXX.p8`).
     public static func privateKey(file path: String) throws -> AsymmetricKey {
-        try privateKey(pem: try readPEMFile(path), source: path)
+        try privateKey(pem: String(decoding: try JWTError.contents(of: path, code: .invalidKey), as: UTF8.self), source: path)
     }
 
     /// Loads a public key from PEM (`BEGIN PUBLIC KEY`, SubjectPublicKeyInfo).
@@ -53,7 +53,7 @@ public final class AsymmetricKey: @unchecked Sendable {
 
     /// Loads a public key from a PEM file.
     public static func publicKey(file path: String) throws -> AsymmetricKey {
-        try publicKey(pem: try readPEMFile(path), source: path)
+        try publicKey(pem: String(decoding: try JWTError.contents(of: path, code: .invalidKey), as: UTF8.self), source: path)
     }
 
     /// Loads a public key from DER SubjectPublicKeyInfo bytes.
@@ -128,13 +128,5 @@ public final class AsymmetricKey: @unchecked Sendable {
         if pem.contains("ENCRYPTED") {
             throw JWTError(.invalidKey, "the key is encrypted; an unencrypted key is required", source: source)
         }
-    }
-
-    private static func readPEMFile(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw JWTError(.invalidKey, exists ? "the file cannot be read" : "no such file", source: path)
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything that can go wrong while loading keys, signing, parsing or verifying a JWT.
 public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Equatable {
@@ -51,5 +53,16 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         if let source { text += " (\(source))" }
         if let field { text += ": field \(field)" }
         return text + ": " + problem
+    }
+}
+
+extension JWTError {
+    /// The bytes of the file at `path`, or the error `code` saying whether it is missing or unreadable.
+    static func contents(of path: String, code: Code) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw JWTError(code, exists ? "the file cannot be read" : "no such file", source: path)
+        }
+        return data
     }
 }

@@ -7,12 +7,6 @@ public struct JWTSigner: Sendable {
     public let keyID: String?
     private let material: KeyMaterial
 
-    private init(algorithm: JWTAlgorithm, keyID: String?, material: KeyMaterial) {
-        self.algorithm = algorithm
-        self.keyID = keyID
-        self.material = material
-    }
-
     /// RS256 with an RSA private key (≥ 2048 bits).
     public static func rs256(privateKey: AsymmetricKey, keyID: String? = nil) throws -> JWTSigner {
         JWTSigner(algorithm: .rs256, keyID: keyID, material: try .bind(privateKey, to: .rs256, needsPrivate: true))

@@ -26,11 +26,7 @@ public struct ServiceAccount: Sendable, Equatable {
     /// Reads and checks a service-account file.
     /// - Throws: `JWTError.invalidServiceAccount` naming the file and, when one is at fault, the field.
     public static func load(file path: String) throws -> ServiceAccount {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw JWTError(.invalidServiceAccount, exists ? "the file cannot be read" : "no such file", source: path)
-        }
-        return try parse(Array(data), source: path)
+        try parse(Array(try JWTError.contents(of: path, code: .invalidServiceAccount)), source: path)
     }
 
     /// Parses service-account JSON; `source` names it in errors.

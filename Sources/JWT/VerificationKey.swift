@@ -5,12 +5,6 @@ public struct VerificationKey: Sendable {
     public let keyID: String?
     let material: KeyMaterial
 
-    private init(algorithm: JWTAlgorithm, keyID: String?, material: KeyMaterial) {
-        self.algorithm = algorithm
-        self.keyID = keyID
-        self.material = material
-    }
-
     /// RS256 with an RSA public key, or a private key whose public half is used.
     public static func rs256(_ key: AsymmetricKey, keyID: String? = nil) throws -> VerificationKey {
         VerificationKey(algorithm: .rs256, keyID: keyID, material: try .bind(try key.publicKey(), to: .rs256, needsPrivate: false))

@@ -20,6 +20,16 @@ final class PostgresCancellation: Sendable {
     /// server it cannot reach would otherwise hold the connection's thread.
     static let deliveryWait: DispatchTimeInterval = .seconds(2)
 
+    /// Runs `operation` with a new cancellation that cancelling the current task requests.
+    static func linked<T>(_ operation: (PostgresCancellation) async throws -> T) async throws -> T {
+        let cancellation = PostgresCancellation()
+        return try await withTaskCancellationHandler {
+            try await operation(cancellation)
+        } onCancel: {
+            cancellation.request()
+        }
+    }
+
     /// Runs `body` on `connection` (on the connection's thread) with cancellation linked to it. Does not return
     /// before a cancel request sent meanwhile has been delivered (up to `deliveryWait`), so that it cannot hit the
     /// connection's next statement.

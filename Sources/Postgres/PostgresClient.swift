@@ -86,15 +86,12 @@ public final class PostgresClient: Sendable {
     public func close() { pool.close() }
 
     private func attempt<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        let cancellation = PostgresCancellation()
         do {
-            return try await withTaskCancellationHandler {
+            return try await PostgresCancellation.linked { cancellation in
                 try await pool.withResource { connection in
                     try connection.reconnectIfDropped()
                     return try cancellation.run(on: connection, body)
                 }
-            } onCancel: {
-                cancellation.request()
             }
         } catch let error as PoolClosedError {
             throw PostgresError(code: .closed, what: "use the connection pool", message: error.description)

@@ -17,10 +17,9 @@ extension PostgresConnection {
     func awaitInput(timeoutMilliseconds: Int32) throws {
         let what = "wait for notifications"
         let handle = try openHandle(what: what)
-        if PostgresSocket.isReadable(PQsocket(handle), timeoutMilliseconds: timeoutMilliseconds),
-           PQconsumeInput(handle) == 0 {
+        let readable = PostgresSocket.isReadable(PQsocket(handle), timeoutMilliseconds: timeoutMilliseconds)
+        guard !readable || PQconsumeInput(handle) != 0, PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError.callFailed(nil, connection: handle, what: what)
         }
-        try checkConnection(what: what)
     }
 }

@@ -19,8 +19,7 @@ public final class PostgresConnection {
     public init(configuration: PostgresConfiguration) throws {
         self.configuration = configuration
         handle = Self.connect(configuration)
-        try checkConnection(what: "connect to \(configuration.endpoint)", failure: .connectFailed)
-        try prepareSession()
+        try finishConnecting(what: "connect to \(configuration.endpoint)")
     }
 
     deinit {
@@ -149,18 +148,6 @@ public final class PostgresConnection {
         if cancellation?.isRequested == true { throw CancellationError() }
     }
 
-    /// The check for calls that return a status code: throws the typed error if the connection is not OK.
-    func checkConnection(what: @autoclosure () -> String, failure: Failure = .lost) throws {
-        let handle = try openHandle(what: what())
-        guard PQstatus(handle) != CONNECTION_OK else { return }
-        switch failure {
-        case .connectFailed: throw PostgresError.connectFailed(handle, what: what())
-        case .lost: throw PostgresError.callFailed(nil, connection: handle, what: what())
-        }
-    }
-
-    enum Failure { case connectFailed, lost }
-
     func openHandle(what: @autoclosure () -> String) throws -> OpaquePointer {
         guard let handle else {
             throw PostgresError(code: .closed, what: what(), message: "the connection has been closed")
@@ -184,12 +171,13 @@ public final class PostgresConnection {
         guard PQstatus(handle) != CONNECTION_OK || goodbye.heard else { return }
         PQreset(handle)
         statements.removeAll()
-        try checkConnection(what: "reconnect to \(configuration.endpoint)", failure: .connectFailed)
-        try prepareSession()
+        try finishConnecting(what: "reconnect to \(configuration.endpoint)")
     }
 
-    private func prepareSession() throws {
-        let handle = try openHandle(what: "set up the session")
+    /// Throws the typed connect error unless the session reached `CONNECTION_OK`, then sets the session up.
+    private func finishConnecting(what: String) throws {
+        let handle = try openHandle(what: what)
+        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError.connectFailed(handle, what: what) }
         goodbye.install(on: handle)
         let settings = "SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, MDY'; SET bytea_output = 'hex'"
         _ = try check(PQexec(handle, settings), what: "set up the session")

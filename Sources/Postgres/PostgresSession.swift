@@ -69,11 +69,8 @@ public final class PostgresSession: Sendable {
     ) async throws -> T {
         let slot = self.slot
         guard cancellable else { return try await thread.run { try body(slot, nil) } }
-        let cancellation = PostgresCancellation()
-        return try await withTaskCancellationHandler {
+        return try await PostgresCancellation.linked { cancellation in
             try await thread.run { try body(slot, cancellation) }
-        } onCancel: {
-            cancellation.request()
         }
     }
 }

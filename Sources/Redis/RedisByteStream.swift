@@ -6,13 +6,3 @@ protocol RedisByteStream: AnyObject {
     /// Reads some bytes into `buffer`, waiting until `deadline` or `interrupt` when none are available.
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> RedisSocket.Received
 }
-
-extension RedisSocket: RedisByteStream {
-    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
-        try send(bytes, deadline: deadline)
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> Received {
-        try receive(into: buffer, deadline: deadline, interrupt: interrupt)
-    }
-}

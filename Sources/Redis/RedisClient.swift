@@ -71,13 +71,16 @@ public final class RedisClient: Sendable {
         try await withConnection(retry: retry) { try $0.pipeline(commands) }
     }
 
-    /// Runs a Lua script by `EVALSHA` (loaded once per client; reloaded after `NOSCRIPT`).
+    /// Runs a Lua script by `EVALSHA` (loaded once per client; reloaded after `NOSCRIPT`); a server error reply is
+    /// thrown as `RedisError`.
     @discardableResult
     public func run(
         script: RedisScript, keys: [RedisArgument] = [], args: [RedisArgument] = [], retry: RedisRetry = .never
     ) async throws -> RedisReply {
         let scripts = self.scripts
-        return try await withConnection(retry: retry) { try $0.run(script, keys: keys, arguments: args, cache: scripts) }
+        return try await withConnection(retry: retry) {
+            try $0.runPipelined(script, calls: [(keys, args)], cache: scripts)[0].throwIfError(context: script.name)
+        }
     }
 
     /// Runs a Lua script once per call, all calls in one pipeline; server error replies stay in place as `.error`.

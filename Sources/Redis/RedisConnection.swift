@@ -56,21 +56,30 @@ public final class RedisConnection {
         let transport = try usableTransport()
         let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
         do {
-            try transport.send(commands, deadline: deadline)
-            var replies: [RedisReply] = []
-            replies.reserveCapacity(commands.count)
-            while replies.count < commands.count {
-                guard case .reply(let reply) = try transport.nextReply(deadline: deadline) else {
-                    throw RedisError(.timeout, "no reply within \(configuration.commandTimeout)", context: what)
-                }
-                if case .error(let message) = reply, message.hasPrefix("READONLY") { self.transport = nil }
-                replies.append(reply)
+            let replies = try transport.exchange(
+                commands, deadline: deadline, message: "no reply within \(configuration.commandTimeout)", context: what)
+            if replies.contains(where: { if case .error(let message) = $0 { message.hasPrefix("READONLY") } else { false } }) {
+                self.transport = nil
             }
             return replies
         } catch let error as RedisError {
             self.transport = nil
             throw error.code == .timeout || error.context.isEmpty
                 ? error : RedisError(error.code, error.message, context: "\(what) \(error.context)", misconfigured: error.misconfigured)
+        }
+    }
+
+    /// Waits up to `timeout` for a reply the server sends on its own (pub/sub messages), returning early when
+    /// `interrupt` is signalled. A timeout leaves the connection usable; a broken socket throws and drops it.
+    func awaitPushedReply(timeout: Duration, interrupt: WakePipe) throws -> RedisTransport.Awaited {
+        guard !closedByOwner, let transport else {
+            throw RedisError(.io, "connection is broken", context: "await message")
+        }
+        do {
+            return try transport.nextReply(deadline: ContinuousClock.now.advanced(by: timeout), interrupt: interrupt)
+        } catch {
+            self.transport = nil
+            throw error
         }
     }
 
@@ -103,7 +112,7 @@ public final class RedisConnection {
     }
 
     /// The live transport, reconnecting first when the last one broke or the server closed it while idle.
-    func usableTransport() throws -> RedisTransport {
+    private func usableTransport() throws -> RedisTransport {
         if closedByOwner { throw RedisError(.closed, "connection is closed", context: configuration.redactedDescription) }
         if let transport, !failoverSinceOpen, transport.isOpenWhileIdle { return transport }
         try open()
@@ -120,14 +129,6 @@ public final class RedisConnection {
     private var sentinelWatch: RedisSentinelWatch? {
         configuration.sentinel.map { RedisSentinelWatch.shared(for: $0, tls: configuration.tls) }
     }
-
-    /// The open transport without an idle check (a subscribed connection receives messages unprompted).
-    var currentTransport: RedisTransport? { transport }
-
-    var isClosed: Bool { closedByOwner }
-
-    /// Forgets the transport after a failure seen by an extension (the next use reconnects).
-    func dropTransport() { transport = nil }
 
     static func name(of arguments: [RedisArgument]) -> String {
         arguments.first.map { String(decoding: $0.bytes.prefix(32), as: UTF8.self).uppercased() } ?? "(empty)"

@@ -29,22 +29,7 @@ final class RedisScriptCache: Sendable {
     }
 }
 
-
 extension RedisConnection {
-    /// Runs `script` by `EVALSHA`, loading it first if needed and once more after `NOSCRIPT`.
-    func run(_ script: RedisScript, keys: [RedisArgument], arguments: [RedisArgument], cache: RedisScriptCache) throws -> RedisReply {
-        var digest = try cache.digest(of: script) ?? cache.load(script, on: self)
-        for attempt in 0..<2 {
-            let reply = try send(Self.evalsha(digest, keys: keys, arguments: arguments))
-            if case .error(let message) = reply, message.hasPrefix("NOSCRIPT"), attempt == 0 {
-                digest = try cache.load(script, on: self)
-                continue
-            }
-            return try reply.throwIfError(context: script.name)
-        }
-        throw RedisError(.noScript, "script vanished twice in a row", context: script.name)
-    }
-
     /// Runs `script` once per call in one pipeline; calls that met `NOSCRIPT` are rerun after a reload.
     /// Server error replies are returned in place as `.error`.
     func runPipelined(_ script: RedisScript, calls: [(keys: [RedisArgument], arguments: [RedisArgument])], cache: RedisScriptCache) throws -> [RedisReply] {

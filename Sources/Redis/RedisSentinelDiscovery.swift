@@ -29,14 +29,7 @@ struct RedisSentinelDiscovery {
         var commands: [[RedisArgument]] = []
         if let password = sentinel.password { commands.append(["AUTH", RedisArgument(password)]) }
         commands.append(["SENTINEL", "get-master-addr-by-name", RedisArgument(sentinel.masterName)])
-        try transport.send(commands, deadline: deadline)
-        var replies: [RedisReply] = []
-        while replies.count < commands.count {
-            guard case .reply(let reply) = try transport.nextReply(deadline: deadline) else {
-                throw RedisError(.timeout, "no answer", context: "SENTINEL")
-            }
-            replies.append(reply)
-        }
+        let replies = try transport.exchange(commands, deadline: deadline, message: "no answer", context: "SENTINEL")
         if sentinel.password != nil, case .error(let message) = replies[0] {
             throw RedisError(.authenticationFailed, "\(message) (check REDIS_SENTINEL_PASSWORD)", context: "SENTINEL",
                              misconfigured: "REDIS_SENTINEL_PASSWORD")

@@ -66,13 +66,9 @@ final class RedisSentinelWatch: Sendable {
         var commands: [[RedisArgument]] = []
         if let password = sentinel.password { commands.append(["AUTH", RedisArgument(password)]) }
         commands.append(["SUBSCRIBE", "+switch-master"])
-        try transport.send(commands, deadline: ContinuousClock.now.advanced(by: timeout))
-        for _ in commands {
-            guard case .reply(let reply) = try transport.nextReply(deadline: ContinuousClock.now.advanced(by: timeout)) else {
-                throw RedisError(.timeout, "no answer", context: "SUBSCRIBE +switch-master")
-            }
-            try reply.throwIfError(context: "SUBSCRIBE +switch-master")
-        }
+        let replies = try transport.exchange(
+            commands, deadline: ContinuousClock.now.advanced(by: timeout), message: "no answer", context: "SUBSCRIBE +switch-master")
+        for reply in replies { try reply.throwIfError(context: "SUBSCRIBE +switch-master") }
         // A failover may have happened while this watch was not subscribed.
         if subscribedBefore { announceFailover() }
         subscribedBefore = true

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Every call takes a deadline and waits with `poll`, so the thread that owns the connection never blocks longer than
 /// the configured timeouts and a wait for pushed messages can be interrupted.
-final class RedisSocket {
+final class RedisSocket: RedisByteStream {
     enum Received {
         case bytes(Int)
         case timedOut
@@ -56,7 +56,7 @@ final class RedisSocket {
     deinit { Glibc.close(descriptor) }
 
     /// Writes all of `bytes` (never raising SIGPIPE), waiting for buffer space until `deadline`.
-    func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
@@ -76,7 +76,7 @@ final class RedisSocket {
 
     /// Reads what is available into `buffer`, waiting until `deadline` (or `interrupt`) when nothing is.
     /// Throws `.io` when the server closed the connection.
-    func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> Received {
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> Received {
         while true {
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
             if count > 0 { return .bytes(count) }
@@ -128,7 +128,6 @@ final class RedisSocket {
             return failure == 0 ? nil : describe(failure)
         }
     }
-
 
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

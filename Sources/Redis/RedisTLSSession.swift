@@ -178,13 +178,13 @@ final class RedisTLSSession: RedisByteStream {
         while BIO_ctrl_pending(outgoing) > 0 {
             let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32($0.count)) }
             guard count > 0 else { return }
-            try scratch.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)]), deadline: deadline) }
+            try scratch.withUnsafeBytes { try socket.write(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)]), deadline: deadline) }
         }
     }
 
     /// Moves what the socket has (waiting until `deadline`) into OpenSSL's input.
     private func fill(deadline: ContinuousClock.Instant, interrupt: WakePipe?) throws -> RedisSocket.Received {
-        let received = try scratch.withUnsafeMutableBytes { try socket.receive(into: $0, deadline: deadline, interrupt: interrupt) }
+        let received = try scratch.withUnsafeMutableBytes { try socket.read(into: $0, deadline: deadline, interrupt: interrupt) }
         if case .bytes(let count) = received {
             let fed = scratch.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(count)) }
             guard fed == Int32(count) else { throw Self.failure(.io, "TLS buffer write failed", "read \(socket.endpoint)") }

@@ -33,6 +33,23 @@ final class RedisTransport {
         try encoded.withUnsafeBytes { try stream.write($0, deadline: deadline) }
     }
 
+    /// Sends the commands in one write and reads one reply each before `deadline`; a missing reply throws
+    /// `.timeout` with `message` and `context`.
+    func exchange(
+        _ commands: [[RedisArgument]], deadline: ContinuousClock.Instant, message: String, context: String
+    ) throws -> [RedisReply] {
+        try send(commands, deadline: deadline)
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        while replies.count < commands.count {
+            guard case .reply(let reply) = try nextReply(deadline: deadline) else {
+                throw RedisError(.timeout, message, context: context)
+            }
+            replies.append(reply)
+        }
+        return replies
+    }
+
     /// The next reply, waiting until `deadline` (or `interrupt`) for it.
     func nextReply(deadline: ContinuousClock.Instant, interrupt: WakePipe? = nil) throws -> Awaited {
         while true {

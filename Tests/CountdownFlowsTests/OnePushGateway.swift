@@ -1,6 +1,6 @@
-import BlockingIO
 import CountdownDomain
 import CountdownFlows
+import TestSupport
 
 /// A test gateway that answers one push at a time: a batch is its pushes answered concurrently, with no bound on
 /// pushes in flight and no slots kept.
