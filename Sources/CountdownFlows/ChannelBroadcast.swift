@@ -86,26 +86,16 @@ struct ChannelBroadcast: Sendable {
         return .done(detail: "long move ended on the old channel")
     }
 
-    /// How long an end on `channel` is kept for a phone offline: its `apns-expiration` (epoch seconds) and the seconds
-    /// until then, which the channel outlives (Apple delivers nothing on a deleted channel).
+    /// How long an end on `channel` is kept for a phone offline: its `apns-expiration` (epoch seconds, `EndExpiry`) and
+    /// the seconds until then, which the channel outlives (Apple delivers nothing on a deleted channel). The countdown it
+    /// ends is the latest planned start any of its activities may show (one that missed an update moving the start
+    /// earlier still shows the later one), at most 8 hours from the channel's first start (`usedAt`).
     private func endKept(_ channel: BroadcastChannel, stream: StreamSnapshotRow) -> (expiration: Int, seconds: Double) {
-        let now = Int(stream.now.timeIntervalSince1970)
-        let expiration = Self.endExpiration(now: now, dismissAfter: context.settings.endDismissAfterSeconds,
-                                            shownStart: channel.shownStartAt ?? stream.snapshot.plannedStartAt,
-                                            expireAfter: context.settings.expireAfterSeconds, usedAt: channel.usedAt)
-        return (expiration, Double(expiration - now))
-    }
-
-    /// `apns-expiration` of an end (or the long move's end) on a channel: the dismissal date (now + `dismissAfter`),
-    /// or later when the countdown its activities show goes stale later (`shownStart` + `EXPIRE_AFTER_SECONDS`, their
-    /// `stale-date`), so a phone back online before then still gets the end, as an Android end's ttl (SPEC 12.2);
-    /// never past the 8 hours iOS gives the channel's activities from its first start (`usedAt`).
-    static func endExpiration(now: Int, dismissAfter: Int, shownStart: Date, expireAfter: Int, usedAt: Date?) -> Int {
-        var stale = Int(shownStart.timeIntervalSince1970) + expireAfter
-        if let usedAt {
-            stale = min(stale, Int(usedAt.timeIntervalSince1970) + SessionUpdatePolicy.activityLifetimeSeconds)
-        }
-        return max(now + dismissAfter, stale)
+        let lastsUntil = channel.usedAt?.addingTimeInterval(Double(SessionUpdatePolicy.activityLifetimeSeconds))
+        let expiration = EndExpiry.epochSeconds(now: stream.now, dismissAfterSeconds: context.settings.endDismissAfterSeconds,
+                                                shownStart: channel.latestStartAt ?? channel.shownStartAt ?? stream.snapshot.plannedStartAt,
+                                                expireAfterSeconds: context.settings.expireAfterSeconds, lastsUntil: lastsUntil)
+        return (expiration, Double(expiration) - stream.now.timeIntervalSince1970)
     }
 
     /// Apple does not know the channel: retired at once (nothing to delete later), said so; true when so.

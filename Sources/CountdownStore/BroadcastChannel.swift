@@ -29,6 +29,9 @@ public struct BroadcastChannel: Sendable, Equatable, Codable {
     /// The `scheduledStartAt` of the last push accepted on it (a start carrying it, or a broadcast): what its
     /// activities show, for the priority rule (SPEC 12.2).
     public var shownStartAt: Date?
+    /// The latest planned start any of its activities may show (`BroadcastChannels.latestStart`; read only with the
+    /// stream, `streamAndChannel`): one that missed an update moving the start earlier still shows a later one.
+    public var latestStartAt: Date?
     /// When its end broadcast was accepted.
     public var endedAt: Date?
     /// When Apple's channel goes (state `deleting`).

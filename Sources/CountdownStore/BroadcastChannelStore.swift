@@ -10,7 +10,8 @@ public protocol BroadcastChannelStore: Sendable {
     func recordChannelCreated(row: Int64, claim: String, channelID: String) async throws -> Bool
     /// Records a failed attempt of a held intent.
     func recordChannelFailure(row: Int64, claim: String, error: String, retryAfterSeconds: Double, giveUp: Bool) async throws
-    /// The stream (with its viewer count) and its usable channel, read together; nil when the stream is gone.
+    /// The stream (with its viewer count) and its usable channel (with its `latestStartAt`), read together; nil when
+    /// the stream is gone.
     func streamAndChannel(_ stream: String) async throws -> (stream: StreamSnapshotRow, channel: BroadcastChannel?)?
     /// A push carrying the channel went out showing `shown`.
     func markChannelUsed(_ channelID: String, shown: Date, replacing: Bool) async throws

@@ -21,7 +21,9 @@ extension StoreClient: ChannelKeeperStore {
     public func streamAndChannel(_ stream: String) async throws -> (stream: StreamSnapshotRow, channel: BroadcastChannel?)? {
         try await transaction(isolation: .repeatableRead) { connection in
             guard let row = try StreamSnapshotQueries.loadCounted(stream, leading: true, on: connection) else { return nil }
-            return (row, try BroadcastChannels.usable(stream: stream, on: connection))
+            var channel = try BroadcastChannels.usable(stream: stream, on: connection)
+            if let used = channel { channel?.latestStartAt = try BroadcastChannels.latestStart(used, on: connection) }
+            return (row, channel)
         }
     }
 

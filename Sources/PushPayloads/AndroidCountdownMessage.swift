@@ -48,12 +48,13 @@ public struct AndroidCountdownMessage: Sendable, Equatable {
         return min(maxTTLSeconds, max(1, seconds))
     }
 
-    /// `android.ttl` of an end (SPEC 12.2): the longer of `END_DISMISS_AFTER_SECONDS` and the seconds until the
-    /// countdown's `staleAt` (planned start + `EXPIRE_AFTER_SECONDS`), so a phone back online before its countdown
-    /// would have gone stale still gets the end; at least 1 (FCM reads 0 as "now or never"), at most 4 weeks.
+    /// `android.ttl` of an end (SPEC 12.2): the seconds until `EndExpiry` (the longer of `END_DISMISS_AFTER_SECONDS`
+    /// and the seconds until the countdown's `staleAt`, planned start + `EXPIRE_AFTER_SECONDS`); at least 1 (FCM
+    /// reads 0 as "now or never"), at most 4 weeks.
     public static func endTTLSeconds(endDismissAfterSeconds: Int, plannedStart: Date, expireAfterSeconds: Int, now: Date) -> Int {
-        let untilStale = PushPayloadBuilder.epochSeconds(plannedStart) + expireAfterSeconds - PushPayloadBuilder.epochSeconds(now)
-        return min(maxTTLSeconds, max(1, endDismissAfterSeconds, untilStale))
+        let until = EndExpiry.epochSeconds(now: now, dismissAfterSeconds: endDismissAfterSeconds, shownStart: plannedStart,
+                                           expireAfterSeconds: expireAfterSeconds)
+        return min(maxTTLSeconds, max(1, until - PushPayloadBuilder.epochSeconds(now)))
     }
 
     /// `data` as compact JSON: what `maxDataBytes` bounds.

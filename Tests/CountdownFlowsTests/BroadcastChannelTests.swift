@@ -200,18 +200,30 @@ import Testing
         }
     }
 
-    /// An end on a channel reaches a phone that was offline until the countdown it shows goes stale (SPEC 12.2's rule
-    /// for an Android end's ttl), within the 8 hours iOS gives the channel's activities.
-    @Test func anEndIsKeptUntilTheCountdownGoesStaleWithinTheActivitiesEightHours() {
-        let now = 1_000_000
-        func at(_ seconds: Int) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
-        #expect(ChannelBroadcast.endExpiration(now: now, dismissAfter: 900, shownStart: at(now + 1800), expireAfter: 3600, usedAt: at(now - 60))
-                == now + 5400, "a cancel before the start: until the shown start + EXPIRE_AFTER_SECONDS")
-        #expect(ChannelBroadcast.endExpiration(now: now, dismissAfter: 900, shownStart: at(now - 7200), expireAfter: 3600, usedAt: at(now - 9000))
-                == now + 900, "a countdown already stale: the dismissal date")
-        #expect(ChannelBroadcast.endExpiration(now: now, dismissAfter: 900, shownStart: at(now + 86_400), expireAfter: 3600, usedAt: at(now - 3600))
-                == now + 7 * 3600, "never past 8 hours after the channel's first start")
-        #expect(ChannelBroadcast.endExpiration(now: now, dismissAfter: 3, shownStart: at(now + 10), expireAfter: 6, usedAt: nil) == now + 16)
+    /// An activity whose phone was away when the update moving the start earlier expired still counts down to the
+    /// later start: the end is kept until that countdown goes stale, not the one the channel shows last.
+    @Test func anEndIsKeptUntilTheLatestStartTheChannelsActivitiesMayShowGoesStale() async throws {
+        try await MigratedDatabase.with(prefix: "bcast") { client in
+            try await client.transaction { try MigratedDatabase.seedStream("s", [("u1", "creator", ["d1"])], on: $0) }
+            let channels = FakeChannelService()
+            let metrics = CountingBroadcastMetrics()
+            let handler = JobHandler(context: try Self.context(client, AcceptingGateway(), Self.setup(client, channels, metrics)))
+            _ = await ChannelProvisioner(setup: Self.setup(client, channels, metrics), logger: Logger(level: .error, sink: CapturingLogSink())).channel(for: "s")
+            try await client.execute("UPDATE streams SET planned_start_at = date_trunc('second', now()) + interval '30 minutes' WHERE id = 's'")
+            try await client.execute("DELETE FROM countdown_planned_start_history WHERE stream_id = 's'")
+            let first = try await client.query("SELECT planned_start_at AS p FROM streams WHERE id = 's'").first!.decode("p", as: Date.self)
+            try await StoreClient(client).markChannelUsed("ch-1", shown: first, replacing: false)
+
+            try await client.execute("UPDATE streams SET planned_start_at = planned_start_at - interval '20 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(try await StoreClient(client).streamAndChannel("s")?.channel?.latestStartAt == first, "the start before the move")
+            try await client.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
+            _ = try await handler.handle(.end(stream: "s"))
+            let sent = channels.state.value.broadcasts
+            #expect(sent.map(\.event) == [.update, .end])
+            #expect(sent.last?.headers["apns-expiration"] == String(Int(first.timeIntervalSince1970) + 3600),
+                    "until the first start's countdown goes stale, not the moved one's (20 minutes earlier)")
+        }
     }
 
     @Test func aChannelAppleForgotIsRecreatedOnceAndTheUpdateGoesByToken() async throws {
