@@ -170,18 +170,19 @@ public enum EndDeliveryQueries {
             UPDATE countdown_session_end_claims c SET claimed_until = h.until, claimed_by = NULL FROM h
             WHERE c.stream_id = $1 AND c.device_id = h.device_id
             """
-        let rows = try connection.query("""
+        let capped = try connection.query("""
             WITH t AS (SELECT device_id, user_id, max(seconds::float8) AS seconds, max(window_left::float8) AS window_left
                        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(device_id, user_id, seconds, window_left)
                        GROUP BY device_id, user_id),
             h AS (SELECT device_id, user_id, now() + make_interval(secs => least(seconds, window_left)) AS until,
-                         window_left < seconds AS capped FROM t)
-            \(update)
-            RETURNING h.capped
+                         window_left < seconds AS capped FROM t),
+            u AS (\(update)
+                  RETURNING h.capped)
+            SELECT count(*) FILTER (WHERE capped) AS capped FROM u
             """, [stream, PostgresTextArray(held.map(\.device)), PostgresTextArray(held.map(\.user)),
                   PostgresTextArray(held.map { String($0.seconds) }),
                   PostgresTextArray(held.map { String(Double(windowSeconds) - (failing[$0.device] ?? 0)) })])
-        outcome.holdsCapped += try rows.filter { try $0.decode("capped", as: Bool.self) }.count
+        outcome.holdsCapped += try capped[0].decode("capped", as: Int.self)
         return Set(held.map(\.device))
     }
 }

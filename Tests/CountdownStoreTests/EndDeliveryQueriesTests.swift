@@ -114,6 +114,31 @@ import Testing
         }
     }
 
+    /// Each held device's claim is kept for its `Retry-After`, no longer than what is left of its window; the holds
+    /// the window cut short are counted.
+    @Test func holdsAreCappedByTheWindowAndCounted() async throws {
+        try await StoreDatabase.with(prefix: "store_end_hold_capped") { client in
+            try await client.seed(Self.rows)
+            try await client.execute("""
+                INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until, claimed_by)
+                VALUES ('s', 'd1', now() + interval '1 minute', 'me'), ('s', 'd2', now() + interval '1 minute', 'me')
+                """)
+            let failures = [EndDeliveryQueries.Failure(device: "d1", token: "run-1", reason: "retry"),
+                            EndDeliveryQueries.Failure(device: "d2", token: "run-2", reason: "retry")]
+            let holds = [EndDeliveryQueries.Hold(device: "d1", seconds: 60), .init(device: "d2", seconds: 30),
+                         .init(device: "d2", seconds: 86_400)]
+            let (held, capped) = try await client.transaction { connection in
+                var outcome = try EndDeliveryQueries.record(failures, stream: "s", windowSeconds: 900, on: connection)
+                let held = try EndDeliveryQueries.hold(holds, stream: "s", windowSeconds: 900, into: &outcome, on: connection)
+                return (held, outcome.holdsCapped)
+            }
+            #expect(held == ["d1", "d2"] && capped == 1)
+            let left = try await client.query("SELECT extract(epoch FROM claimed_until - now())::float8 AS s FROM countdown_session_end_claims ORDER BY device_id")
+                .map { try $0.decode("s", as: Double.self) }
+            #expect(left.count == 2 && left[0] > 50 && left[0] <= 60 && left[1] > 880 && left[1] <= 900, "held \(left) s")
+        }
+    }
+
     @Test func theWindowIsTheDismissalWindowAtLeastFifteenMinutes() {
         #expect(EndDeliveryQueries.window(FlowSettings(endDismissAfterSeconds: 60)) == 900)
         #expect(EndDeliveryQueries.window(FlowSettings(endDismissAfterSeconds: 4 * 3600)) == 4 * 3600)
