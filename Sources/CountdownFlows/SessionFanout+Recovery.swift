@@ -56,7 +56,7 @@ extension SessionFanout {
         if ledger.holdsCapped > 0 {
             context.metrics.countCappedHolds(ledger.holdsCapped, platform: platform)
             context.logger.warn("a Retry-After outlasts the dismissal window; the end is held only until the window closes", [
-                "job": .string("\(job)"), "platform": .string(platform), "held": .int(ledger.holdsCapped), "asked_s": .seconds(run.retryAfter),
+                "job": .string(job.id), "platform": .string(platform), "held": .int(ledger.holdsCapped), "asked_s": .seconds(run.retryAfter),
             ])
         }
         guard ledger.retrying > 0 else { return nil }

@@ -203,7 +203,9 @@ import TestSupport
                                                                           platform: "ios", what: "end push", [:], reason: "end_push_retry")
             #expect(outcome == nil, "nothing is retried")
             #expect(metrics.cappedHolds.value == ["ios": 2])
-            #expect(log.lines.filter { $0.contains("outlasts the dismissal window") }.count == 1)
+            let capped = log.lines.filter { $0.contains("outlasts the dismissal window") }
+            #expect(capped.count == 1)
+            #expect(capped.allSatisfy { $0.contains("\"job\":\"end:s\"") }, "logged with the job's id: \(capped)")
         }
     }
 
