@@ -1,6 +1,7 @@
+import BlockingIO
 import Lifecycle
 
-/// Keeps claims alive while their holder works: every quarter of `seconds` (at least every 250 ms), `extend` extends
+/// Keeps claims alive while their holder works: every quarter of `seconds` (no more often than every 250 ms), `extend` extends
 /// them to `seconds` from now, so work that outlasts a claim (a large stream, a slow gateway, PostgreSQL away for a
 /// while, a loaded host) never lets another sender take what this one still holds. A worker that dies stops
 /// extending, so its claims still expire and another takes over. `extend` answers whether to go on (false: the
@@ -23,15 +24,20 @@ public struct ClaimKeeper: PeriodicService {
         await extend() ? interval : nil
     }
 
-    /// Runs `body` while extending the claims (first one `interval` from now), until it returns or throws.
-    public func keeping<T>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body` while extending the claims (first one `interval` from now), until it returns or throws. `body` is
+    /// given `lost`, which answers whether the claims were lost (`extend` answered false): it stops at its next point
+    /// where what it did is recorded, and leaves the rest to the claims' new holder.
+    public func keeping<T>(_ body: (_ lost: @Sendable () -> Bool) async throws -> T) async throws -> T {
         let stop = ShutdownSignal()
+        let lost = Locked(false)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                if await !stop.sleep(for: interval) { try await run(shutdown: stop) }
+                guard await !stop.sleep(for: interval) else { return }
+                try await run(shutdown: stop)
+                if !stop.isTriggered, !Task.isCancelled { lost.withLock { $0 = true } }
             }
             defer { stop.trigger() }
-            return try await body()
+            return try await body { lost.value }
         }
     }
 }

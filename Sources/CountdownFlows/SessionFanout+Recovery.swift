@@ -53,14 +53,14 @@ extension SessionFanout {
             context.metrics.countUndeliverableEnd(reason: why)
             context.logger.error("\(what) undeliverable: the dismissal window closed", fields.merging(["reason": .string(why)]) { $1 })
         }
-        guard ledger.retrying > 0 else { return nil }
-        let windowLeft = Duration.seconds(max(0, Double(EndDeliveryQueries.window(context.settings)) - ledger.failingForSeconds))
         if ledger.holdsCapped > 0 {
             context.metrics.countCappedHolds(ledger.holdsCapped, platform: platform)
             context.logger.warn("a Retry-After outlasts the dismissal window; the end is held only until the window closes", [
-                "job": .string("\(job)"), "platform": .string(platform), "held": .int(ledger.holdsCapped), "asked_s": .seconds(run.retryAfter),
+                "job": .string(job.id), "platform": .string(platform), "held": .int(ledger.holdsCapped), "asked_s": .seconds(run.retryAfter),
             ])
         }
+        guard ledger.retrying > 0 else { return nil }
+        let windowLeft = Duration.seconds(max(0, Double(EndDeliveryQueries.window(context.settings)) - ledger.failingForSeconds))
         if run.refused, ledger.attempts <= Self.recoveryWaitAttempts {
             await context.endRecovery.awaitRecovery(job, notBefore: min(run.retryAfter, windowLeft))
         }

@@ -33,7 +33,7 @@ extension SessionFanout {
         }
         let outcome: HandlerOutcome
         do {
-            outcome = try await updateClaimKeeper(streamID, claim: claim, seconds: seconds).keeping { try await sendUpdates(streamID) }
+            outcome = try await updateClaimKeeper(streamID, claim: claim, seconds: seconds).keeping { try await sendUpdates(streamID, lost: $0) }
         } catch {
             try? await context.sessions.releaseUpdate(streamID, claim: claim)
             throw error
@@ -45,7 +45,8 @@ extension SessionFanout {
     /// Keeps the stream's update claim `claim` alive while the rounds of a claimed update fan-out run (`keeping`): a
     /// fan-out that outlasts its claim (a large stream, a slow gateway, a loaded host) would otherwise let another run
     /// of the stream's job (queued again by the relay or the reconciler meanwhile) take the claim over and send again
-    /// to every session this run had not recorded yet. Stops once the claim is found no longer this run's.
+    /// to every session this run had not recorded yet. Stops once the claim is found no longer this run's, and so
+    /// does the run after its round (`sendUpdates`).
     private func updateClaimKeeper(_ streamID: String, claim: String, seconds: Int) -> ClaimKeeper {
         ClaimKeeper(name: "update_claim", seconds: seconds) { [context] in
             do {
@@ -61,11 +62,13 @@ extension SessionFanout {
         }
     }
 
-    /// The rounds of one claimed update fan-out.
-    private func sendUpdates(_ streamID: String) async throws -> HandlerOutcome {
+    /// The rounds of one claimed update fan-out. Once its claim is `lost` (taken over by another run of the stream's
+    /// job), no other round starts: what this run sent is recorded, and the run holding the claim sends the rest.
+    private func sendUpdates(_ streamID: String, lost: @Sendable () -> Bool) async throws -> HandlerOutcome {
         var updated = 0
         var needed = 0
         for _ in 0..<Self.updateRounds {
+            guard !lost() else { return .skipped(reason: "update_claim_lost") }
             // The stream, its sessions and what they show, from one snapshot (so the planned start and its last move agree).
             guard let (stream, sessions, known) = try await context.sessions.sessionsToUpdate(streamID) else { return .skipped(reason: "stream_missing") }
             guard stream.status == .scheduled else { return .skipped(reason: "stream_\(stream.status.rawValue)") }

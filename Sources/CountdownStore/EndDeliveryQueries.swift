@@ -35,6 +35,9 @@ public enum EndDeliveryQueries {
         public var undeliverable: [String] = []
         /// How many `Retry-After` holds (`hold`) the dismissal window cut short.
         public var holdsCapped = 0
+        /// Seconds since the first failure of each device still retried (its oldest activity's): `hold` holds only
+        /// these, and no longer than their dismissal window.
+        var failingByDevice: [String: Double] = [:]
     }
 
     /// An end push the service refused with a `Retry-After` of `seconds`: the device's session end claim (or, with
@@ -61,8 +64,9 @@ public enum EndDeliveryQueries {
         EndRetrySchedule.delay(failingForSeconds: outcome.failingForSeconds)
     }
 
-    /// Notes one retried row of `attempts` attempts whose first failure was `failingFor` seconds ago.
-    static func retrying(_ outcome: inout Outcome, attempts: Int, failingFor: Double) {
+    /// Notes one retried row of `device` of `attempts` attempts whose first failure was `failingFor` seconds ago.
+    static func retrying(_ outcome: inout Outcome, device: String, attempts: Int, failingFor: Double) {
+        outcome.failingByDevice[device] = max(outcome.failingByDevice[device] ?? 0, failingFor)
         outcome.failingForSeconds = outcome.retrying == 0 ? failingFor : min(outcome.failingForSeconds, failingFor)
         outcome.retrying += 1
         outcome.attempts = max(outcome.attempts, attempts)
@@ -105,7 +109,7 @@ public enum EndDeliveryQueries {
             if try row.decode("expired", as: Bool.self), let failure = byActivity[key] {
                 expired.append(failure)
             } else {
-                Self.retrying(&outcome, attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
+                Self.retrying(&outcome, device: key[0], attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
             }
         }
         guard !expired.isEmpty else { return outcome }
@@ -146,13 +150,19 @@ public enum EndDeliveryQueries {
     /// Keeps the end claims of `held` (refused with a `Retry-After`) until it has passed, held by no worker: every end
     /// job of the stream (the stream's end, a late session's end) leaves them alone until then, so the `Retry-After`
     /// is honoured whichever job comes first (SPEC 10.1). No dead-worker takeover applies to an owner-less hold; it
-    /// simply expires. A hold never outlasts the device's dismissal window (`windowSeconds` from its first failed
-    /// end push, `record` first): a `Retry-After` of up to a day would park the end past the time it matters; the
-    /// next try then goes as the window closes, and a failure then gives the end up. Counts in `outcome` the holds
-    /// capped. `android`: the holds are of Android countdowns (the start ledger's claims).
+    /// simply expires. Only the devices whose ends `record` (called first, in the same transaction) still retries are
+    /// held: one given up on (its session re-registered with a new token meanwhile, say) has nothing left to hold
+    /// for, and its new session's end goes at once. A hold never outlasts the device's dismissal window
+    /// (`windowSeconds` from its first failed end push): a `Retry-After` of up to a day would park the end past the
+    /// time it matters; the next try then goes as the window closes, and a failure then gives the end up. Counts in
+    /// `outcome` the holds capped; answers the devices held. `android`: the holds are of Android countdowns (the start
+    /// ledger's claims).
+    @discardableResult
     public static func hold(_ held: [Hold], stream: String, windowSeconds: Int, android: Bool = false, into outcome: inout Outcome,
-                            on connection: PostgresConnection) throws {
-        guard !held.isEmpty else { return }
+                            on connection: PostgresConnection) throws -> Set<String> {
+        let failing = outcome.failingByDevice
+        let held = held.filter { failing[$0.device] != nil }
+        guard !held.isEmpty else { return [] }
         let update = android ? """
             UPDATE countdown_start_ledger l SET android_claimed_until = h.until, android_claimed_by = NULL FROM h
             WHERE l.stream_id = $1 AND l.user_id = h.user_id AND l.device_id = h.device_id AND l.android_ended_at IS NULL
@@ -160,18 +170,19 @@ public enum EndDeliveryQueries {
             UPDATE countdown_session_end_claims c SET claimed_until = h.until, claimed_by = NULL FROM h
             WHERE c.stream_id = $1 AND c.device_id = h.device_id
             """
-        let rows = try connection.query("""
-            WITH t AS (SELECT device_id, user_id, max(seconds::float8) AS seconds FROM unnest($2::text[], $3::text[], $4::text[])
-                       AS t(device_id, user_id, seconds) GROUP BY device_id, user_id),
-            w AS (SELECT t.*, now() + make_interval(secs => t.seconds) AS asked,
-                         coalesce((SELECT min(a.first_failed_at) FROM countdown_end_attempts a WHERE a.stream_id = $1 AND a.device_id = t.device_id),
-                                  now()) + make_interval(secs => $5) AS closes
-                  FROM t),
-            h AS (SELECT device_id, user_id, least(asked, closes) AS until, closes < asked AS capped FROM w)
-            \(update)
-            RETURNING h.capped
+        let capped = try connection.query("""
+            WITH t AS (SELECT device_id, user_id, max(seconds::float8) AS seconds, max(window_left::float8) AS window_left
+                       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(device_id, user_id, seconds, window_left)
+                       GROUP BY device_id, user_id),
+            h AS (SELECT device_id, user_id, now() + make_interval(secs => least(seconds, window_left)) AS until,
+                         window_left < seconds AS capped FROM t),
+            u AS (\(update)
+                  RETURNING h.capped)
+            SELECT count(*) FILTER (WHERE capped) AS capped FROM u
             """, [stream, PostgresTextArray(held.map(\.device)), PostgresTextArray(held.map(\.user)),
-                  PostgresTextArray(held.map { String($0.seconds) }), windowSeconds])
-        outcome.holdsCapped += try rows.filter { try $0.decode("capped", as: Bool.self) }.count
+                  PostgresTextArray(held.map { String($0.seconds) }),
+                  PostgresTextArray(held.map { String(Double(windowSeconds) - (failing[$0.device] ?? 0)) })])
+        outcome.holdsCapped += try capped[0].decode("capped", as: Int.self)
+        return Set(held.map(\.device))
     }
 }

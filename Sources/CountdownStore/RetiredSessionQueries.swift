@@ -92,7 +92,7 @@ public enum RetiredSessionQueries {
                 extract(epoch FROM now() - coalesce(r.first_failed_at, now()))::float8 AS failing_for
             """, [stream, device, PostgresTextArray(failures.map(\.activityToken)), PostgresTextArray(failures.map(\.reason)), windowSeconds])
         for row in rows where !(try row.decode("expired", as: Bool.self)) {
-            EndDeliveryQueries.retrying(&outcome, attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
+            EndDeliveryQueries.retrying(&outcome, device: device, attempts: try row.decode("attempts"), failingFor: try row.decode("failing_for"))
         }
         guard rows.count > outcome.retrying else { return outcome }
         outcome.undeliverable = try connection.query("""

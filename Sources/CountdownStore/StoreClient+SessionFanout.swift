@@ -47,10 +47,9 @@ extension StoreClient: SessionDeliveries {
             try EndDeliveryQueries.settled(done.map(\.device), activities: done.map(\.activity), stream: stream, on: connection)
             var ledger = try EndDeliveryQueries.record(failed, stream: stream, windowSeconds: windowSeconds, on: connection)
             // Release what is left (to be retried, or re-registered with a new token meanwhile), but for the devices
-            // whose `Retry-After` runs: held until it has passed.
-            let held = Set(holding.map(\.device))
+            // whose `Retry-After` runs and whose end is still retried: held until it has passed.
+            let held = try EndDeliveryQueries.hold(holding, stream: stream, windowSeconds: windowSeconds, into: &ledger, on: connection)
             try SessionQueries.releaseEndClaims(stream, devices: claimed.filter { !held.contains($0) }, on: connection)
-            try EndDeliveryQueries.hold(holding, stream: stream, windowSeconds: windowSeconds, into: &ledger, on: connection)
             return (deleted, ledger)
         }
     }

@@ -1,7 +1,7 @@
 import BlockingIO
 import CountdownDomain
 @testable import CountdownFlows
-import CountdownStore
+@testable import CountdownStore
 import Foundation
 import Postgres
 import PushPayloads
@@ -187,6 +187,25 @@ import TestSupport
             #expect(left > 30 && left <= 50, "held for the window's last \(left) s")
             #expect(metrics.cappedHolds.value == ["ios": 2])
             #expect(gateway.sent.value == ["run-a", "run-a"])
+        }
+    }
+
+    /// Every capped hold is counted and logged, also when the run leaves nothing to retry.
+    @Test func aCappedHoldIsCountedWhenNothingIsLeftToRetry() async throws {
+        try await MigratedDatabase.with(prefix: "safety_capped") { client in
+            let metrics = CountingFlowMetrics()
+            let log = CapturingLogSink()
+            let context = FlowContext(database: client, push: ScriptedGateway([:]), payloads: try PushPayloadBuilder(), settings: FlowSettings(),
+                                      transport: .fcm, metrics: metrics, logger: Logger(level: .info, sink: log))
+            var ledger = EndDeliveryQueries.Outcome()
+            ledger.holdsCapped = 2
+            let outcome = await SessionFanout(context: context).retryEnds(SessionFanout.RecoveryWait(), ledger: ledger, job: .end(stream: "s"),
+                                                                          platform: "ios", what: "end push", [:], reason: "end_push_retry")
+            #expect(outcome == nil, "nothing is retried")
+            #expect(metrics.cappedHolds.value == ["ios": 2])
+            let capped = log.lines.filter { $0.contains("outlasts the dismissal window") }
+            #expect(capped.count == 1)
+            #expect(capped.allSatisfy { $0.contains("\"job\":\"end:s\"") }, "logged with the job's id: \(capped)")
         }
     }
 

@@ -64,6 +64,32 @@ import Testing
         }
     }
 
+    /// A run whose claim another run took over (it outlasted the claim while PostgreSQL was away, say) starts no
+    /// other round: what it sent stays recorded, and the run holding the claim sends the rest.
+    @Test func aRunThatLostItsClaimStopsAfterItsRound() async throws {
+        try await SessionUpdateTests.with(claimSeconds: 1) { handler, db, gateway in
+            try await SessionUpdateTests.reschedule(db, by: 20)
+            gateway.duringFirstSend.withLock {
+                $0 = {
+                    try await SessionUpdateTests.reschedule(db, by: 10)
+                    _ = try await db.withConnection {
+                        try $0.execute("""
+                            UPDATE countdown_stream_progress SET update_claim = 'other-run', update_claimed_by = 'w-other',
+                                update_claimed_until = now() + interval '30 seconds' WHERE stream_id = 's'
+                            """)
+                    }
+                    // The keeper looks every 250 ms.
+                    try await Task.sleep(for: .milliseconds(1500))
+                }
+            }
+            #expect(try await handler.handle(.update(stream: "s")) == .skipped(reason: "update_claim_lost"))
+            #expect(gateway.sent.value.count == 4, "one round of four, not a second beside the other run's")
+            let recorded = try await db.query("SELECT DISTINCT device_id FROM countdown_session_deliveries WHERE stream_id = 's' ORDER BY 1")
+                .map { try $0.decode("device_id", as: String.self) }
+            #expect(recorded == ["d1", "d2", "d3", "d4"], "what it sent stays recorded")
+        }
+    }
+
     @Test func aSessionWhosePushToStartIsInFlightWaitsForItsAnswer() async throws {
         try await SessionUpdateTests.with { handler, db, gateway in
             // d5's push-to-start is out (claimed, not yet settled) when its runtime session registers.

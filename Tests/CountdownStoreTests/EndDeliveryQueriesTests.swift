@@ -89,6 +89,56 @@ import Testing
         }
     }
 
+    /// A `Retry-After` on an end given up on in the same settlement (its session re-registered with a new token
+    /// meanwhile) holds nothing: the new session's end claim is released for the next try, not held for a window.
+    @Test func aRetryAfterOnAnEndGivenUpHoldsNothing() async throws {
+        try await StoreDatabase.with(prefix: "store_end_hold_given_up") { client in
+            try await client.seed(Self.rows)
+            _ = try await Self.record([("d1", "run-1", "retry"), ("d2", "run-2", "retry")], on: client)
+            try await client.execute("UPDATE countdown_end_attempts SET first_failed_at = now() - interval '1 hour' WHERE device_id = 'd1'")
+            try await client.execute("UPDATE live_activity_sessions SET live_activity_token = 'run-1-new' WHERE device_id = 'd1'")
+            try await client.execute("""
+                INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until, claimed_by)
+                VALUES ('s', 'd1', now() + interval '1 minute', 'me'), ('s', 'd2', now() + interval '1 minute', 'me')
+                """)
+            let failures = [EndDeliveryQueries.Failure(device: "d1", token: "run-1", reason: "retry"),
+                            EndDeliveryQueries.Failure(device: "d2", token: "run-2", reason: "retry")]
+            let (_, ledger) = try await StoreClient(client).settleEnds("s", refused: [], finished: [], done: [], failed: failures, windowSeconds: 900,
+                                                                      claimed: ["d1", "d2"], holding: [.init(device: "d1", seconds: 60),
+                                                                                                       .init(device: "d2", seconds: 60)])
+            #expect(Self.summary(ledger) == "retrying 1, attempts 2, given up []")
+            #expect(try await Self.sessions(client) == ["d1", "d2"], "d1's new session stays")
+            #expect(try await client.lines("""
+                SELECT concat_ws(' ', device_id, (claimed_by IS NULL)::text, (claimed_until > now() + interval '50 seconds')::text) FROM countdown_session_end_claims
+                """) == ["d2 true true"], "d1's claim released, d2's held for its Retry-After")
+        }
+    }
+
+    /// Each held device's claim is kept for its `Retry-After`, no longer than what is left of its window; the holds
+    /// the window cut short are counted.
+    @Test func holdsAreCappedByTheWindowAndCounted() async throws {
+        try await StoreDatabase.with(prefix: "store_end_hold_capped") { client in
+            try await client.seed(Self.rows)
+            try await client.execute("""
+                INSERT INTO countdown_session_end_claims (stream_id, device_id, claimed_until, claimed_by)
+                VALUES ('s', 'd1', now() + interval '1 minute', 'me'), ('s', 'd2', now() + interval '1 minute', 'me')
+                """)
+            let failures = [EndDeliveryQueries.Failure(device: "d1", token: "run-1", reason: "retry"),
+                            EndDeliveryQueries.Failure(device: "d2", token: "run-2", reason: "retry")]
+            let holds = [EndDeliveryQueries.Hold(device: "d1", seconds: 60), .init(device: "d2", seconds: 30),
+                         .init(device: "d2", seconds: 86_400)]
+            let (held, capped) = try await client.transaction { connection in
+                var outcome = try EndDeliveryQueries.record(failures, stream: "s", windowSeconds: 900, on: connection)
+                let held = try EndDeliveryQueries.hold(holds, stream: "s", windowSeconds: 900, into: &outcome, on: connection)
+                return (held, outcome.holdsCapped)
+            }
+            #expect(held == ["d1", "d2"] && capped == 1)
+            let left = try await client.query("SELECT extract(epoch FROM claimed_until - now())::float8 AS s FROM countdown_session_end_claims ORDER BY device_id")
+                .map { try $0.decode("s", as: Double.self) }
+            #expect(left.count == 2 && left[0] > 50 && left[0] <= 60 && left[1] > 880 && left[1] <= 900, "held \(left) s")
+        }
+    }
+
     @Test func theWindowIsTheDismissalWindowAtLeastFifteenMinutes() {
         #expect(EndDeliveryQueries.window(FlowSettings(endDismissAfterSeconds: 60)) == 900)
         #expect(EndDeliveryQueries.window(FlowSettings(endDismissAfterSeconds: 4 * 3600)) == 4 * 3600)
