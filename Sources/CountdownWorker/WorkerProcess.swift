@@ -218,10 +218,6 @@ public struct WorkerProcess: Sendable {
     /// few keep a worker busy and leave the rest of a large fan-out to the other workers.
     static let reminderPagesPerWorker = 4
 
-    /// Permits each rate-limit reservation takes ahead: at most 64, and at most 50 ms of the fleet's budget (none
-    /// below 1,200 a minute), so a worker never holds more than a sliver of the budget it may leave unused.
-    static func ratePrefetch(perMinute: Int) -> Int { min(64, perMinute / 1200) }
-
     /// The last resort of a shutdown: a service that ignored even cancellation must not keep the process alive
     /// (the orchestrator would wait for its kill timeout). Watches on a thread of its own.
     private static func exitUnlessStopped(_ stopped: DispatchSemaphore, within limit: Duration, logger: Logger) {
@@ -261,7 +257,6 @@ public struct WorkerProcess: Sendable {
         let guarded = TokenGuardedTransport(base, rule: rule, window: RedisTokenGuardWindow(redis: redis, namespace: config.namespace),
                                             logger: logger) { tripped in metrics.tokenGuardTripped.set(tripped ? 1 : 0) }
         if config.pushTransport == .log { return (guarded, guarded) }
-        let prefetch = CoalescingRateLimiter(limiter, prefetch: Self.ratePrefetch(perMinute: config.pushRateLimitPerMinute))
-        return (RateLimitedTransport(guarded, limiter: prefetch), guarded)
+        return (RateLimitedTransport(guarded, limiter: limiter), guarded)
     }
 }

@@ -240,14 +240,6 @@ import Testing
         }
     }
 
-    /// Rate-limit permits taken ahead stay a sliver of the fleet's budget: 50 ms of it, at most 64, none when small.
-    @Test func ratePermitsTakenAheadFollowTheBudget() {
-        #expect(WorkerProcess.ratePrefetch(perMinute: 600_000) == 64)
-        #expect(WorkerProcess.ratePrefetch(perMinute: 60_000) == 50)
-        #expect(WorkerProcess.ratePrefetch(perMinute: 6_000) == 5)
-        #expect(WorkerProcess.ratePrefetch(perMinute: 1_000) == 0)
-    }
-
     @Test func thePushProxyIsReadOnceAndChecked() throws {
         var env = base
         #expect(try CountdownConfig.load(from: Environment(env)).pushProxy == .none)
