@@ -44,19 +44,22 @@ public final class TransportPushGateway: PushGateway {
 
     /// Takes one permit per push, sends them through the transport as one batch and counts their results; every
     /// push of a batch is counted with the batch's latency. Once the calling task is cancelled nothing more is sent:
-    /// a batch not yet handed to the transport comes back as `retry` (`cancelled`), its permits given back.
+    /// a batch not yet handed to the transport comes back as `retry` (`cancelled`) without waiting for permits, or
+    /// with its permits given back.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool) async -> (deliveries: [Delivery], slots: PushSlots) {
         precondition(pushes.count <= permits.capacity, "a batch takes at most PUSH_CONCURRENCY (\(permits.capacity)) pushes")
         guard !pushes.isEmpty else { return ([], .none) }
         let messages = pushes.map { Self.message($0, kind: kind) }
+        // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by whichever
+        // worker runs the job next; it waits for no permit.
+        let unsent = (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), PushSlots.none)
+        if Task.isCancelled { return unsent }
         let started = ContinuousClock.now
         await permits.acquire(messages.count)
         let slots = PushSlots(messages.count) { [permits] in permits.release($0) }
         if Task.isCancelled {
-            // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
-            // whichever worker runs the job next.
             slots.releaseAll()
-            return (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), .none)
+            return unsent
         }
         // Unrecorded pushes give their permit back as their answer arrives, so a slow answer holds one permit, not
         // its batch's (never more than the batch took, should an answer be told twice).

@@ -63,6 +63,32 @@ import TestSupport
         #expect(gateway.permitsAvailable == 16, "every permit given back")
     }
 
+    @Test func aCancelledTaskWaitsForNoPermit() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 4, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let (_, held) = await gateway.sendBatch(Self.pushes(["a", "b", "c", "d"]), kind: .start, keepingSlots: true)
+        #expect(gateway.permitsAvailable == 0)
+        // Should the cancelled batch wait for permits, they come free after 10 s and the test fails rather than hangs.
+        let released = Locked(false)
+        let watchdog = Task {
+            guard (try? await Task.sleep(for: .seconds(10))) != nil else { return }
+            released.withLock { $0 = true }
+            held.releaseAll()
+        }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await gateway.sendBatch(Self.pushes(["e"]), kind: .update, keepingSlots: false).deliveries
+        }
+        let deliveries = await task.value
+        #expect(!released.value, "answered while every permit was taken")
+        #expect(deliveries == [.retry(after: nil, reason: TransportPushGateway.cancelledReason)])
+        #expect(transport.batches.value == [4], "nothing more reached the transport")
+        watchdog.cancel()
+        held.releaseAll()
+        #expect(gateway.permitsAvailable == 4)
+    }
+
     /// A batch whose outcomes are recorded keeps its slots after the answers, until the caller gives them back: the
     /// slots' next pushes wait for the record, so a crash repeats at most one push per slot (SPEC 12.1).
     @Test func aRecordedBatchKeepsItsSlotsUntilTheyAreGivenBack() async {
