@@ -16,12 +16,16 @@ public final class TransportPushGateway: PushGateway {
     private let logger: Logger
     private let notificationsShareEndService: Bool
     private let endServiceAccepted = Locked(0)
+    /// A configuration error repeats on every push: logged once per reason and minute.
+    private let configurationErrorLog: OncePerInterval
 
     /// - Parameter notificationsShareEndService: whether notifications (reminders) go through the push service that
     ///   carries live-activity pushes (FCM for both; not with `PUSH_TRANSPORT=apns`), so their acceptance counts
     ///   in `acceptedByEndService`.
+    /// - Parameter now: the clock of the configuration-error log's once-a-minute limit.
     public init(transport: any PushTransport, transportName: String, concurrency: Int, metrics: WorkerMetrics, logger: Logger,
-                notificationsShareEndService: Bool = true) {
+                notificationsShareEndService: Bool = true, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        configurationErrorLog = OncePerInterval(.seconds(60), now: now)
         self.notificationsShareEndService = notificationsShareEndService
         self.transport = transport
         self.transportName = transportName
@@ -81,7 +85,9 @@ public final class TransportPushGateway: PushGateway {
         }
         if acceptedByEndService > 0 { endServiceAccepted.withLock { $0 += acceptedByEndService } }
         for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
-            logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
+            guard let unlogged = configurationErrorLog.pass(reason, count: count) else { continue }
+            logger.error("push service configuration error: check credentials and project",
+                         ["reason": .string(reason), "pushes": .int(count), "unlogged_pushes": .int(unlogged)])
         }
         guard keepingSlots else {
             slots.releaseAll()

@@ -49,6 +49,27 @@ import TestSupport
         #expect(await gateway.sendAll(Self.pushes(["one"]), kind: .reminder) == [.accepted(name: "reminder:one")])
     }
 
+    /// A misconfigured fleet refuses every push: one line per reason and minute, not one per batch.
+    @Test func aConfigurationErrorIsLoggedOncePerReasonAndMinute() async {
+        let sink = CapturingLogSink()
+        let now = Locked(ContinuousClock.now)
+        let gateway = TransportPushGateway(transport: BatchTransport(), transportName: "fcm", concurrency: 4, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .info, sink: sink), now: { now.value })
+        func send(_ titles: [String]) async -> [String] {
+            _ = await gateway.sendBatch(Self.pushes(titles), kind: .reminder, keepingSlots: false)
+            return sink.lines.filter { $0.contains("push service configuration error") }
+        }
+        #expect(await send(["config", "config"]).count == 1)
+        #expect(await send(["config"]).count == 1, "the same reason within the minute")
+        now.withLock { $0 += .seconds(59) }
+        #expect(await send(["config", "config", "config"]).count == 1)
+        now.withLock { $0 += .seconds(1) }
+        let logged = await send(["config"])
+        #expect(logged.count == 2, "a minute after the last line")
+        #expect(logged.last?.contains(#""pushes":1"#) == true)
+        #expect(logged.last?.contains(#""unlogged_pushes":4"#) == true, "\(logged)")
+    }
+
     @Test func aCancelledTaskSendsNothingMoreAndGetsItsPushesBackUnsent() async {
         let transport = BatchTransport()
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
