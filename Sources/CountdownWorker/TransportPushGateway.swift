@@ -16,12 +16,16 @@ public final class TransportPushGateway: PushGateway {
     private let logger: Logger
     private let notificationsShareEndService: Bool
     private let endServiceAccepted = Locked(0)
+    /// A configuration error repeats on every push: logged once per reason and minute.
+    private let configurationErrorLog: OncePerInterval
 
     /// - Parameter notificationsShareEndService: whether notifications (reminders) go through the push service that
     ///   carries live-activity pushes (FCM for both; not with `PUSH_TRANSPORT=apns`), so their acceptance counts
     ///   in `acceptedByEndService`.
+    /// - Parameter now: the clock of the configuration-error log's once-a-minute limit.
     public init(transport: any PushTransport, transportName: String, concurrency: Int, metrics: WorkerMetrics, logger: Logger,
-                notificationsShareEndService: Bool = true) {
+                notificationsShareEndService: Bool = true, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        configurationErrorLog = OncePerInterval(.seconds(60), now: now)
         self.notificationsShareEndService = notificationsShareEndService
         self.transport = transport
         self.transportName = transportName
@@ -44,19 +48,22 @@ public final class TransportPushGateway: PushGateway {
 
     /// Takes one permit per push, sends them through the transport as one batch and counts their results; every
     /// push of a batch is counted with the batch's latency. Once the calling task is cancelled nothing more is sent:
-    /// a batch not yet handed to the transport comes back as `retry` (`cancelled`), its permits given back.
+    /// a batch not yet handed to the transport comes back as `retry` (`cancelled`) without waiting for permits, or
+    /// with its permits given back.
     public func sendBatch(_ pushes: [OutgoingPush], kind: PushKind, keepingSlots: Bool) async -> (deliveries: [Delivery], slots: PushSlots) {
         precondition(pushes.count <= permits.capacity, "a batch takes at most PUSH_CONCURRENCY (\(permits.capacity)) pushes")
         guard !pushes.isEmpty else { return ([], .none) }
         let messages = pushes.map { Self.message($0, kind: kind) }
+        // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by whichever
+        // worker runs the job next; it waits for no permit.
+        let unsent = (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), PushSlots.none)
+        if Task.isCancelled { return unsent }
         let started = ContinuousClock.now
         await permits.acquire(messages.count)
         let slots = PushSlots(messages.count) { [permits] in permits.release($0) }
         if Task.isCancelled {
-            // The job was cancelled (the worker is stopping): what is not sent yet stays unsent, to be sent by
-            // whichever worker runs the job next.
             slots.releaseAll()
-            return (Array(repeating: Delivery.retry(after: nil, reason: Self.cancelledReason), count: pushes.count), .none)
+            return unsent
         }
         // Unrecorded pushes give their permit back as their answer arrives, so a slow answer holds one permit, not
         // its batch's (never more than the batch took, should an answer be told twice).
@@ -78,7 +85,9 @@ public final class TransportPushGateway: PushGateway {
         }
         if acceptedByEndService > 0 { endServiceAccepted.withLock { $0 += acceptedByEndService } }
         for (reason, count) in configurationErrors.sorted(by: { $0.key < $1.key }) {
-            logger.error("push service configuration error: check credentials and project", ["reason": .string(reason), "pushes": .int(count)])
+            guard let unlogged = configurationErrorLog.pass(reason, count: count) else { continue }
+            logger.error("push service configuration error: check credentials and project",
+                         ["reason": .string(reason), "pushes": .int(count), "unlogged_pushes": .int(unlogged)])
         }
         guard keepingSlots else {
             slots.releaseAll()

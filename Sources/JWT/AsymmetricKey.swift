@@ -71,13 +71,6 @@ public final class AsymmetricKey: @unchecked Sendable {
         return try Self.publicKey(der: try publicKeyDER(), source: source)
     }
 
-    /// The public key as `BEGIN PUBLIC KEY` PEM text.
-    public func publicKeyPEM() throws -> String {
-        let bio = try MemoryBIO()
-        try OpenSSL.check(PEM_write_bio_PUBKEY(bio.handle, handle), .cryptoFailure, "PEM_write_bio_PUBKEY failed", source: source)
-        return String(decoding: bio.contents(), as: UTF8.self)
-    }
-
     private func publicKeyDER() throws -> [UInt8] {
         let length = i2d_PUBKEY(handle, nil)
         guard length > 0 else { throw OpenSSL.failure(.invalidKey, "i2d_PUBKEY failed", source: source) }
@@ -113,8 +106,13 @@ public final class AsymmetricKey: @unchecked Sendable {
     ) throws -> AsymmetricKey {
         try requirePEM(pem, source: source)
         OpenSSL.drainErrors()
-        let bio = try MemoryBIO(reading: Array(pem.utf8), source: source)
-        let key = try OpenSSL.check(read(bio.handle), .invalidKey, problem, source: source)
+        let key = try Array(pem.utf8).withUnsafeBytes { bytes in
+            // The BIO reads the bytes in place, so it is freed before they are.
+            let bio = try OpenSSL.check(BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)), .cryptoFailure, "BIO_new_mem_buf failed",
+                                        source: source)
+            defer { BIO_free(bio) }
+            return try OpenSSL.check(read(bio), .invalidKey, problem, source: source)
+        }
         return AsymmetricKey(handle: key, isPrivate: isPrivate, source: source)
     }
 

@@ -1,4 +1,3 @@
-import BlockingIO
 import Foundation
 import HTTPClient
 import HTTPTypes
@@ -64,7 +63,7 @@ public struct APNsChannels: Sendable {
     /// Every channel of the app, or why not.
     public func list() async -> (result: PushResult, channels: [String]) {
         let url = "\(channelURL)/1/apps/\(configuration.bundleID)/all-channels"
-        let listed = Locked<[String]>([])
+        var listed: [String] = []
         let result = await send { bearer in
             HTTPRequest(method: .get, url: url, headers: Self.headers(bearer: bearer, json: false), timeout: configuration.requestTimeout)
         } classify: { response in
@@ -72,10 +71,10 @@ public struct APNsChannels: Sendable {
             guard let decoded = try? JSONDecoder().decode(ChannelList.self, from: Data(response.body)) else {
                 return .result(.rejected(reason: "the channel list is not {\"channels\": [...]}"))
             }
-            listed.withLock { $0 = decoded.channels }
+            listed = decoded.channels
             return .result(.accepted(messageName: nil))
         }
-        return (result, listed.value)
+        return (result, listed)
     }
 
     /// One broadcast push on `channelID` to every activity subscribed to it. `apnsHeaders` come from the payload
@@ -119,10 +118,8 @@ public struct APNsChannels: Sendable {
         return headers
     }
 
-    private func send(
-        _ request: @escaping (String) -> HTTPRequest, classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
-    ) async -> PushResult {
-        await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).run(request: request, classify: classify)
+    private func send(_ request: @escaping (String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict) async -> PushResult {
+        await AuthenticatedSend.apns(tokens: tokens, http: http).run(request: request, classify: classify)
     }
 
     private struct ErrorBody: Decodable { let reason: String? }

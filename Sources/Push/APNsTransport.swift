@@ -24,7 +24,7 @@ public struct APNsTransport: PushTransport {
     /// request.
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         let (configuration, now) = (self.configuration, self.now)
-        return await AuthenticatedSend(service: "APNs", tokens: tokens, http: http).runAll(
+        return await AuthenticatedSend.apns(tokens: tokens, http: http).runAll(
             messages, onAnswer: onAnswer,
             prepare: { message in
                 guard case let .liveActivity(_, activityToken, apnsHeaders, apsJSON) = message.content else {

@@ -1,4 +1,3 @@
-import BlockingIO
 import HTTPClient
 
 /// The send loop FCM and APNs share: get a bearer token, send, classify; when the service calls the token expired,
@@ -11,22 +10,34 @@ struct AuthenticatedSend {
     }
 
     let service: String
+    /// The HTTP status with which the service may call a token expired (its classifier decides); answers with any
+    /// other status are final.
+    let refreshStatus: Int
     let tokens: any AccessTokenProviding
     let http: any HTTPRequestSending
 
-    func run(
-        request: @escaping (_ bearer: String) -> HTTPRequest, classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
-    ) async -> PushResult {
+    /// FCM: a 401 may call the OAuth2 access token expired.
+    static func fcm(tokens: any AccessTokenProviding, http: any HTTPRequestSending) -> AuthenticatedSend {
+        AuthenticatedSend(service: "FCM", refreshStatus: PushOutcomeClassifier.fcmRefreshStatus, tokens: tokens, http: http)
+    }
+
+    /// APNs: a 403 may call the provider token expired.
+    static func apns(tokens: any AccessTokenProviding, http: any HTTPRequestSending) -> AuthenticatedSend {
+        AuthenticatedSend(service: "APNs", refreshStatus: PushOutcomeClassifier.apnsRefreshStatus, tokens: tokens, http: http)
+    }
+
+    func run(request: @escaping (_ bearer: String) -> HTTPRequest, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict) async -> PushResult {
         await runAll([()], prepare: { .request(request) }, classify: classify)[0]
     }
 
     /// The requests `prepare` makes of `items`, sent together (one `sendAll` of the HTTP client per round); those
     /// answered with an expired token are sent again, once, with a refreshed one. Results come back in item order.
     /// `onAnswer` is told exactly once per item, with the item's final answer: an answer that sends the item again
-    /// is not told, so an item's slot stays taken while its second request is in flight.
+    /// is not told, so an item's slot stays taken while its second request is in flight. Answers are classified on
+    /// the calling task, never on the HTTP client's thread: an answer whose status may ask for a refresh is told
+    /// after its round, every other one as it arrives.
     func runAll<Item>(
-        _ items: [Item], onAnswer: PushAnswerHook? = nil, prepare: (Item) -> Prepared,
-        classify: @escaping @Sendable (HTTPResponse) -> PushOutcomeClassifier.Verdict
+        _ items: [Item], onAnswer: PushAnswerHook? = nil, prepare: (Item) -> Prepared, classify: (HTTPResponse) -> PushOutcomeClassifier.Verdict
     ) async -> [PushResult] {
         var results = [PushResult?](repeating: nil, count: items.count)
         var requests = [((String) -> HTTPRequest)?](repeating: nil, count: items.count)
@@ -54,31 +65,26 @@ struct AuthenticatedSend {
                 break
             }
             let round = pending
-            let verdicts = Locked([PushOutcomeClassifier.Verdict?](repeating: nil, count: round.count))
+            let heldBack = refreshed ? nil : refreshStatus
             var hook: AnswerHook?
             if let onAnswer {
-                let lastRound = refreshed
                 hook = { position, outcome in
-                    if case .success(let response) = outcome {
-                        let verdict = classify(response)
-                        verdicts.withLock { $0[position] = verdict }
-                        if case .refreshCredentials = verdict, !lastRound { return }
-                    }
+                    if case .success(let response) = outcome, response.status == heldBack { return }
                     onAnswer(round[position])
                 }
             }
             let outcomes = await http.sendAll(round.map { requests[$0]!(bearer) }, onAnswer: hook)
             precondition(outcomes.count == round.count, "the HTTP client answered \(outcomes.count) of \(round.count) requests")
-            let told = verdicts.value
             var again: [Int] = []
-            for (position, (index, outcome)) in zip(round, outcomes).enumerated() {
+            for (index, outcome) in zip(round, outcomes) {
                 switch outcome {
                 case .failure(let error):
                     results[index] = PushOutcomeClassifier.transportFailure(error)
                 case .success(let response):
-                    switch told[position] ?? classify(response) {
+                    switch classify(response) {
                     case .result(let result):
                         results[index] = result
+                        if response.status == heldBack { onAnswer?(index) }
                     case .refreshCredentials(let reason):
                         if refreshed {
                             results[index] = .configurationError(reason: "\(service) refused a freshly refreshed token: \(reason)")

@@ -43,8 +43,12 @@ public actor FCMAccessTokenProvider: AccessTokenProviding {
     private var cached: CachedToken?
     private var refreshing: Task<CachedToken, any Error>?
     private var earlyRefreshRetryAt: Date?
+    private var lastDropped: Date?
     /// How long a failed early refresh waits before the next attempt while the old token is still valid.
     static let earlyRefreshRetryInterval: TimeInterval = 10
+    /// How long after dropping a refused token another refused token is kept: a service refusing every token (a
+    /// revoked or misconfigured account) costs one token exchange per interval, not one per batch.
+    public static let minimumDropInterval: TimeInterval = 60
 
     /// - Parameters:
     ///   - now: the wall clock (assertion times and token expiry); tests inject their own.
@@ -85,8 +89,13 @@ public actor FCMAccessTokenProvider: AccessTokenProviding {
         }
     }
 
+    /// Drops `token` after FCM refused it, unless another refused token was dropped less than
+    /// `minimumDropInterval` ago (then the refusal is the account's, and a new token would be refused too).
     public func invalidate(_ token: String) {
-        if cached?.token == token { cached = nil }
+        let time = now()
+        guard cached?.token == token, lastDropped.map({ time.timeIntervalSince($0) >= Self.minimumDropInterval }) ?? true else { return }
+        cached = nil
+        lastDropped = time
     }
 
     private func refresh() async throws -> CachedToken {

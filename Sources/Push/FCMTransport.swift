@@ -34,7 +34,7 @@ public struct FCMTransport: PushTransport {
     /// without a request).
     public func sendAll(_ messages: [PushMessage], onAnswer: PushAnswerHook?) async -> [PushResult] {
         let (endpoint, timeout, now) = (self.endpoint, requestTimeout, self.now)
-        return await AuthenticatedSend(service: "FCM", tokens: tokens, http: http).runAll(
+        return await AuthenticatedSend.fcm(tokens: tokens, http: http).runAll(
             messages, onAnswer: onAnswer,
             prepare: { message in
                 guard let body = FCMRequestBody.encode(message) else { return .answered(.rejected(reason: "the aps payload is not a JSON object")) }

@@ -13,13 +13,18 @@ public enum PushOutcomeClassifier {
         case refreshCredentials(reason: String)
     }
 
+    /// The status of an FCM answer that may call the access token expired (`UNAUTHENTICATED`).
+    static let fcmRefreshStatus = 401
+    /// The status of an APNs answer that may call the provider token expired (`ExpiredProviderToken`).
+    static let apnsRefreshStatus = 403
+
     /// Classifies an FCM HTTP v1 `messages:send` answer.
     public static func fcm(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date) -> Verdict {
         if (200..<300).contains(status) {
             return .result(.accepted(messageName: fcmMessageName(body)))
         }
         let error = FCMErrorAnswer(status: status, body: body)
-        let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
+        let retryAfter = { RetryAfter.parse(headers["Retry-After"], now: now) }
         if error.errorCode == "THIRD_PARTY_AUTH_ERROR" { return .result(.configurationError(reason: error.summary)) }
         if error.errorCode == "UNREGISTERED" {
             return .result(.tokenRefused(TokenRefusal(token: .fcm, reason: "UNREGISTERED", suspect: TokenRefusal.fcmProject,
@@ -34,7 +39,7 @@ public enum PushOutcomeClassifier {
                     misconfigurationShaped: false)))
             }
             return .result(.rejected(reason: error.summary))
-        case 401:
+        case fcmRefreshStatus:
             return .refreshCredentials(reason: error.summary)
         case 403 where error.errorCode == "SENDER_ID_MISMATCH":
             // The token belongs to another Firebase project: one device's stale token, or every token when the
@@ -45,9 +50,9 @@ public enum PushOutcomeClassifier {
             // Without UNREGISTERED a 404 means a wrong project or URL, not a dead token; a 403 means missing permission.
             return .result(.configurationError(reason: error.summary))
         case 429:
-            return .result(.retryable(after: retryAfter, reason: "QUOTA_EXCEEDED"))
+            return .result(.retryable(after: retryAfter(), reason: "QUOTA_EXCEEDED"))
         case 408, 500..<600:
-            return .result(.retryable(after: retryAfter, reason: error.errorCode ?? error.status ?? "HTTP \(status)"))
+            return .result(.retryable(after: retryAfter(), reason: error.errorCode ?? error.status ?? "HTTP \(status)"))
         default:
             return .result(.rejected(reason: error.summary))
         }
@@ -103,7 +108,7 @@ public enum PushOutcomeClassifier {
     public static func apns(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date) -> Verdict {
         if status == 200 { return .result(.accepted(messageName: headers["apns-id"])) }
         let reason = (try? JSONDecoder().decode(APNsErrorBody.self, from: Data(body)))?.reason ?? "HTTP \(status)"
-        let retryAfter = RetryAfter.parse(headers["Retry-After"], now: now)
+        let retryAfter = { RetryAfter.parse(headers["Retry-After"], now: now) }
         switch (status, reason) {
         case (410, _):
             // Unregistered / ExpiredToken: the activity or device no longer uses this token.
@@ -117,16 +122,16 @@ public enum PushOutcomeClassifier {
             // The token belongs to another app than `apns-topic` names.
             return .result(.tokenRefused(TokenRefusal(token: .activity, reason: reason, suspect: TokenRefusal.apnsBundle,
                                                       misconfigurationShaped: true)))
-        case (403, "ExpiredProviderToken"):
+        case (apnsRefreshStatus, "ExpiredProviderToken"):
             return .refreshCredentials(reason: reason)
         case (403, _), (404, _), (405, _):
             return .result(.configurationError(reason: "APNs \(status) \(reason)"))
         case (429, _):
             // TooManyRequests: too many pushes to this one token; TooManyProviderTokenUpdates: the key was re-signed
             // too often. Either way only this push waits.
-            return .result(.retryable(after: retryAfter, reason: reason == "HTTP 429" ? "TooManyRequests" : reason))
+            return .result(.retryable(after: retryAfter(), reason: reason == "HTTP 429" ? "TooManyRequests" : reason))
         case (500..<600, _):
-            return .result(.retryable(after: retryAfter, reason: reason))
+            return .result(.retryable(after: retryAfter(), reason: reason))
         default:
             return .result(.rejected(reason: reason))
         }

@@ -128,7 +128,7 @@ struct AttackTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let old = try RSAKeys.shared()
         let new = try RSAKeys.generate()
-        try old.publicKeyPEM().write(toFile: directory + "/2025.pem", atomically: true, encoding: .utf8)
+        try RSAKeys.publicKeyPEM(old).write(toFile: directory + "/2025.pem", atomically: true, encoding: .utf8)
         try await Self.withAPI(["API_JWT_SECRET": "", "API_JWT_KEYS": directory]) { api, _ in
             let claims = Claims(sub: "u1", exp: Date().timeIntervalSince1970 + 3600)
             let oldToken = try JWTSigner.rs256(privateKey: old, keyID: "2025").sign(claims)
@@ -137,7 +137,7 @@ struct AttackTests {
             #expect(try await Self.register(api, device: device, bearer: oldToken).status == 200)
             #expect(try await Self.register(api, device: device, bearer: newToken).status == 401)
 
-            try new.publicKeyPEM().write(toFile: directory + "/2026.pem", atomically: true, encoding: .utf8)
+            try RSAKeys.publicKeyPEM(new).write(toFile: directory + "/2026.pem", atomically: true, encoding: .utf8)
             try await waitUntil(timeout: .seconds(20), every: .milliseconds(500), "the new key is picked up") {
                 try await Self.register(api, device: device, bearer: newToken).status == 200
             }

@@ -18,16 +18,26 @@ enum RSAKeys {
         }
     }
 
-    /// A fresh 2048-bit private key.
+    /// A fresh 2048-bit private key, loaded from the scratch file it is kept in (its `source`).
     static func generate() throws -> AsymmetricKey {
-        let pem = try runCommand("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
-        return try AsymmetricKey.privateKey(pem: pem, source: "test RSA key")
+        let path = scratchPath("jwtkey")
+        try runCommand("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path])
+        return try AsymmetricKey.privateKey(file: path)
     }
 
-    /// Writes the public half of `key` to a scratch file and returns its path.
+    /// The public half of a key from `generate`, as `BEGIN PUBLIC KEY` PEM text.
+    static func publicKeyPEM(_ key: AsymmetricKey) throws -> String {
+        try runCommand("/usr/bin/openssl", ["pkey", "-in", key.source, "-pubout"])
+    }
+
+    /// Writes the public half of a key from `generate` to a scratch file and returns its path.
     static func writePublicKey(_ key: AsymmetricKey) throws -> String {
-        let path = (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName("jwtpub") + ".pem")
-        try key.publicKeyPEM().write(toFile: path, atomically: true, encoding: .utf8)
+        let path = scratchPath("jwtpub")
+        try publicKeyPEM(key).write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    private static func scratchPath(_ prefix: String) -> String {
+        (TestEnvironment.scratchDirectory as NSString).appendingPathComponent(TestEnvironment.uniqueName(prefix) + ".pem")
     }
 }

@@ -49,6 +49,27 @@ import TestSupport
         #expect(await gateway.sendAll(Self.pushes(["one"]), kind: .reminder) == [.accepted(name: "reminder:one")])
     }
 
+    /// A misconfigured fleet refuses every push: one line per reason and minute, not one per batch.
+    @Test func aConfigurationErrorIsLoggedOncePerReasonAndMinute() async {
+        let sink = CapturingLogSink()
+        let now = Locked(ContinuousClock.now)
+        let gateway = TransportPushGateway(transport: BatchTransport(), transportName: "fcm", concurrency: 4, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .info, sink: sink), now: { now.value })
+        func send(_ titles: [String]) async -> [String] {
+            _ = await gateway.sendBatch(Self.pushes(titles), kind: .reminder, keepingSlots: false)
+            return sink.lines.filter { $0.contains("push service configuration error") }
+        }
+        #expect(await send(["config", "config"]).count == 1)
+        #expect(await send(["config"]).count == 1, "the same reason within the minute")
+        now.withLock { $0 += .seconds(59) }
+        #expect(await send(["config", "config", "config"]).count == 1)
+        now.withLock { $0 += .seconds(1) }
+        let logged = await send(["config"])
+        #expect(logged.count == 2, "a minute after the last line")
+        #expect(logged.last?.contains(#""pushes":1"#) == true)
+        #expect(logged.last?.contains(#""unlogged_pushes":4"#) == true, "\(logged)")
+    }
+
     @Test func aCancelledTaskSendsNothingMoreAndGetsItsPushesBackUnsent() async {
         let transport = BatchTransport()
         let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 16, metrics: WorkerMetrics(),
@@ -61,6 +82,32 @@ import TestSupport
         #expect(transport.batches.value.isEmpty, "nothing reached the transport")
         #expect(deliveries == Array(repeating: .retry(after: nil, reason: TransportPushGateway.cancelledReason), count: 5))
         #expect(gateway.permitsAvailable == 16, "every permit given back")
+    }
+
+    @Test func aCancelledTaskWaitsForNoPermit() async {
+        let transport = BatchTransport()
+        let gateway = TransportPushGateway(transport: transport, transportName: "fcm", concurrency: 4, metrics: WorkerMetrics(),
+                                           logger: Logger(level: .error, sink: CapturingLogSink()))
+        let (_, held) = await gateway.sendBatch(Self.pushes(["a", "b", "c", "d"]), kind: .start, keepingSlots: true)
+        #expect(gateway.permitsAvailable == 0)
+        // Should the cancelled batch wait for permits, they come free after 10 s and the test fails rather than hangs.
+        let released = Locked(false)
+        let watchdog = Task {
+            guard (try? await Task.sleep(for: .seconds(10))) != nil else { return }
+            released.withLock { $0 = true }
+            held.releaseAll()
+        }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await gateway.sendBatch(Self.pushes(["e"]), kind: .update, keepingSlots: false).deliveries
+        }
+        let deliveries = await task.value
+        #expect(!released.value, "answered while every permit was taken")
+        #expect(deliveries == [.retry(after: nil, reason: TransportPushGateway.cancelledReason)])
+        #expect(transport.batches.value == [4], "nothing more reached the transport")
+        watchdog.cancel()
+        held.releaseAll()
+        #expect(gateway.permitsAvailable == 4)
     }
 
     /// A batch whose outcomes are recorded keeps its slots after the answers, until the caller gives them back: the

@@ -204,6 +204,26 @@ struct FixedToken: AccessTokenProviding {
         #expect(error?.code == .tokenEndpointUnavailable)
     }
 
+    @Test func aRefusedTokenIsDroppedAtMostOncePerInterval() async throws {
+        // Google refusing every token (a revoked account) must not cost a token exchange per batch.
+        let clock = ManualClock()
+        let http = ScriptedHTTP { _, index in
+            ScriptedHTTP.response(200, #"{"access_token":"ya29.\#(index)","expires_in":3600,"token_type":"Bearer"}"#)
+        }
+        let account = try ServiceAccount.load(file: PushTestKeys.serviceAccountFile(tokenURI: "https://oauth.example/token"))
+        let provider = try FCMAccessTokenProvider(account: account, http: http, now: clock.function)
+        #expect(try await provider.accessToken() == "ya29.0")
+        await provider.invalidate("ya29.0")
+        #expect(try await provider.accessToken() == "ya29.1", "the first refusal gets a new token at once")
+        clock.advance(by: 30)
+        await provider.invalidate("ya29.1")
+        #expect(try await provider.accessToken() == "ya29.1", "a refusal soon after is kept")
+        clock.advance(by: 30)
+        await provider.invalidate("ya29.1")
+        #expect(try await provider.accessToken() == "ya29.2")
+        #expect(http.requests.value.count == 3)
+    }
+
     @Test func exchangeRequestIsFormEncoded() async throws {
         let http = ScriptedHTTP { _, _ in ScriptedHTTP.response(200, Self.tokenAnswer) }
         let account = try ServiceAccount.load(file: PushTestKeys.serviceAccountFile(tokenURI: "https://oauth.example/token"))

@@ -204,4 +204,37 @@ import Telemetry
         #expect(answers.value == Dictionary(uniqueKeysWithValues: (0..<5).map { ($0, 1) }), "each message answered once")
         #expect(mostInFlight.value <= 5, "never more pushes in flight than slots taken")
     }
+    /// Answers every request 503 with a Retry-After date, telling each answer while `insideHook` is set.
+    final class FailingHTTP: HTTPRequestSending {
+        let insideHook = Locked(false)
+        func sendAll(_ requests: [HTTPRequest], onAnswer: AnswerHook?) async -> [Result<HTTPResponse, HTTPClientError>] {
+            requests.indices.map { index in
+                let outcome = Result<HTTPResponse, HTTPClientError>.success(ScriptedHTTP.response(
+                    503, #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#, headers: ["Retry-After": "Wed, 21 Oct 2099 07:28:00 GMT"]))
+                insideHook.withLock { $0 = true }
+                onAnswer?(index, outcome)
+                insideHook.withLock { $0 = false }
+                return outcome
+            }
+        }
+    }
+
+    @Test func answersAreToldWithoutBeingClassifiedOnTheHTTPClientsThread() async {
+        // The hook runs on the thread that drives every socket of the service: classifying there (a JSON decoder,
+        // Retry-After dates) would hold up every other answer. The classifier reads the clock; it must not be read
+        // inside the hook.
+        let http = FailingHTTP()
+        let classifiedInsideHook = Locked(0)
+        let transport = FCMTransport(projectID: "p", tokens: FixedToken(), http: http, now: {
+            if http.insideHook.value { classifiedInsideHook.withLock { $0 += 1 } }
+            return Date()
+        })
+        let answers = Locked([Int: Int]())
+        let results = await transport.sendAll((0..<4).map { FCMHarness.liveActivity(token: "ok-\($0)") }, onAnswer: { index in
+            answers.withLock { $0[index, default: 0] += 1 }
+        })
+        #expect(results.allSatisfy { if case .retryable(_?, "UNAVAILABLE") = $0 { true } else { false } }, "\(results)")
+        #expect(answers.value == Dictionary(uniqueKeysWithValues: (0..<4).map { ($0, 1) }), "each message answered once")
+        #expect(classifiedInsideHook.value == 0)
+    }
 }
