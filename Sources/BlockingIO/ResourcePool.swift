@@ -3,7 +3,7 @@ import Synchronization
 
 /// A bounded pool of thread-confined resources (database or Redis connections).
 ///
-/// Each slot owns one `SerialThread`; its resource is created, used and freed only on that thread.
+/// Each slot is a `ConnectionThread`; its resource is created, used and freed only on that thread.
 /// A resource that reports itself unhealthy after use is dropped (its owner's `deinit` frees the C
 /// handle) and the next user of the slot gets a fresh one, which is how clients reconnect after a
 /// server restart.
@@ -11,17 +11,7 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
     public typealias Factory = @Sendable () throws -> Resource
     public typealias HealthCheck = @Sendable (Resource) -> Bool
 
-    private final class Slot: @unchecked Sendable {
-        let thread: SerialThread
-        var resource: Resource?  // touched only on `thread`
-        init(thread: SerialThread) { self.thread = thread }
-
-        /// Frees the resource on its thread and ends the thread.
-        func retire() {
-            thread.submit { self.resource = nil }
-            thread.stop()
-        }
-    }
+    private typealias Slot = ConnectionThread<Resource>
 
     private struct State {
         var idle: [Slot] = []
@@ -52,12 +42,10 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
     public func withResource<T: Sendable>(_ body: @escaping @Sendable (Resource) throws -> T) async throws -> T {
         let slot = try await acquire()
         defer { release(slot) }
-        let factory = self.factory
         let isHealthy = self.isHealthy
-        return try await slot.thread.run {
-            let resource = try slot.resource ?? factory()
-            slot.resource = resource
-            defer { if !isHealthy(resource) { slot.resource = nil } }
+        return try await slot.run { slot in
+            let resource = try slot.connected().connection
+            defer { if !isHealthy(resource) { slot.connection = nil } }
             return try body(resource)
         }
     }
@@ -78,7 +66,7 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
             return (slots, waiters)
         }
         for waiter in waiters { waiter.resume(throwing: PoolClosedError(pool: name)) }
-        for slot in slots { slot.retire() }
+        for slot in slots { slot.close() }
     }
 
     private enum Acquisition { case slot(Slot), create(Int), wait, closed }
@@ -95,7 +83,7 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
         }
         switch next {
         case .slot(let slot): return slot
-        case .create(let index): return Slot(thread: SerialThread(name: "\(name)-\(index)"))
+        case .create(let index): return Slot(name: "\(name)-\(index)", open: factory, isUsable: isHealthy)
         case .closed: throw PoolClosedError(pool: name)
         case .wait:
             return try await withCheckedThrowingContinuation { continuation in
@@ -114,7 +102,7 @@ public final class ResourcePool<Resource: AnyObject>: Sendable {
         let waiter: CheckedContinuation<Slot, any Error>? = state.withLock { state in
             if !state.waiters.isEmpty { return state.waiters.removeFirst() }
             if state.closed {
-                slot.retire()
+                slot.close()
             } else {
                 state.idle.append(slot)
             }

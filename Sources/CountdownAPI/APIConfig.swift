@@ -76,7 +76,7 @@ public struct APIConfig: Sendable {
         let grace = read { try env.integer("SHUTDOWN_GRACE_SECONDS", default: 25, range: 0...3600) }
         let connections = read { try env.integer("API_DATABASE_CONNECTIONS", default: 16, range: 1...256) }
         let threads = read { try env.integer("API_HTTP_THREADS", default: 4, range: 1...64) }
-        let broadcast = read { try env.choice("APNS_BROADCAST", default: Switch.off) == .on }
+        let broadcast = read { try env.choice("APNS_BROADCAST", default: OnOff.off) == .on }
         let level = read { try env.logLevel() }
         let format = read { try env.logFormat() }
         let logger = level.flatMap { level in format.map { Logger(level: level, format: $0) } }
@@ -104,9 +104,6 @@ public struct APIConfig: Sendable {
         config.ownerlessDeviceTTLHours = ownerlessTTL
         return config
     }
-
-    /// `APNS_BROADCAST`, read as the worker reads it.
-    private enum Switch: String, CaseIterable { case off, on }
 
     /// The PostgreSQL configuration of `DATABASE_URL` with the session timeouts applied.
     public func databaseConfiguration() throws -> PostgresConfiguration {

@@ -11,12 +11,6 @@ extension ConsoleBackend {
     /// The actor recorded for a console user, beside `countdown-admin (<login>)`.
     static func pauseActor(_ user: String) -> String { "countdown-console (\(user))" }
 
-    /// The paused kinds with who paused them (when known), why and since when.
-    func pausedKinds() async throws -> [ConsolePause] {
-        try await database.withConnection { try PauseQueries.paused(on: $0) }
-            .map { ConsolePause(kind: $0.kind, actor: $0.actor, reason: $0.reason, since: $0.since) }
-    }
-
     /// Pauses `kinds` (every kind when empty).
     func pause(kinds: [String], reason: String, actor: String) async throws {
         let targets = kinds.isEmpty ? Self.allKinds : kinds

@@ -31,7 +31,6 @@ public final class ConsoleBackend: Sendable {
     public func fleet() async throws -> ConsolePages.Fleet {
         let stats = try await SystemStats.load(database: store, queue: queue, settings: settings)
         let quarantined = try await store.quarantined()
-        let paused = try await pausedKinds()
         var workers: [WorkerHeartbeat]?
         var tokenGuard: TokenGuardState?
         var restoreGuard: String?
@@ -40,7 +39,7 @@ public final class ConsoleBackend: Sendable {
             tokenGuard = try await probe.tokenGuard()
             restoreGuard = try await probe.restoreGuard()
         }
-        var page = ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: paused, workers: workers, tokenGuard: tokenGuard,
+        var page = ConsolePages.Fleet(stats: stats, quarantined: quarantined, paused: stats.paused, workers: workers, tokenGuard: tokenGuard,
                                       restoreGuard: restoreGuard, charts: try await charts())
         page.verdict = FleetVerdict.of(page)
         return page
@@ -168,7 +167,7 @@ public final class ConsoleBackend: Sendable {
             return try await database.withConnection { try ConsoleReadQueries.search(id, on: $0) }.filter { $0 == "stream" }.count
         case .pause(let kind): return kind == nil ? CountdownJob.Kind.allCases.count : 1
         case .resume(let kind):
-            let paused = try await pausedKinds()
+            let paused = try await database.withConnection { try PauseQueries.paused(on: $0) }
             return kind.map { kind in paused.filter { $0.kind == kind }.count } ?? paused.count
         case .retryDead(let id), .dropDead(let id):
             return try await queue.jobs(ids: [id]).values.filter { if case .dead = $0.state { true } else { false } }.count

@@ -10,7 +10,8 @@ public enum ConsolePages {
         /// Queue and PostgreSQL counts as `countdown-admin stats` computes them.
         public var stats: SystemStats
         public var quarantined: Int
-        public var paused: [ConsolePause]
+        /// The paused kinds with who paused them, why and since when (`stats.paused`).
+        public var paused: [PauseQueries.Entry]
         /// nil when the console has no view of the workers (no Redis probe).
         public var workers: [WorkerHeartbeat]?
         public var tokenGuard: TokenGuardState?

@@ -36,12 +36,10 @@ public struct RedisFleetProbe: Sendable {
         aliveFor = aliveForSeconds
     }
 
+    /// The workers and their heartbeat ages by Redis's clock; a malformed `TIME` reply is thrown (`unexpectedReply`).
     public func workers() async throws -> [WorkerHeartbeat] {
-        let time = try await redis.command("TIME").throwIfError(context: "TIME")
-        let parts = time.array?.compactMap(\.string).compactMap(Double.init) ?? []
-        let now = parts.count == 2 ? parts[0] * 1000 + parts[1] / 1000 : Date().timeIntervalSince1970 * 1000
+        let now = try await redis.command("TIME").serverTime().timeIntervalSince1970 * 1000
         let reply = try await redis.command("ZRANGE", RedisArgument(RedisKeys(namespace: namespace).fleetWorkers), "0", "-1", "WITHSCORES")
-            .throwIfError(context: "fleet workers")
         let items = reply.array?.compactMap(\.string) ?? []
         var workers: [WorkerHeartbeat] = []
         var index = 0

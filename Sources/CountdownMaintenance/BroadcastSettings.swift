@@ -5,8 +5,6 @@ import CountdownDomain
 /// updated and ended through a broadcast channel per stream, where Apple's channel management API is, and how many
 /// channels may be alive at once (Apple allows 10,000 per app and environment; past the limit, token pushes).
 public struct BroadcastSettings: Sendable, Equatable {
-    public enum Mode: String, Sendable, CaseIterable { case off, on }
-
     /// Apple's limit of channels per app and environment (`CannotCreateChannelConfig` past it).
     public static let appleChannelLimit = 10_000
 
@@ -28,7 +26,7 @@ public struct BroadcastSettings: Sendable, Equatable {
                      into problems: inout [ConfigError]) -> BroadcastSettings {
         func read<T>(_ body: () throws -> T, default fallback: T) -> T { ConfigProblems.reading(body, into: &problems) ?? fallback }
         let defaults = BroadcastSettings()
-        let mode = read({ try env.choice("APNS_BROADCAST", default: Mode.off) }, default: .off)
+        let mode = read({ try env.choice("APNS_BROADCAST", default: OnOff.off) }, default: .off)
         if mode == .on && transport != .apns {
             problems.append(ConfigError(.invalid, variable: "APNS_BROADCAST", problem:
                 "on requires PUSH_TRANSPORT=apns (broadcast channels are APNs' own API), got PUSH_TRANSPORT=\(transport.rawValue)"))

@@ -10,8 +10,6 @@ public struct CountdownConfig: Sendable {
     /// `REMINDER_TRANSPORT`: reminders are plain notifications and need FCM (with `PUSH_TRANSPORT=apns` too).
     public enum ReminderTransportKind: String, Sendable, CaseIterable { case fcm, off }
     public enum APNsEnvironment: String, Sendable, CaseIterable { case production, development }
-    /// `ANDROID_COUNTDOWN`: whether Android devices get new countdown starts by FCM data message (SPEC 10.4).
-    public enum AndroidCountdownMode: String, Sendable, CaseIterable { case off, on }
 
     public struct FCM: Sendable {
         public var credentialsFile: String
@@ -37,8 +35,9 @@ public struct CountdownConfig: Sendable {
     public var namespace: String
     public var pushTransport: PushTransportKind
     public var reminderTransport: ReminderTransportKind = .fcm
-    /// `ANDROID_COUNTDOWN` (default off: the app must ship its renderer first); also `flow.androidCountdownEnabled`.
-    public var androidCountdown: AndroidCountdownMode = .off
+    /// `ANDROID_COUNTDOWN`: whether Android devices get new countdown starts by FCM data message (SPEC 10.4); default
+    /// off (the app must ship its renderer first); also `flow.androidCountdownEnabled`.
+    public var androidCountdown: OnOff = .off
     public var fcm: FCM?
     public var apns: APNs?
     public var flow: FlowSettings
@@ -103,7 +102,7 @@ public struct CountdownConfig: Sendable {
         var fcm: FCM?
         var apns: APNs?
         let reminders = read({ try env.choice("REMINDER_TRANSPORT", default: ReminderTransportKind.fcm) }, default: .fcm)
-        let android = read({ try env.choice("ANDROID_COUNTDOWN", default: AndroidCountdownMode.off) }, default: .off)
+        let android = read({ try env.choice("ANDROID_COUNTDOWN", default: OnOff.off) }, default: .off)
         if requirePush && transport == .apns && reminders == .fcm && env.optionalString("GOOGLE_APPLICATION_CREDENTIALS") == nil {
             problems.append(ConfigError(.missing, variable: "GOOGLE_APPLICATION_CREDENTIALS", problem:
                 "is required for reminders with PUSH_TRANSPORT=apns (reminders go through FCM); set REMINDER_TRANSPORT=off to run without them"))

@@ -30,11 +30,8 @@ public final class ServerClock: Sendable {
     /// Measures the offset against Redis `TIME`.
     public func sync(with redis: RedisClient) async throws {
         let sent = local()
-        let reply = try await redis.command(["TIME"]).throwIfError(context: "TIME")
+        let reply = try await redis.command(["TIME"])
         let received = local()
-        guard let parts = reply.array, parts.count == 2, let seconds = parts[0].integer, let micros = parts[1].integer else {
-            throw RedisError(.unexpectedReply, "TIME answered \(reply)", context: "TIME")
-        }
-        record(server: Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1e6), sent: sent, received: received)
+        record(server: try reply.serverTime(), sent: sent, received: received)
     }
 }

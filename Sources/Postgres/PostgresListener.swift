@@ -8,14 +8,12 @@ import Foundation
 /// a time on the listener's thread: `listen` waits for a pending `nextEvent` to return.
 public final class PostgresListener: Sendable {
     public let configuration: PostgresConfiguration
-    private let thread: SerialThread
-    private let state = State()
+    private let connection: ConnectionThread<PostgresConnection>
+    private let state: State
 
-    /// Touched only on `thread`.
+    /// Touched only on the connection's thread.
     private final class State: @unchecked Sendable {
-        var connection: PostgresConnection?
         var channels: [String] = []
-        var hasConnected = false
         var reconnected = false
         var closed = false
     }
@@ -25,26 +23,27 @@ public final class PostgresListener: Sendable {
 
     /// Connects lazily, on the first `listen` or `nextEvent`.
     public init(configuration: PostgresConfiguration) {
+        let state = State()
         self.configuration = configuration
-        thread = SerialThread(name: "postgres-listener")
+        self.state = state
+        connection = ConnectionThread(name: "postgres-listener", open: {
+            let connection = try PostgresConnection(configuration: configuration)
+            for channel in state.channels {
+                try connection.execute("LISTEN \(try connection.quoteIdentifier(channel))")
+            }
+            return connection
+        }, isUsable: \.isHealthy)
     }
 
-    deinit {
-        let state = self.state
-        thread.submit {
-            state.closed = true
-            state.connection = nil
-        }
-        thread.stop()
-    }
+    deinit { connection.close() }
 
     /// Starts listening to `channel` (any name of 1 to 63 bytes; it is quoted as an identifier).
     public func listen(_ channel: String) async throws {
         try Self.validate(channel)
-        let (state, configuration) = (self.state, self.configuration)
-        try await thread.run {
-            try Self.retryingOnceOnConnectionLoss(state) {
-                let connection = try Self.connected(state, configuration)
+        let state = self.state
+        try await connection.run { slot in
+            try Self.retryingOnceOnConnectionLoss(slot) {
+                let connection = try Self.connected(slot, state)
                 guard !state.channels.contains(channel) else { return }
                 try connection.execute("LISTEN \(try connection.quoteIdentifier(channel))")
                 state.channels.append(channel)
@@ -57,13 +56,13 @@ public final class PostgresListener: Sendable {
     /// While the server is unreachable it keeps trying to reconnect until `timeout`, then throws the last
     /// connection error; calling again resumes trying.
     public func nextEvent(timeout: Duration) async throws -> PostgresListenerEvent? {
-        let (state, configuration) = (self.state, self.configuration)
-        return try await thread.run {
+        let state = self.state
+        return try await connection.run { slot in
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: timeout)
             while true {
                 do {
-                    let connection = try Self.connected(state, configuration)
+                    let connection = try Self.connected(slot, state)
                     if state.reconnected {
                         state.reconnected = false
                         return .reconnected
@@ -73,7 +72,7 @@ public final class PostgresListener: Sendable {
                     if remaining <= .zero { return nil }
                     try connection.awaitInput(timeoutMilliseconds: Int32(clamping: max(remaining.millisecondsRoundedUp, 0)))
                 } catch let error as PostgresError where error.isConnectionLoss {
-                    state.connection = nil
+                    slot.connection = nil
                     let remaining = clock.now.duration(to: deadline)
                     if remaining <= .zero { throw error }
                     Thread.sleep(forTimeInterval: min(remaining, Self.reconnectPause).timeInterval)
@@ -85,34 +84,28 @@ public final class PostgresListener: Sendable {
     /// Ends the session and the thread; later calls fail with `closed`.
     public func close() async {
         let state = self.state
-        _ = try? await thread.run {
+        _ = try? await connection.run { slot in
             state.closed = true
-            state.connection = nil
+            slot.connection = nil
         }
-        thread.stop()
+        connection.close()
     }
 
-    private static func connected(_ state: State, _ configuration: PostgresConfiguration) throws -> PostgresConnection {
+    /// The listening connection; opening one in place of a broken one is reported as `.reconnected`.
+    private static func connected(_ slot: ConnectionThread<PostgresConnection>, _ state: State) throws -> PostgresConnection {
         if state.closed {
             throw PostgresError(code: .closed, what: "listen for notifications", message: "the listener has been closed")
         }
-        if let connection = state.connection, connection.isHealthy { return connection }
-        state.connection = nil
-        let connection = try PostgresConnection(configuration: configuration)
-        for channel in state.channels {
-            try connection.execute("LISTEN \(try connection.quoteIdentifier(channel))")
-        }
-        state.connection = connection
-        if state.hasConnected { state.reconnected = true }
-        state.hasConnected = true
+        let (connection, fresh) = try slot.connected()
+        if fresh && slot.generation > 1 { state.reconnected = true }
         return connection
     }
 
-    private static func retryingOnceOnConnectionLoss(_ state: State, _ body: () throws -> Void) throws {
+    private static func retryingOnceOnConnectionLoss(_ slot: ConnectionThread<PostgresConnection>, _ body: () throws -> Void) throws {
         do {
             try body()
-        } catch let error as PostgresError where error.isConnectionLoss && state.connection != nil {
-            state.connection = nil
+        } catch let error as PostgresError where error.isConnectionLoss && slot.connection != nil {
+            slot.connection = nil
             try body()
         }
     }

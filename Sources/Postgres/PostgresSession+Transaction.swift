@@ -11,10 +11,8 @@ extension PostgresSession {
     public func transaction<T: Sendable>(
         isolation: PostgresIsolation? = nil, _ body: (PostgresTransaction) async throws -> T
     ) async throws -> T {
-        let configuration = self.configuration
         let began = try await onThread { slot, cancellation in
-            let connection = try slot.open(configuration)
-            return try slot.use(connection, cancellation) { connection in
+            try slot.use(try slot.connected().connection, cancellation) { connection in
                 try connection.begin(isolation: isolation)
                 return (backend: connection.backendProcessID, generation: slot.generation)
             }

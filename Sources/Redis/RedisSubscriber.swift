@@ -14,14 +14,9 @@ public final class RedisSubscriber: Sendable {
         case resubscribed
     }
 
-    private final class State: @unchecked Sendable {
-        var connection: RedisConnection?  // touched only on `thread`
-    }
-
     public let channels: [RedisArgument]
     private let configuration: RedisConfiguration
-    private let thread: SerialThread
-    private let state = State()
+    private let connection: ConnectionThread<RedisConnection>
     private let wake: WakePipe
 
     public init(configuration: RedisConfiguration, channels: [RedisArgument], name: String = "redis-subscriber") throws {
@@ -29,27 +24,26 @@ public final class RedisSubscriber: Sendable {
         self.configuration = configuration
         self.channels = channels
         wake = try WakePipe()
-        thread = SerialThread(name: name)
+        connection = ConnectionThread(name: name, open: { [wake] in try Self.subscribe(configuration, channels, wake) },
+                                      isUsable: { $0.isHealthy && !$0.failoverSinceOpen })
         if let sentinel = configuration.sentinel { RedisSentinelWatch.shared(for: sentinel, tls: configuration.tls).addListener(wake) }
     }
 
     deinit {
         if let sentinel = configuration.sentinel { RedisSentinelWatch.shared(for: sentinel, tls: configuration.tls).removeListener(wake) }
-        let state = self.state
-        thread.submit { state.connection = nil }
-        thread.stop()
+        connection.close()
     }
 
     /// Connects and subscribes now (otherwise the first `next` does), so nothing published afterwards is missed.
     public func start() async throws {
-        try await thread.run { [self] in _ = try self.connected() }
+        try await connection.run { _ = try $0.connected() }
     }
 
     /// Waits up to `timeout` for the next message.
     public func next(timeout: Duration) async throws -> Event {
         try await withTaskCancellationHandler {
-            try await thread.run { [self] in
-                let (connection, fresh) = try self.connected()
+            try await connection.run { [wake] slot in
+                let (connection, fresh) = try slot.connected()
                 if fresh { return .resubscribed }
                 do {
                     while true {
@@ -57,16 +51,15 @@ public final class RedisSubscriber: Sendable {
                         case .timedOut: return .timedOut
                         case .interrupted:
                             guard connection.failoverSinceOpen else { return .interrupted }
-                            state.connection = nil
-                            _ = try self.connected()
+                            _ = try slot.connected()
                             return .resubscribed
                         case .reply(let reply):
                             if let event = Self.message(from: reply) { return event }
                         }
                     }
                 } catch let error as RedisError where error.breaksConnection {
-                    state.connection = nil
-                    _ = try self.connected()
+                    slot.connection = nil
+                    _ = try slot.connected()
                     return .resubscribed
                 }
             }
@@ -78,10 +71,8 @@ public final class RedisSubscriber: Sendable {
     /// Makes a pending (or the next) `next(timeout:)` return `.interrupted`.
     public func interrupt() { wake.signal() }
 
-    /// The subscribed connection, opened on this thread when missing; `fresh` when it was just opened.
-    private func connected() throws -> (RedisConnection, fresh: Bool) {
-        if let connection = state.connection, connection.isHealthy, !connection.failoverSinceOpen { return (connection, false) }
-        state.connection = nil
+    /// A new connection subscribed to `channels`.
+    private static func subscribe(_ configuration: RedisConfiguration, _ channels: [RedisArgument], _ wake: WakePipe) throws -> RedisConnection {
         let connection = try RedisConnection(configuration: configuration)
         let reply = try connection.pipeline([["SUBSCRIBE"] + channels])
         try reply.first?.throwIfError(context: "SUBSCRIBE")
@@ -90,8 +81,7 @@ public final class RedisSubscriber: Sendable {
                 throw RedisError(.timeout, "no subscribe confirmation", context: "SUBSCRIBE")
             }
         }
-        state.connection = connection
-        return (connection, true)
+        return connection
     }
 
     private static func message(from reply: RedisReply) -> Event? {

@@ -351,6 +351,7 @@ struct ConsoleIntegrationTests {
             let paused = fleet.json["paused"] as? [[String: Any]]
             #expect(paused?.count == 1 && paused?.first?["kind"] as? String == "start" && paused?.first?["reason"] as? String == "APNs incident")
             #expect(paused?.first?["actor"] as? String == "countdown-console (ada)" && paused?.first?["since"] is String)
+            #expect(paused?.first?["paused"] as? Bool == true, "the fleet page shows stats.paused's entries")
             let html = await console.get("/")
             #expect(html.body.contains("countdown-console (ada)") && html.body.contains("APNs incident"))
 

@@ -36,6 +36,15 @@ struct APIConfigTests {
         #expect(try !Self.load([:]).policy.broadcastChannels)
     }
 
+    @Test func aBadBroadcastSwitchNamesTheChoices() {
+        #expect(throws: ConfigProblems.self) { try Self.load(["APNS_BROADCAST": "maybe"]) }
+        do {
+            _ = try Self.load(["APNS_BROADCAST": "maybe"])
+        } catch {
+            #expect("\(error)".contains("APNS_BROADCAST") && "\(error)".contains("must be one of off, on, got \"maybe\""), "\(error)")
+        }
+    }
+
     @Test func thePeerAddressLosesItsPort() {
         #expect(TrustedProxies.address(ofPeer: "10.1.2.3:5000") == "10.1.2.3")
         #expect(TrustedProxies.address(ofPeer: "[fd00::1]:5000") == "fd00::1")

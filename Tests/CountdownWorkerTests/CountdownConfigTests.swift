@@ -176,6 +176,21 @@ import Testing
         #expect(!config.flow.remindersEnabled)
     }
 
+    /// The on/off switches refuse anything else with the same message, naming the variable.
+    @Test func onOffSwitchesNameTheVariableAndTheChoices() throws {
+        for name in ["ANDROID_COUNTDOWN", "APNS_BROADCAST"] {
+            var env = base
+            env[name] = "yes"
+            do {
+                _ = try CountdownConfig.load(from: Environment(env))
+                Issue.record("expected \(name)=yes to be refused")
+            } catch let error as ConfigProblems {
+                #expect(error.problems.map(\.variable) == [name])
+                #expect(error.description.contains("must be one of off, on, got \"yes\""), "\(error.description)")
+            }
+        }
+    }
+
     /// ANDROID_COUNTDOWN is off unless set to on; with PUSH_TRANSPORT=apns it needs the FCM credentials, as reminders do.
     @Test func androidCountdownIsOffByDefaultAndNeedsFCMBesideAPNs() throws {
         let defaults = try CountdownConfig.load(from: Environment(base))
