@@ -73,7 +73,7 @@ struct FakeAPNs: FakeControl {
 
     func resetMessages() { pushes.reset() }
 
-    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadQuery) -> HTTPResponse {
+    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadRequest) -> HTTPResponse {
         let kind = try Self.kind(in: request, among: [.device, .broadcast])
         return Self.json(pushes.entries(since: since, limit: limit, kind: kind, target: request.queryValue("token"), event: request.queryValue("event")))
     }
