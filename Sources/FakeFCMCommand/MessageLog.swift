@@ -17,9 +17,9 @@ final class MessageLog: Sendable {
         var byErrorCode: [String: Int] = [:]
     }
 
-    /// A kept message: its summary and the request body as received (much smaller than a parsed tree).
+    /// A kept message without its `message`, and the request body as received (much smaller than a parsed tree).
     private struct Kept: Sendable {
-        let summary: RecordedMessage.Summary
+        let summary: RecordedMessage
         let body: Data
     }
 
@@ -48,7 +48,7 @@ final class MessageLog: Sendable {
             let seq = state.nextSeq
             state.nextSeq += 1
             let name = "projects/\(project)/messages/fake-\(seq)"
-            let summary = RecordedMessage.Summary(
+            let summary = RecordedMessage(
                 seq: seq, receivedAt: receivedAt, project: project, name: name, event: message.event, token: message.token,
                 liveActivityToken: message.liveActivityToken)
             if capacity > 0 { state.messages.append(Kept(summary: summary, body: body)) }
@@ -56,7 +56,7 @@ final class MessageLog: Sendable {
             state.stats.accepted += 1
             state.stats.byEvent[message.event, default: 0] += 1
             state.stats.byStatus["200", default: 0] += 1
-            recordFile?.append(line: RecordedMessage.recordLine(summary, body: body), seq: seq)
+            recordFile?.append(line: summary.recordLine(body: body), seq: seq)
             return name
         }
     }
@@ -92,7 +92,11 @@ final class MessageLog: Sendable {
             }
             return result
         }
-        return selected.map { RecordedMessage(summary: $0.summary, message: JSONValue.parse($0.body)?["message"] ?? .null) }
+        return selected.map { kept in
+            var message = kept.summary
+            message.message = JSONValue.parse(kept.body)?["message"] ?? .null
+            return message
+        }
     }
 
     var stats: Stats { state.withLock { $0.stats } }
