@@ -76,8 +76,7 @@ struct PushBenchmark {
             }
             options = parsed
         } catch {
-            FileHandle.standardError.write(Data("countdown-bench push: \(error)\n\(usage)\n".utf8))
-            return 2
+            return usageError(usage, error)
         }
         do {
             let figures = try await PushBenchmark(options: options).run()
