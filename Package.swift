@@ -128,7 +128,7 @@ let package = Package(
         // The benchmarks; `system` runs the whole system on TestSupport's CountdownSystem (the one executable allowed to
         // depend on TestSupport: scripts/lib/layers.py).
         .executableTarget(name: "countdown-bench", dependencies: [
-            "BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Postgres", "Push", "Redis", "Telemetry", "TestSupport",
+            "BlockingIO", "DelayQueue", "HTTPClient", "JWT", "Postgres", "Push", "PushPayloads", "Redis", "Telemetry", "TestSupport",
         ]),
 
         // Starts throwaway PostgreSQL / Redis servers and isolated databases / namespaces for tests.

@@ -58,8 +58,9 @@ final class APNsPushLog: Sendable {
         self.now = now
     }
 
-    /// Keeps and records an accepted push.
-    func accept(kind: RequestLog.Kind, target: String, id: String, headers: [String: String], payload: JSONValue) {
+    /// Keeps and records an accepted push (`request`: its `apns-*` headers).
+    func accept(kind: RequestLog.Kind, target: String, id: String, request: HTTPRequest, payload: JSONValue) {
+        let headers = RequestLog.headers(of: request).filter { $0.key.hasPrefix("apns-") }
         let time = (now().timeIntervalSince1970 * 1000).rounded() / 1000
         let event = payload["aps"]?["event"]?.string ?? ""
         state.withLock { state in

@@ -5,11 +5,4 @@ struct APNsRefusal: Error, Sendable, Equatable {
     let reason: String
     var retryAfter: Int?
     var timestamp: Int64?
-
-    init(status: Int, reason: String, retryAfter: Int? = nil, timestamp: Int64? = nil) {
-        self.status = status
-        self.reason = reason
-        self.retryAfter = retryAfter
-        self.timestamp = timestamp
-    }
 }

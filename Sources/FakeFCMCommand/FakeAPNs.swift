@@ -73,7 +73,7 @@ struct FakeAPNs: FakeControl {
 
     func resetMessages() { pushes.reset() }
 
-    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadQuery) -> HTTPResponse {
+    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadRequest) -> HTTPResponse {
         let kind = try Self.kind(in: request, among: [.device, .broadcast])
         return Self.json(pushes.entries(since: since, limit: limit, kind: kind, target: request.queryValue("token"), event: request.queryValue("event")))
     }
@@ -145,7 +145,7 @@ struct FakeAPNs: FakeControl {
         if let refusal = APNsRequestCheck.deviceHeaders(request, bundleID: bundleID) { throw refusal }
         let payload = try APNsRequestCheck.payload(request.body, liveActivity: request.headers["apns-push-type"] == "liveactivity").get()
         try injectedFailure(.device, target: token)
-        pushes.accept(kind: .device, target: token, id: id, headers: Self.apnsHeaders(request), payload: payload)
+        pushes.accept(kind: .device, target: token, id: id, request: request, payload: payload)
         log.debug("push accepted", ["token": FakeLog.redact(token), "apnsId": id])
         return Self.answer(.empty(status: 200), kind: .device, id: id)
     }
@@ -159,7 +159,7 @@ struct FakeAPNs: FakeControl {
         let payload = try APNsRequestCheck.payload(request.body, liveActivity: true).get()
         try injectedFailure(.broadcast, target: channel)
         guard channels.countBroadcast(channel, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
-        pushes.accept(kind: .broadcast, target: channel, id: id, headers: Self.apnsHeaders(request), payload: payload)
+        pushes.accept(kind: .broadcast, target: channel, id: id, request: request, payload: payload)
         log.debug("broadcast accepted", ["channel": channel, "requestId": id])
         return Self.answer(.empty(status: 200), kind: .broadcast, id: id)
     }
@@ -175,11 +175,5 @@ struct FakeAPNs: FakeControl {
         var response = response
         response.headers[kind == .device ? "apns-id" : "apns-request-id"] = id
         return response
-    }
-
-    static func apnsHeaders(_ request: HTTPRequest) -> [String: String] {
-        var apns: [String: String] = [:]
-        for field in request.headers where field.name.lowercased().hasPrefix("apns-") { apns[field.name.lowercased()] = field.value }
-        return apns
     }
 }

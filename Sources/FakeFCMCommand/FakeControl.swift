@@ -18,8 +18,8 @@ protocol FakeControl: Sendable {
     static var requestKinds: [RequestLog.Kind] { get }
     /// The methods of each of the fake's own routes, for a 405 answer.
     static var routeMethods: [String: [String]] { get }
-    /// `GET /fake/messages` once `since` and `limit` are read; `BadQuery` for a bad parameter of its own.
-    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadQuery) -> HTTPResponse
+    /// `GET /fake/messages` once `since` and `limit` are read; `BadRequest` for a bad parameter of its own.
+    func listMessages(_ request: HTTPRequest, since: Int, limit: Int) throws(BadRequest) -> HTTPResponse
     /// `DELETE /fake/messages`: forgets kept messages and statistics.
     func resetMessages()
     /// The fake's routes beyond the shared ones; nil for any other request.
@@ -28,9 +28,10 @@ protocol FakeControl: Sendable {
     func noRoute(_ request: HTTPRequest) -> HTTPResponse
 }
 
-/// A bad query parameter: 400 with `{"error": message}`.
-struct BadQuery: Error {
-    let message: String
+/// A bad query parameter or fault rule: 400 with `{"error": reason}`.
+struct BadRequest: Error, Sendable {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }
 
 extension FakeControl {
@@ -54,7 +55,7 @@ extension FakeControl {
 
     /// The fake's own routes (`/fake/…`, `/healthz`), answered at once.
     func control(_ request: HTTPRequest) -> HTTPResponse {
-        do throws(BadQuery) {
+        do throws(BadRequest) {
             switch (request.method, request.path) {
             case ("GET", "/healthz"): return .text("ok\n")
             case ("GET", "/fake/messages"):
@@ -69,7 +70,7 @@ extension FakeControl {
                 requests.reset()
                 return .empty()
             case ("GET", "/fake/faults"): return Self.json(faults.snapshot)
-            case ("POST", "/fake/faults"): return addFaults(request)
+            case ("POST", "/fake/faults"): return try addFaults(request)
             case ("DELETE", "/fake/faults"):
                 faults.clear()
                 log.info("faults cleared")
@@ -80,15 +81,15 @@ extension FakeControl {
                 return noRoute(request)
             }
         } catch {
-            return .json(object: ["error": error.message], status: 400)
+            return .json(object: ["error": error.reason], status: 400)
         }
     }
 
     /// The `kind` query parameter, one of `kinds`; nil when absent.
-    static func kind(in request: HTTPRequest, among kinds: [RequestLog.Kind]) throws(BadQuery) -> RequestLog.Kind? {
+    static func kind(in request: HTTPRequest, among kinds: [RequestLog.Kind]) throws(BadRequest) -> RequestLog.Kind? {
         guard let text = request.queryValue("kind") else { return nil }
         guard let kind = RequestLog.Kind(rawValue: text), kinds.contains(kind) else {
-            throw BadQuery(message: "kind must be " + kinds.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (kinds.last?.rawValue ?? ""))
+            throw BadRequest("kind must be " + kinds.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (kinds.last?.rawValue ?? ""))
         }
         return kind
     }
@@ -100,15 +101,15 @@ extension FakeControl {
     }
 
     /// A non-negative integer query parameter; nil when absent.
-    private static func number(_ name: String, in request: HTTPRequest) throws(BadQuery) -> Int? {
+    private static func number(_ name: String, in request: HTTPRequest) throws(BadRequest) -> Int? {
         guard let text = request.queryValue(name) else { return nil }
-        guard let value = Int(text), value >= 0 else { throw BadQuery(message: "\(name) must be a non-negative integer") }
+        guard let value = Int(text), value >= 0 else { throw BadRequest("\(name) must be a non-negative integer") }
         return value
     }
 
     /// One rule object or an array of them, applied all or none; 400 with the reason when the body is no rule or a
     /// rule makes no sense.
-    private func addFaults(_ request: HTTPRequest) -> HTTPResponse {
+    private func addFaults(_ request: HTTPRequest) throws(BadRequest) -> HTTPResponse {
         let decoder = JSONDecoder()
         let rules: [FaultRule]
         if let many = try? decoder.decode([FaultRule].self, from: request.body) {
@@ -116,13 +117,9 @@ extension FakeControl {
         } else if let one = try? decoder.decode(FaultRule.self, from: request.body) {
             rules = [one]
         } else {
-            return .json(object: ["error": "expected a fault rule object or an array of them"], status: 400)
+            throw BadRequest("expected a fault rule object or an array of them")
         }
-        do throws(FaultRuleError) {
-            try faults.apply(rules)
-        } catch {
-            return .json(object: ["error": error.reason], status: 400)
-        }
+        try faults.apply(rules)
         let snapshot = faults.snapshot
         log.info("faults added", [
             "rules": String(rules.count), "latencyMs": String(snapshot.latencyMs), "dropConnections": String(snapshot.dropConnections),

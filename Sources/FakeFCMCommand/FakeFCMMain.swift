@@ -34,10 +34,6 @@ public enum FakeFCMMain {
         } catch {
             FakeServer.fail(service.program, error.description, code: 2)
         }
-        FakeServer.serve(
-            program: service.program, address: options.address, listenDescriptor: options.listenDescriptor, threads: options.threads,
-            stopSignals: stopSignals, listening: served.listening, log: log,
-            logFields: served.logFields.merging(["record": options.recordPath ?? ""]) { $1 }, handler: served.handler,
-            stopping: { recordFile?.flush() })
+        FakeServer.serve(served, program: service.program, options: options, stopSignals: stopSignals, log: log) { recordFile?.flush() }
     }
 }

@@ -33,30 +33,30 @@ enum FakeServer {
         exit(code)
     }
 
-    /// Serves until SIGTERM / SIGINT, then runs `stopping` and exits 0. `listening` gains `port` and `address` and
-    /// is printed on stdout as one JSON line once the server listens; `logFields` (with `address`) go in the
-    /// "listening" log line.
+    /// Serves `served` as `options` say until SIGTERM / SIGINT, then runs `stopping` and exits 0. Its `listening`
+    /// gains `port` and `address` and is printed on stdout as one JSON line once the server listens; its `logFields`
+    /// (with `address` and `record`) go in the "listening" log line.
     static func serve(
-        program: String, address: String, listenDescriptor: Int32?, threads: Int, stopSignals: sigset_t, listening: [String: Any],
-        log: FakeLog, logFields: [String: String], handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void, stopping: () -> Void
+        _ served: Served, program: String, options: FakeOptions, stopSignals: sigset_t, log: FakeLog, stopping: () -> Void
     ) -> Never {
         var configuration = HTTPServerConfiguration(
-            address: address, threads: threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192)
-        configuration.listeningDescriptor = listenDescriptor
-        let server = HTTPServer(configuration: configuration, deferringHandler: handler)
+            address: options.address, threads: options.threads, maxBodyBytes: 1 << 20, connectionTimeout: .seconds(60), connectionLimit: 8192)
+        configuration.listeningDescriptor = options.listenDescriptor
+        let server = HTTPServer(configuration: configuration, deferringHandler: served.handler)
         do {
             try server.start()
         } catch {
             fail(program, "\(error)", code: 1)
         }
-        var announcement = listening
+        var announcement = served.listening
         announcement["event"] = "listening"
         announcement["port"] = server.boundPort ?? 0
         announcement["address"] = server.boundAddress ?? ""
         if let line = try? JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes]) {
             FileHandle.standardOutput.write(line + Data("\n".utf8))
         }
-        log.info("listening", logFields.merging(["address": server.boundAddress ?? "", "version": BuildInfo.version]) { $1 })
+        let fields = ["address": server.boundAddress ?? "", "record": options.recordPath ?? "", "version": BuildInfo.version]
+        log.info("listening", served.logFields.merging(fields) { $1 })
         var received: Int32 = 0
         var signals = stopSignals
         sigwait(&signals, &received)

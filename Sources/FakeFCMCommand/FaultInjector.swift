@@ -51,14 +51,14 @@ final class FaultInjector: Sendable {
     }
 
     /// Applies every rule in order, or none when one of them is invalid.
-    func apply(_ rules: [FaultRule]) throws(FaultRuleError) {
+    func apply(_ rules: [FaultRule]) throws(BadRequest) {
         let time = now()
         var kinds: [FaultRule.Kind] = []
         for (index, rule) in rules.enumerated() {
             do {
                 kinds.append(try rule.kind(now: time, service: service))
             } catch {
-                throw FaultRuleError(rules.count > 1 ? "rule \(index): \(error.reason)" : error.reason)
+                throw BadRequest(rules.count > 1 ? "rule \(index): \(error.reason)" : error.reason)
             }
         }
         state.withLock { state in

@@ -47,7 +47,7 @@ struct FaultRule: Decodable, Sendable {
     }
 
     /// The rule's kind for `service`, or why it makes no sense.
-    func kind(now: Date, service: FakeService) throws(FaultRuleError) -> Kind {
+    func kind(now: Date, service: FakeService) throws(BadRequest) -> Kind {
         let until = forSeconds.map { now.addingTimeInterval($0) }
         switch service {
         case .fcm: return try fcmKind(until: until)
@@ -55,29 +55,29 @@ struct FaultRule: Decodable, Sendable {
         }
     }
 
-    private func fcmKind(until: Date?) throws(FaultRuleError) -> Kind {
+    private func fcmKind(until: Date?) throws(BadRequest) -> Kind {
         let sendFields = [token != nil, status != nil, retryAfter != nil, retryAfterFormat != nil, violationField != nil]
         let limitFields = [errorCode != nil, message != nil, nextRequests != nil, forSeconds != nil]
         if let single = try single(tokenLatencyMs: tokenLatencyMs, besides: sendFields + limitFields + [tokenStatus != nil]) { return single }
         try checkLimits()
         if let tokenStatus {
             guard !sendFields.contains(true) else {
-                throw FaultRuleError("tokenStatus takes only errorCode, message, nextRequests and forSeconds")
+                throw BadRequest("tokenStatus takes only errorCode, message, nextRequests and forSeconds")
             }
-            guard (400...599).contains(tokenStatus) else { throw FaultRuleError("tokenStatus must be 400...599") }
+            guard (400...599).contains(tokenStatus) else { throw BadRequest("tokenStatus must be 400...599") }
             return .failure(InjectedFailure(
                 remaining: nextRequests, until: until, status: tokenStatus,
                 errorCode: errorCode ?? (tokenStatus < 500 ? "invalid_grant" : "internal_failure"),
                 message: message ?? (tokenStatus < 500 ? "Invalid JWT Signature." : "Backend Error"), retryAfterAsDate: false), tokenEndpoint: true)
         }
-        guard let status else { throw FaultRuleError("a rule needs latencyMs, dropConnections, tokenLatencyMs, tokenStatus or status") }
-        guard (400...599).contains(status) else { throw FaultRuleError("status must be 400...599") }
+        guard let status else { throw BadRequest("a rule needs latencyMs, dropConnections, tokenLatencyMs, tokenStatus or status") }
+        guard (400...599).contains(status) else { throw BadRequest("status must be 400...599") }
         try checkTarget()
         if let retryAfterFormat {
-            guard retryAfterFormat == "seconds" || retryAfterFormat == "date" else { throw FaultRuleError("retryAfterFormat must be seconds or date") }
-            guard retryAfter != nil else { throw FaultRuleError("retryAfterFormat needs retryAfter") }
+            guard retryAfterFormat == "seconds" || retryAfterFormat == "date" else { throw BadRequest("retryAfterFormat must be seconds or date") }
+            guard retryAfter != nil else { throw BadRequest("retryAfterFormat needs retryAfter") }
         }
-        if let violationField, violationField.isEmpty { throw FaultRuleError("violationField must not be empty") }
+        if let violationField, violationField.isEmpty { throw BadRequest("violationField must not be empty") }
         let code = errorCode ?? GoogleErrorBody.defaultErrorCode(for: status)
         return .failure(InjectedFailure(
             token: token, remaining: nextRequests, until: until, status: status, retryAfter: retryAfter, errorCode: code,
@@ -85,45 +85,45 @@ struct FaultRule: Decodable, Sendable {
             violationField: violationField), tokenEndpoint: false)
     }
 
-    private func apnsKind(until: Date?) throws(FaultRuleError) -> Kind {
+    private func apnsKind(until: Date?) throws(BadRequest) -> Kind {
         let failureFields = [status != nil, reason != nil, retryAfter != nil, timestamp != nil, endpoint != nil, token != nil, nextRequests != nil, forSeconds != nil]
         if let single = try single(tokenLatencyMs: nil, besides: failureFields) { return single }
-        guard let status, (400...599).contains(status) else { throw FaultRuleError("a rule needs latencyMs, dropConnections or status (400...599)") }
-        guard let reason, !reason.isEmpty else { throw FaultRuleError("a status rule needs reason (Apple's, e.g. BadDeviceToken)") }
+        guard let status, (400...599).contains(status) else { throw BadRequest("a rule needs latencyMs, dropConnections or status (400...599)") }
+        guard let reason, !reason.isEmpty else { throw BadRequest("a status rule needs reason (Apple's, e.g. BadDeviceToken)") }
         try checkTarget()
-        if let endpoint, ![.device, .broadcast, .channels].contains(endpoint) { throw FaultRuleError("endpoint must be device, broadcast or channels") }
+        if let endpoint, ![.device, .broadcast, .channels].contains(endpoint) { throw BadRequest("endpoint must be device, broadcast or channels") }
         try checkLimits()
-        if timestamp != nil && status != 410 { throw FaultRuleError("timestamp goes with status 410") }
+        if timestamp != nil && status != 410 { throw BadRequest("timestamp goes with status 410") }
         return .failure(InjectedFailure(
             endpoint: endpoint, token: token, remaining: nextRequests, until: until, status: status, retryAfter: retryAfter, reason: reason,
             timestamp: timestamp), tokenEndpoint: false)
     }
 
     /// The latency or drop rule this is, alone (none of `besides` set); nil when it is none of them.
-    private func single(tokenLatencyMs: Int?, besides: [Bool]) throws(FaultRuleError) -> Kind? {
+    private func single(tokenLatencyMs: Int?, besides: [Bool]) throws(BadRequest) -> Kind? {
         let singles = [("latencyMs", latencyMs), ("tokenLatencyMs", tokenLatencyMs), ("dropConnections", dropConnections)].filter { $0.1 != nil }
         guard let (name, value) = singles.first.map({ ($0.0, $0.1 ?? 0) }) else { return nil }
-        guard singles.count == 1, !besides.contains(true) else { throw FaultRuleError("\(name) goes in a rule of its own") }
+        guard singles.count == 1, !besides.contains(true) else { throw BadRequest("\(name) goes in a rule of its own") }
         if name == "dropConnections" {
-            guard value > 0 else { throw FaultRuleError("dropConnections must be positive") }
+            guard value > 0 else { throw BadRequest("dropConnections must be positive") }
             return .drop(count: value)
         }
-        guard (0...60_000).contains(value) else { throw FaultRuleError("\(name) must be 0...60000") }
+        guard (0...60_000).contains(value) else { throw BadRequest("\(name) must be 0...60000") }
         return .latency(milliseconds: value, tokenEndpoint: name == "tokenLatencyMs")
     }
 
     /// A status rule names a token or is limited; its token and `Retry-After` make sense.
-    private func checkTarget() throws(FaultRuleError) {
+    private func checkTarget() throws(BadRequest) {
         guard token != nil || nextRequests != nil || forSeconds != nil else {
-            throw FaultRuleError("a status rule needs token, nextRequests or forSeconds")
+            throw BadRequest("a status rule needs token, nextRequests or forSeconds")
         }
-        if let token, token.isEmpty { throw FaultRuleError("token must not be empty") }
-        if let retryAfter, retryAfter < 0 { throw FaultRuleError("retryAfter must not be negative") }
+        if let token, token.isEmpty { throw BadRequest("token must not be empty") }
+        if let retryAfter, retryAfter < 0 { throw BadRequest("retryAfter must not be negative") }
     }
 
-    private func checkLimits() throws(FaultRuleError) {
-        if let nextRequests, nextRequests <= 0 { throw FaultRuleError("nextRequests must be positive") }
-        if let forSeconds, !(forSeconds > 0) { throw FaultRuleError("forSeconds must be positive") }
+    private func checkLimits() throws(BadRequest) {
+        if let nextRequests, nextRequests <= 0 { throw BadRequest("nextRequests must be positive") }
+        if let forSeconds, !(forSeconds > 0) { throw BadRequest("forSeconds must be positive") }
     }
 }
 
@@ -165,10 +165,4 @@ struct InjectedFailure: Sendable, Encodable {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.string(from: now.addingTimeInterval(Double(retryAfter)))
     }
-}
-
-/// A fault rule that cannot be applied.
-struct FaultRuleError: Error, Sendable {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
 }

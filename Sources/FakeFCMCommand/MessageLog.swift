@@ -17,15 +17,15 @@ final class MessageLog: Sendable {
         var byErrorCode: [String: Int] = [:]
     }
 
-    /// A kept message: its summary and the request body as received (much smaller than a parsed tree).
+    /// A kept message without its `message`, and the request body as received (much smaller than a parsed tree).
     private struct Kept: Sendable {
-        let summary: RecordedMessage.Summary
+        let summary: RecordedMessage
         let body: Data
     }
 
     private struct State {
+        /// The newest `capacity` are kept; older ones are dropped in bulk once twice as many wait.
         var messages: [Kept] = []
-        var head = 0  // messages[head...] are kept; earlier slots are dropped lazily
         var nextSeq = 1
         var stats = Stats()
     }
@@ -48,19 +48,15 @@ final class MessageLog: Sendable {
             let seq = state.nextSeq
             state.nextSeq += 1
             let name = "projects/\(project)/messages/fake-\(seq)"
-            let summary = RecordedMessage.Summary(
+            let summary = RecordedMessage(
                 seq: seq, receivedAt: receivedAt, project: project, name: name, event: message.event, token: message.token,
                 liveActivityToken: message.liveActivityToken)
             if capacity > 0 { state.messages.append(Kept(summary: summary, body: body)) }
-            if state.messages.count - state.head > capacity { state.head += 1 }
-            if state.head > 4096 && state.head * 2 > state.messages.count {
-                state.messages.removeFirst(state.head)
-                state.head = 0
-            }
+            if state.messages.count > capacity * 2 { state.messages.removeFirst(state.messages.count - capacity) }
             state.stats.accepted += 1
             state.stats.byEvent[message.event, default: 0] += 1
             state.stats.byStatus["200", default: 0] += 1
-            recordFile?.append(line: RecordedMessage.recordLine(summary, body: body), seq: seq)
+            recordFile?.append(line: summary.recordLine(body: body), seq: seq)
             return name
         }
     }
@@ -87,7 +83,7 @@ final class MessageLog: Sendable {
     func messages(since: Int, limit: Int, token: String?, event: String? = nil) -> [RecordedMessage] {
         let selected: [Kept] = state.withLock { state in
             var result: [Kept] = []
-            let kept = state.messages[state.head...]
+            let kept = state.messages.suffix(capacity)
             let start = kept.firstIndex { $0.summary.seq > since } ?? kept.endIndex
             for entry in kept[start...] where token == nil || entry.summary.token == token || entry.summary.liveActivityToken == token {
                 if let event, entry.summary.event != event && !(event.hasSuffix("_") && entry.summary.event.hasPrefix(event)) { continue }
@@ -96,7 +92,11 @@ final class MessageLog: Sendable {
             }
             return result
         }
-        return selected.map { RecordedMessage(summary: $0.summary, message: JSONValue.parse($0.body)?["message"] ?? .null) }
+        return selected.map { kept in
+            var message = kept.summary
+            message.message = JSONValue.parse(kept.body)?["message"] ?? .null
+            return message
+        }
     }
 
     var stats: Stats { state.withLock { $0.stats } }
@@ -105,7 +105,6 @@ final class MessageLog: Sendable {
     func reset() {
         state.withLock { state in
             state.messages = []
-            state.head = 0
             state.stats = Stats()
         }
     }

@@ -64,13 +64,16 @@ final class RequestLog: Sendable {
             state.kept.filter { kind == nil || $0.key == kind }.values.flatMap { $0.suffix(capacity) }.sorted { $0.seq < $1.seq }
         }
         return kept.map { kept in
-            var headers: [String: String] = [:]
-            for field in kept.request.headers { headers[field.name.lowercased()] = field.value }
-            return Entry(
+            Entry(
                 seq: kept.seq, kind: kept.kind, method: kept.request.method, path: kept.request.path,
-                headers: headers, body: String(decoding: kept.request.body, as: UTF8.self),
+                headers: Self.headers(of: kept.request), body: String(decoding: kept.request.body, as: UTF8.self),
                 status: kept.response.dropsConnection ? 0 : kept.response.status, answer: String(decoding: kept.response.body, as: UTF8.self))
         }
+    }
+
+    /// A request's headers by lower-case name (a repeated one: its last value).
+    static func headers(of request: HTTPRequest) -> [String: String] {
+        Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }) { $1 }
     }
 
     /// Forgets the kept requests (`DELETE /fake/requests`); sequence numbers keep increasing.

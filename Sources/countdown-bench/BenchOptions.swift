@@ -5,7 +5,6 @@ import Foundation
 struct BenchOptions {
     struct UsageError: Error, CustomStringConvertible {
         let description: String
-        init(description: String) { self.description = description }
     }
 
     private var values: [String: [String]] = [:]

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import JWT
 import Push
+import PushPayloads
 import TestSupport
 
 #if canImport(Glibc)
@@ -75,8 +76,7 @@ struct PushBenchmark {
             }
             options = parsed
         } catch {
-            FileHandle.standardError.write(Data("countdown-bench push: \(error)\n\(usage)\n".utf8))
-            return 2
+            return usageError(usage, error)
         }
         do {
             let figures = try await PushBenchmark(options: options).run()
@@ -95,7 +95,7 @@ struct PushBenchmark {
         defer { http.shutdown() }
         let tokens = try FCMAccessTokenProvider(account: account, http: http)
         let transport = FCMTransport(projectID: account.projectID, baseURL: options.fakeBaseURL, tokens: tokens, http: http)
-        let payload = StartPush(now: Date())
+        let payload = try StartPush(now: Date())
 
         // Warm-up: the access token and every connection, not measured.
         let warm = await transport.sendAll((0..<options.concurrency).map { payload.message(-1 - $0) })
@@ -181,34 +181,24 @@ extension PushBenchmark.Figures {
     }
 }
 
-/// A push-to-start message shaped like the worker's: the start payload of a stream an hour away (Turkish texts,
-/// three names, creator role), `apns-priority: 10`, `apns-expiration` at the planned start, and tokens unique
-/// to each push.
+/// A push-to-start message as the worker builds it (`PushPayloadBuilder`): the start payload of a stream an hour
+/// away (Turkish texts, three names, creator role), `apns-priority: 10`, `apns-expiration` at the planned start,
+/// and tokens unique to each push.
 struct StartPush: Sendable {
-    let headers: [String: String]
-    let aps: [UInt8]
+    let payload: LiveActivityPayload
 
-    init(now: Date) {
-        let timestamp = Int(now.timeIntervalSince1970)
-        let start = timestamp + 3600
-        let names = "Selin Kaya • Mert Demir • Ayşe Yılmaz"
-        let title = "Akşam Sohbeti: Yeni Albüm"
-        let stream = "65f000000000000000000001"
-        let link = "allmine://live-stream/\(stream)"
-        let shared = #""creatorName":"\#(names)","deepLink":"\#(link)","role":"creator","streamId":"\#(stream)","streamTitle":"\#(title)","title":"\#(title)""#
-        let json = #"{"aps":{"alert":{"body":"\#(title) 60 dakika sonra başlıyor","title":"Yayının yaklaşıyor"},"#
-            + #""attributes":{\#(shared)},"attributes-type":"AllmineLiveActivityAttributes","#
-            + #""content-state":{\#(shared),"deepLinkUrl":"allmine://home","displayState":"countdown","scheduledStartAt":\#(start),"#
-            + #""statusText":"Yayına kalan süre","subtitle":"Yayına katılmak için dokun","updatedAt":\#(timestamp),"viewerCount":0},"#
-            + #""event":"start","input-push-token":1,"stale-date":\#(start + 3600),"timestamp":\#(timestamp)}}"#
-        aps = Array(json.utf8)
-        headers = ["apns-priority": "10", "apns-expiration": String(start)]
+    init(now: Date) throws {
+        let stream = StreamSnapshot(
+            id: "65f000000000000000000001", title: "Akşam Sohbeti: Yeni Albüm", plannedStartAt: now.addingTimeInterval(3600),
+            creatorName: "Selin Kaya", guestNames: ["Mert Demir", "Ayşe Yılmaz"])
+        payload = try PushPayloadBuilder().start(stream, role: .creator, language: .tr, now: now)
     }
 
     func message(_ index: Int) -> PushMessage {
         let hex = String(UInt64(bitPattern: Int64(index)), radix: 16)
         let activityToken = String(repeating: "0", count: max(0, 64 - hex.count)) + hex
-        return .liveActivity(id: "start", fcmToken: "bench-fcm-\(index)", activityToken: activityToken, apnsHeaders: headers, apsJSON: aps)
+        return .liveActivity(
+            id: "start", fcmToken: "bench-fcm-\(index)", activityToken: activityToken, apnsHeaders: payload.apnsHeaders, apsJSON: payload.apsJSON)
     }
 }
 

@@ -38,8 +38,7 @@ enum QueueBench {
             }
             return 0
         } catch let error as BenchOptions.UsageError {
-            FileHandle.standardError.write(Data("error: \(error)\n\(usage)\n".utf8))
-            return 2
+            return usageError(usage, error)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             return 1

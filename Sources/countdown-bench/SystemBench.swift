@@ -160,12 +160,9 @@ final class SystemBench {
         }
     }
 
-    var processes: SystemBenchSnapshot.Processes {
-        .init(workers: fleet, fakePID: system.fake.process.pid, postmasterPID: postmasterPID, redisPID: redisPID)
-    }
-
     func snapshot() async throws -> SystemBenchSnapshot {
-        try await SystemBenchSnapshot.take(processes, redis: system.redis)
+        try await SystemBenchSnapshot.take(
+            workers: fleet, fakePID: system.fake.process.pid, postmasterPID: postmasterPID, redisPID: redisPID, redis: system.redis)
     }
 
     /// Sleeps until the wall clock reaches `epoch`.

@@ -16,16 +16,10 @@ struct SystemBenchSnapshot {
     /// Redis's `INFO commandstats`: command → (calls, microseconds).
     var redisCommands: [String: (calls: Int, microseconds: Int)]
 
-    /// The processes measured: the fleet, the fake FCM, the postmaster (with its backends) and redis-server.
-    struct Processes {
-        var workers: [SystemWorker]
-        var fakePID: Int32
-        var postmasterPID: Int32?
-        var redisPID: Int32?
-    }
-
-    static func take(_ processes: Processes, redis: RedisClient) async throws -> SystemBenchSnapshot {
-        let workers = processes.workers
+    /// Reads the processes measured: the fleet, the fake FCM, the postmaster (with its backends) and redis-server.
+    static func take(
+        workers: [SystemWorker], fakePID: Int32, postmasterPID: Int32?, redisPID: Int32?, redis: RedisClient
+    ) async throws -> SystemBenchSnapshot {
         // The slower readings (HTTP, Redis) first, so the time and the CPU figures are read close together.
         let offsets = workers.map { (path: $0.logPath, offset: fileSize($0.logPath)) }
         var pushes: [String: Double] = [:]
@@ -38,9 +32,8 @@ struct SystemBenchSnapshot {
         let info = try await redis.command(["INFO", "commandstats"]).string ?? ""
         let usages = workers.map { $0.usage() }
         return SystemBenchSnapshot(
-            at: Date().timeIntervalSince1970, postgresCPU: postgresCPUSeconds(postmaster: processes.postmasterPID),
-            redisCPU: processes.redisPID.flatMap { ProcessUsage.cpuSeconds(pid: $0) } ?? 0,
-            fakeCPU: ProcessUsage.cpuSeconds(pid: processes.fakePID) ?? 0,
+            at: Date().timeIntervalSince1970, postgresCPU: postgresCPUSeconds(postmaster: postmasterPID),
+            redisCPU: redisPID.flatMap { ProcessUsage.cpuSeconds(pid: $0) } ?? 0, fakeCPU: ProcessUsage.cpuSeconds(pid: fakePID) ?? 0,
             workerCPU: usages.map { $0?.cpuSeconds ?? 0 }, workerSwitches: usages.map { $0?.contextSwitches ?? 0 }.reduce(0, +),
             logOffsets: offsets, pushes: pushes, redisCommands: commandStats(info))
     }
