@@ -45,6 +45,13 @@ public struct PlannedStartTimeline: Sendable, Equatable {
         return moves.first?.old ?? current
     }
 
+    /// The latest planned start in force at any time since `since`: the one then, and every one it moved to after (a
+    /// move at `since` counts). A countdown started then may show any of them: one whose device missed the update
+    /// moving the start earlier still shows the later one. Moves not loaded (before `knownAfter`) are not counted.
+    public func latest(since: Date) -> Date {
+        moves.filter { $0.at >= since }.reduce(current) { max($0, $1.old, $1.new) }
+    }
+
     /// What a start accepted at `sentAt` carried: built at most `buildMargin` before it was recorded, or at any time
     /// since `firstAttemptAfter` when it may have gone out more than once (a resend after a crash: the device applies
     /// whichever arrived first).

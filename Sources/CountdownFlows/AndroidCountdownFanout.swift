@@ -19,7 +19,7 @@ struct AndroidCountdownFanout: Sendable {
     func end(stream streamID: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
         let loaded = try await context.androidCountdowns.claimCountdownsToEnd(streamID, seconds: seconds, owner: me)
-        guard let (stream, countdowns, elsewhere, heldFor, inFlight) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
+        guard let (stream, countdowns, elsewhere, heldFor, inFlight, timeline) = loaded, let reason = EndReason(rawValue: stream.status.rawValue) else { return nil }
         if countdowns.isEmpty {
             if inFlight > 0 { return .retry(after: .seconds(1), reason: "android_starts_in_flight") }
             let wait = SessionFanout.claimedElsewhereWait(heldFor: heldFor, claimSeconds: seconds)
@@ -28,7 +28,8 @@ struct AndroidCountdownFanout: Sendable {
         let prepared = prepare(stream)
         let (pushes, addressed, unreachable) = build(countdowns, kind: "end") { countdown, language in
             try context.payloads.androidEnd(try prepared.get(), reason: reason, role: stream.roles[countdown.user], language: language,
-                                                   now: stream.now, seq: countdown.seq, viewerCount: stream.viewerCount)
+                                                   now: stream.now, seq: countdown.seq, viewerCount: stream.viewerCount,
+                                                   latestStart: countdown.latestShown(timeline))
         }
         var settlements: [AndroidCountdownQueries.Settlement] = []
         var refused: [DeviceTokenQueries.Invalidation] = []

@@ -11,10 +11,10 @@ public protocol AndroidCountdownDeliveries: Sendable {
         -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown])
 
     /// An ended stream (nil when it is not ended or gone), its live countdowns claimed for `owner`, how many are
-    /// claimed elsewhere, in how many seconds the earliest `Retry-After` hold among them ends (nil: none held), and
-    /// how many starts are in flight.
+    /// claimed elsewhere, in how many seconds the earliest `Retry-After` hold among them ends (nil: none held), how
+    /// many starts are in flight, and the stream's planned-start moves (the latest start each countdown may show).
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int)?
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int, timeline: PlannedStartTimeline)?
 
     /// A scheduled stream (nil when it is not scheduled or gone), its live countdowns not showing its planned start
     /// claimed for `owner`, how many starts are in flight, and the stream's planned-start moves (what a start carried).

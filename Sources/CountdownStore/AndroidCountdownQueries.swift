@@ -36,6 +36,14 @@ public enum AndroidCountdownQueries {
                 timeline.carriedByStart(sentAt: $0, buildMargin: buildMargin, firstAttemptAfter: startRepeatedSince)
             }
         }
+
+        /// The latest planned start the device may show (what its end's ttl runs to, SPEC 12.2): any the stream had
+        /// since its start was built (`buildMargin` before it was accepted, or its first attempt); all loaded when
+        /// that is not known.
+        public func latestShown(_ timeline: PlannedStartTimeline, buildMargin: TimeInterval = SessionUpdatePolicy.startBuildMargin) -> Date {
+            let built = startSentAt.map { $0.addingTimeInterval(-buildMargin) }
+            return timeline.latest(since: [built, startRepeatedSince].compactMap { $0 }.min() ?? .distantPast)
+        }
     }
 
     /// Claims the stream's live Android countdowns (only `device`'s when given) for `seconds` for `owner`, where no

@@ -85,16 +85,14 @@ public enum BroadcastChannels {
     }
 
     /// The latest planned start the channel's activities may show: the last one a push on it carried, or a planned
-    /// start the stream had since a start first carried the channel (`used_at`, less the time a start takes to build),
-    /// before or after one of its moves (`countdown_planned_start_history`): an activity whose phone missed the update
+    /// start the stream (planned to start at `current` now) had since a start first carried the channel (`used_at`,
+    /// less the time a start takes to build; `PlannedStartTimeline.latest`): an activity whose phone missed the update
     /// moving the start earlier still shows the later one. Nil for a channel no push carried.
-    public static func latestStart(_ channel: BroadcastChannel, on connection: PostgresConnection) throws -> Date? {
+    public static func latestStart(_ channel: BroadcastChannel, current: Date, on connection: PostgresConnection) throws -> Date? {
         guard let usedAt = channel.usedAt else { return channel.shownStartAt }
-        let moved = try connection.query("""
-            SELECT max(greatest(old_planned_start_at, new_planned_start_at)) AS latest FROM countdown_planned_start_history
-            WHERE stream_id = $1 AND changed_at >= $2
-            """, [channel.stream, usedAt.addingTimeInterval(-SessionUpdatePolicy.startBuildMargin)]).first?.decode("latest", as: Date?.self) ?? nil
-        return [channel.shownStartAt, moved].compactMap { $0 }.max()
+        let timeline = try PlannedStartHistoryQueries.timeline(channel.stream, current: current, on: connection)
+        let latest = timeline.latest(since: usedAt.addingTimeInterval(-SessionUpdatePolicy.startBuildMargin))
+        return [channel.shownStartAt, latest].compactMap { $0 }.max()
     }
 
     /// Every row of the stream, newest first (the console's stream page).

@@ -14,8 +14,9 @@ extension StoreClient: AndroidCountdownDeliveries {
     }
 
     public func claimCountdownsToEnd(_ streamID: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int)? {
-        try await transaction { connection -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int)? in
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int, timeline: PlannedStartTimeline)? {
+        try await transaction { connection
+            -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int, timeline: PlannedStartTimeline)? in
             // The names the payloads show and the roles of the claimed countdowns' users, not every participant.
             guard var stream = try StreamSnapshotQueries.loadCounted(streamID, leading: true, if: { $0.status.isTerminal }, on: connection)
             else { return nil }
@@ -23,7 +24,9 @@ extension StoreClient: AndroidCountdownDeliveries {
             let claimed = try AndroidCountdownQueries.claimLive(streamID, seconds: seconds, owner: owner, on: connection)
             let users = Array(Set(claimed.map(\.user).filter { stream.roles[$0] == nil }))
             stream.roles.merge(try StreamSnapshotQueries.roles(of: streamID, users: users, on: connection)) { $1 }
-            return (stream, claimed, elsewhere, heldFor, try AndroidCountdownQueries.startsInFlight(streamID, on: connection))
+            let planned = stream.snapshot.plannedStartAt
+            let timeline = claimed.isEmpty ? .unmoved(planned) : try PlannedStartHistoryQueries.timeline(streamID, current: planned, on: connection)
+            return (stream, claimed, elsewhere, heldFor, try AndroidCountdownQueries.startsInFlight(streamID, on: connection), timeline)
         }
     }
 

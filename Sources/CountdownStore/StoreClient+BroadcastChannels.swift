@@ -22,7 +22,9 @@ extension StoreClient: ChannelKeeperStore {
         try await transaction(isolation: .repeatableRead) { connection in
             guard let row = try StreamSnapshotQueries.loadCounted(stream, leading: true, on: connection) else { return nil }
             var channel = try BroadcastChannels.usable(stream: stream, on: connection)
-            if let used = channel { channel?.latestStartAt = try BroadcastChannels.latestStart(used, on: connection) }
+            if let used = channel {
+                channel?.latestStartAt = try BroadcastChannels.latestStart(used, current: row.snapshot.plannedStartAt, on: connection)
+            }
             return (row, channel)
         }
     }

@@ -25,21 +25,22 @@ extension PushPayloadBuilder {
 
     /// The Android countdown's `end`: `endedReason`, that reason's texts (iOS `statusText` / `subtitle`) and deep
     /// link, `dismissAt` = now + endDismissAfter (`dismissNow`: now, for a takeover); `HIGH`, ttl = the longer of
-    /// endDismissAfter and the seconds until the countdown's `staleAt` (`AndroidCountdownMessage.endTTLSeconds`), and no
-    /// collapse key (a device keeps only 4; an end must never be collapsed).
+    /// endDismissAfter and the seconds until the countdown's `staleAt` (`AndroidCountdownMessage.endTTLSeconds`; from
+    /// `latestStart`, the latest planned start the device may show, else the stream's), and no collapse key (a device
+    /// keeps only 4; an end must never be collapsed).
     public func androidEnd(
         _ prepared: PreparedStream, reason: EndReason, role: ParticipantRole?, language: PayloadLanguage, now: Date, seq: Int,
-        viewerCount: Int = 0, dismissNow: Bool = false
+        viewerCount: Int = 0, dismissNow: Bool = false, latestStart: Date? = nil
     ) throws(PushPayloadError) -> AndroidCountdownMessage {
-        try androidCountdown(prepared, event: .end(reason, dismissNow: dismissNow), priority: .high, role: role, language: language,
-                             now: now, seq: seq, viewerCount: viewerCount)
+        try androidCountdown(prepared, event: .end(reason, dismissNow: dismissNow, latestStart: latestStart), priority: .high, role: role,
+                             language: language, now: now, seq: seq, viewerCount: viewerCount)
     }
 
     /// Which message and, for an end, why and how soon it goes away.
     private enum AndroidEvent {
         case start
         case update
-        case end(EndReason, dismissNow: Bool)
+        case end(EndReason, dismissNow: Bool, latestStart: Date?)
 
         var event: LiveActivityEvent {
             switch self {
@@ -76,14 +77,15 @@ extension PushPayloadBuilder {
             ttlSeconds = AndroidCountdownMessage.countdownTTLSeconds(plannedStart: stream.plannedStartAt, now: now)
             collapseKey = CollapseID.countdown(stream: streamId)
             endReason = nil
-        case let .end(reason, dismissNow):
+        case let .end(reason, dismissNow, latestStart):
             common["endedReason"] = reason.rawValue
             common["dismissAt"] = String(sentAt + (dismissNow ? 0 : settings.endDismissAfterSeconds))
             common["deepLink"] = reason.opensStream ? streamLink(streamId) : homeLink
             common["title"] = texts.endStatus(reason)
             common["body"] = texts.endSubtitle(reason)
             ttlSeconds = AndroidCountdownMessage.endTTLSeconds(endDismissAfterSeconds: settings.endDismissAfterSeconds,
-                                                               plannedStart: stream.plannedStartAt, expireAfterSeconds: settings.expireAfterSeconds,
+                                                               plannedStart: latestStart ?? stream.plannedStartAt,
+                                                               expireAfterSeconds: settings.expireAfterSeconds,
                                                                now: now)
             collapseKey = nil
             endReason = reason

@@ -36,4 +36,16 @@ import Testing
         #expect(unrecorded.carriedByStart(sentAt: at(104), buildMargin: 5) == nil)
         #expect(unrecorded.carriedByStart(sentAt: at(106), buildMargin: 5) == a)
     }
+
+    /// An end is kept until the latest countdown its device may show goes stale (SPEC 12.2): one whose device missed
+    /// the move to the earlier start still shows the later one.
+    @Test func theLatestPlannedStartSinceACountdownStartedCountsEveryValueSinceThen() {
+        #expect(timeline.latest(since: at(50)) == b, "A then, B after the first move: the later")
+        #expect(timeline.latest(since: at(150)) == b, "B then, though the stream moved back to A")
+        #expect(timeline.latest(since: at(200)) == b, "a move at that instant counts")
+        #expect(timeline.latest(since: at(250)) == a, "A since")
+        let earlier = PlannedStartTimeline(moves: [.init(at: at(100), old: b, new: a)], current: a)
+        #expect(earlier.latest(since: at(50)) == b, "moved earlier since: the start before the move")
+        #expect(PlannedStartTimeline.unmoved(a).latest(since: at(0)) == a)
+    }
 }

@@ -234,6 +234,29 @@ import TestSupport
         #expect(startedLedger == ["c-and=sent/0", "c-ios=sent/0", "g-and=sent/0", "g-none=skipped:no_fcm_token/0"])
     }
 
+    /// A device whose phone was away while the update moving the start earlier expired still counts down to the
+    /// earlier-planned, later start: its end's ttl runs until that countdown goes stale, not the moved one's.
+    @Test func anEndIsKeptUntilTheLatestStartTheDeviceMayShowGoesStale() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            try await db.execute("UPDATE streams SET planned_start_at = date_trunc('second', now()) + interval '30 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.start(stream: "s"))
+            #expect(gateway.takeAndroid().sorted() == ["start fcm-c-and start 1", "start fcm-g-and start 1"])
+            let first = try await db.query("SELECT planned_start_at AS p FROM streams WHERE id = 's'").first!.decode("p", as: Date.self)
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at - interval '20 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.update(stream: "s"))
+            #expect(gateway.takeAndroid().sorted() == ["update fcm-c-and update 2", "update fcm-g-and update 2"])
+            try await db.execute("UPDATE streams SET status = 'cancelled' WHERE id = 's'")
+            _ = try await handler.handle(.end(stream: "s"))
+            let ends = gateway.sent.value.compactMap(\.message)
+            let now = try await db.query("SELECT now() AS n").first!.decode("n", as: Date.self)
+            let untilStale = Int(first.timeIntervalSince1970) + 3600 - Int(now.timeIntervalSince1970)
+            #expect(ends.count == 2)
+            #expect(ends.allSatisfy { (untilStale - 5...untilStale + 1).contains($0.ttlSeconds) },
+                    "until the first start's countdown goes stale (\(untilStale) s), not the moved one's: \(ends.map(\.ttlSeconds))")
+        }
+    }
+
     @Test func refusedTokensAreClearedReversiblyAndEndsRetriedUntilTheWindowCloses() async throws {
         try await Self.with(answers: ["fcm-g-and": .tokenRefused(.fcm, reason: "UNREGISTERED")]) { handler, db, gateway, metrics in
             try await Self.seed(db)

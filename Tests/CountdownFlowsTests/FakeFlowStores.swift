@@ -111,7 +111,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
         -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) { throw Unexpected(call: "claimChangedCountdowns") }
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
-        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int)? {
+        -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int, timeline: PlannedStartTimeline)? {
         throw Unexpected(call: "claimCountdownsToEnd")
     }
     func claimCountdownsToUpdate(_ stream: String, seconds: Int, owner: String?) async throws
