@@ -120,17 +120,10 @@ public enum EndDeliveryQueries {
                 FROM unnest($2::text[], $3::text[]) AS t(device_id, token)
                 WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.android_ended_at IS NULL
                 RETURNING s.device_id, '' AS activity_id, '' AS live_activity_token)
-            """ : """
-            newest AS (
-                DELETE FROM live_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                RETURNING s.device_id, coalesce(s.activity_id, '') AS activity_id, s.live_activity_token),
-            older AS (
-                DELETE FROM countdown_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                RETURNING s.device_id, s.activity_id, s.live_activity_token),
-            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
-            """
+            """ : SessionQueries.deleting(
+                using: "unnest($2::text[], $3::text[]) AS t(device_id, token)",
+                where: "s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token",
+                returning: "s.device_id, coalesce(s.activity_id, '') AS activity_id, s.live_activity_token")
         outcome.undeliverable = try connection.query("""
             WITH \(gone),
             attempts AS (
