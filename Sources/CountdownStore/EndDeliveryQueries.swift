@@ -72,19 +72,14 @@ public enum EndDeliveryQueries {
         outcome.attempts = max(outcome.attempts, attempts)
     }
 
-    /// Forgets the attempts of sessions that are done (delivered, or their token is dead): every activity of
-    /// `devices`, or with `activities` (one per device, in order) only those.
+    /// Forgets the attempts of sessions that are done (delivered, or their token is dead): of `devices`, each the
+    /// activity of `activities` (one per device, in order), or without them the activity '' (an Android countdown's).
     public static func settled(_ devices: [String], activities: [String]? = nil, stream: String, on connection: PostgresConnection) throws {
         guard !devices.isEmpty else { return }
-        guard let activities else {
-            try connection.execute("DELETE FROM countdown_end_attempts WHERE stream_id = $1 AND device_id = ANY($2::text[])",
-                                   [stream, PostgresTextArray(devices)])
-            return
-        }
         try connection.execute("""
             DELETE FROM countdown_end_attempts a USING unnest($2::text[], $3::text[]) AS t(device_id, activity_id)
             WHERE a.stream_id = $1 AND a.device_id = t.device_id AND a.activity_id = t.activity_id
-            """, [stream, PostgresTextArray(devices), PostgresTextArray(activities)])
+            """, [stream, PostgresTextArray(devices), PostgresTextArray(activities ?? devices.map { _ in "" })])
     }
 
     /// Counts the failures; those whose first failure is older than `windowSeconds` are given up on: the session
