@@ -44,12 +44,18 @@ public enum AuditQueries {
     /// Newest first, at most `limit`; `before` (an id) pages back through older rows.
     public static func list(limit: Int, before: Int? = nil, on connection: PostgresConnection) throws -> [Entry] {
         try connection.query("""
-            SELECT id, at, actor, role, action, target, reason, outcome FROM countdown_audit
+            SELECT \(columns) FROM countdown_audit
             WHERE $1::bigint IS NULL OR id < $1 ORDER BY id DESC LIMIT $2
-            """, [before, limit]).map { row in
-            Entry(id: try row.decode("id"), at: try row.decode("at"), actor: try row.decode("actor"), role: try row.decode("role"),
-                  action: try row.decode("action"), target: try row.decode("target"), reason: try row.decode("reason"),
-                  outcome: try row.decode("outcome"))
-        }
+            """, [before, limit]).map(entry)
+    }
+
+    /// The columns an `Entry` is read from, as `entry` reads them.
+    static let columns = "id, at, actor, role, action, target, reason, outcome"
+
+    /// A row of `columns`.
+    static func entry(_ row: PostgresRow) throws -> Entry {
+        Entry(id: try row.decode("id"), at: try row.decode("at"), actor: try row.decode("actor"), role: try row.decode("role"),
+              action: try row.decode("action"), target: try row.decode("target"), reason: try row.decode("reason"),
+              outcome: try row.decode("outcome"))
     }
 }

@@ -47,13 +47,9 @@ extension ConsoleReadQueries {
     public static func operatorActions(stream streamID: String, from: Date, to: Date, limit: Int = defaultLimit,
                                        on connection: PostgresConnection) throws -> [AuditQueries.Entry] {
         try connection.query("""
-            SELECT id, at, actor, role, action, target, reason, outcome FROM countdown_audit
+            SELECT \(AuditQueries.columns) FROM countdown_audit
             WHERE target = $1 OR (action IN ('pause', 'resume') AND at BETWEEN $2 AND $3 AND outcome LIKE 'done%')
             ORDER BY id LIMIT $4
-            """, [streamID, from, to, limit]).map { row in
-            AuditQueries.Entry(id: try row.decode("id"), at: try row.decode("at"), actor: try row.decode("actor"), role: try row.decode("role"),
-                             action: try row.decode("action"), target: try row.decode("target"), reason: try row.decode("reason"),
-                             outcome: try row.decode("outcome"))
-        }
+            """, [streamID, from, to, limit]).map(AuditQueries.entry)
     }
 }

@@ -97,19 +97,11 @@ public enum DeviceOwnershipQueries {
                 SELECT i.device_id, i.user_id FROM input i JOIN prior p USING (device_id) JOIN written w USING (device_id)
                 WHERE p.owner <> '' AND p.owner <> i.user_id
             ),
-            newest AS (
-                DELETE FROM live_activity_sessions s USING taken t, streams st
-                WHERE s.device_id = t.device_id AND st.id = s.stream_id AND coalesce(s.user_id, '') <> t.user_id
-                  AND st.status NOT IN ('ready', 'started', 'cancelled', 'expired')
-                RETURNING s.stream_id, s.device_id, s.live_activity_token, s.user_id
-            ),
-            older AS (
-                DELETE FROM countdown_activity_sessions s USING taken t, streams st
-                WHERE s.device_id = t.device_id AND st.id = s.stream_id AND coalesce(s.user_id, '') <> t.user_id
-                  AND st.status NOT IN ('ready', 'started', 'cancelled', 'expired')
-                RETURNING s.stream_id, s.device_id, s.live_activity_token, s.user_id
-            ),
-            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older),
+            \(SessionQueries.deleting(
+                using: "taken t, streams st",
+                where: "s.device_id = t.device_id AND st.id = s.stream_id AND coalesce(s.user_id, '') <> t.user_id"
+                    + " AND st.status NOT IN ('ready', 'started', 'cancelled', 'expired')",
+                returning: "s.stream_id, s.device_id, s.live_activity_token, s.user_id")),
             retired AS (
                 INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
                 SELECT stream_id, device_id, live_activity_token, user_id, 'takeover' FROM gone

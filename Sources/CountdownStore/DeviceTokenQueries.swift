@@ -42,17 +42,11 @@ public enum DeviceTokenQueries {
         switch kind {
         case .runtime:
             return """
-                WITH newest AS (
-                    DELETE FROM live_activity_sessions s USING \(refused)
-                    WHERE s.stream_id = t.stream_id AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                    RETURNING s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id),
-                older AS (
-                    DELETE FROM countdown_activity_sessions s USING \(refused)
-                    WHERE s.stream_id = t.stream_id AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                    RETURNING s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id),
-                cleared AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
+                WITH \(SessionQueries.deleting(
+                    using: refused, where: "s.stream_id = t.stream_id AND s.device_id = t.device_id AND s.live_activity_token = t.token",
+                    returning: "s.device_id, s.live_activity_token AS token, t.reason, s.stream_id, s.user_id, s.activity_id"))
                 INSERT INTO countdown_token_invalidations (device_id, token_kind, old_value, reason, stream_id, user_id, activity_id)
-                SELECT device_id, $5, token, reason, stream_id, user_id, activity_id FROM cleared
+                SELECT device_id, $5, token, reason, stream_id, user_id, activity_id FROM gone
                 """
         case .fcm, .pushToStart:
             let column = kind == .fcm ? "fcm_token" : "push_to_start_token"

@@ -72,19 +72,14 @@ public enum EndDeliveryQueries {
         outcome.attempts = max(outcome.attempts, attempts)
     }
 
-    /// Forgets the attempts of sessions that are done (delivered, or their token is dead): every activity of
-    /// `devices`, or with `activities` (one per device, in order) only those.
+    /// Forgets the attempts of sessions that are done (delivered, or their token is dead): of `devices`, each the
+    /// activity of `activities` (one per device, in order), or without them the activity '' (an Android countdown's).
     public static func settled(_ devices: [String], activities: [String]? = nil, stream: String, on connection: PostgresConnection) throws {
         guard !devices.isEmpty else { return }
-        guard let activities else {
-            try connection.execute("DELETE FROM countdown_end_attempts WHERE stream_id = $1 AND device_id = ANY($2::text[])",
-                                   [stream, PostgresTextArray(devices)])
-            return
-        }
         try connection.execute("""
             DELETE FROM countdown_end_attempts a USING unnest($2::text[], $3::text[]) AS t(device_id, activity_id)
             WHERE a.stream_id = $1 AND a.device_id = t.device_id AND a.activity_id = t.activity_id
-            """, [stream, PostgresTextArray(devices), PostgresTextArray(activities)])
+            """, [stream, PostgresTextArray(devices), PostgresTextArray(activities ?? devices.map { _ in "" })])
     }
 
     /// Counts the failures; those whose first failure is older than `windowSeconds` are given up on: the session
@@ -120,17 +115,10 @@ public enum EndDeliveryQueries {
                 FROM unnest($2::text[], $3::text[]) AS t(device_id, token)
                 WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.android_ended_at IS NULL
                 RETURNING s.device_id, '' AS activity_id, '' AS live_activity_token)
-            """ : """
-            newest AS (
-                DELETE FROM live_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                RETURNING s.device_id, coalesce(s.activity_id, '') AS activity_id, s.live_activity_token),
-            older AS (
-                DELETE FROM countdown_activity_sessions s USING unnest($2::text[], $3::text[]) AS t(device_id, token)
-                WHERE s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token
-                RETURNING s.device_id, s.activity_id, s.live_activity_token),
-            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
-            """
+            """ : SessionQueries.deleting(
+                using: "unnest($2::text[], $3::text[]) AS t(device_id, token)",
+                where: "s.stream_id = $1 AND s.device_id = t.device_id AND s.live_activity_token = t.token",
+                returning: "s.device_id, coalesce(s.activity_id, '') AS activity_id, s.live_activity_token")
         outcome.undeliverable = try connection.query("""
             WITH \(gone),
             attempts AS (

@@ -35,32 +35,22 @@ public enum FleetStatsQueries {
     /// early tolerance).
     public static func counts(aheadSeconds: Int, on connection: PostgresConnection) throws -> Counts {
         var counts = Counts()
-        if let outbox = try connection.query("""
-            SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM countdown_outbox
-            """).first {
-            counts.outboxBacklog = try outbox.decode("n")
-            counts.outboxOldestAgeSeconds = try outbox.decode("age")
-        }
+        (counts.outboxBacklog, counts.outboxOldestAgeSeconds) = try OutboxQueries.backlog(on: connection)
         for row in try connection.query("SELECT status, count(*) AS n FROM streams GROUP BY status") {
             counts.streamsByStatus[try row.decode("status")] = try row.decode("n")
         }
         let window: [(any PostgresEncodable)?] = [Int(lateSettleAllowance.components.seconds) + 3600, aheadSeconds]
         for row in try connection.query(nearStreams + """
             SELECT CASE WHEN l.status IN ('sent', 'pending', 'sending') THEN l.status
-                        ELSE l.status || ':' || coalesce(split_part(l.reason, ':', 1), '') END AS label, count(*) AS n
-            FROM near JOIN countdown_start_ledger l ON l.stream_id = near.id
-            WHERE l.updated_at > now() - interval '1 hour' GROUP BY 1 ORDER BY 1
+                        ELSE l.status || ':' || coalesce(split_part(l.reason, ':', 1), '') END AS label,
+                   coalesce(d.platform = 'android', false) AS android, count(*) AS n
+            FROM near JOIN countdown_start_ledger l ON l.stream_id = near.id LEFT JOIN devices d ON d.device_id = l.device_id
+            WHERE l.updated_at > now() - interval '1 hour' GROUP BY 1, 2 ORDER BY 1, 2
             """, window) {
-            counts.recentStartResults[try row.decode("label")] = try row.decode("n")
-        }
-        for row in try connection.query(nearStreams + """
-            SELECT CASE WHEN l.status IN ('sent', 'pending', 'sending') THEN l.status
-                        ELSE l.status || ':' || coalesce(split_part(l.reason, ':', 1), '') END AS label, count(*) AS n
-            FROM near JOIN countdown_start_ledger l ON l.stream_id = near.id
-            JOIN devices d ON d.device_id = l.device_id AND d.platform = 'android'
-            WHERE l.updated_at > now() - interval '1 hour' GROUP BY 1 ORDER BY 1
-            """, window) {
-            counts.recentAndroidStartResults[try row.decode("label")] = try row.decode("n")
+            let label: String = try row.decode("label")
+            let n: Int = try row.decode("n")
+            counts.recentStartResults[label, default: 0] += n
+            if try row.decode("android", as: Bool.self) { counts.recentAndroidStartResults[label, default: 0] += n }
         }
         for row in try connection.query(nearStreams + """
             SELECT split_part(l.android_end_reason, ':', 1) AS label, count(*) AS n

@@ -39,25 +39,17 @@ public enum QuarantineQueries {
         }
     }
 
-    /// Removes entries; returns how many there were.
+    /// Removes the entries of `keys` (`nil`: every entry), of `kind` only when given; returns how many there were.
     @discardableResult
-    public static func remove(_ kind: Kind, keys: [String], on connection: PostgresConnection) throws -> Int {
-        guard !keys.isEmpty else { return 0 }
-        return try connection.execute("DELETE FROM countdown_quarantine WHERE kind = $1 AND key = ANY($2::text[])",
-                                      [kind.rawValue, PostgresTextArray(keys)])
+    public static func remove(_ kind: Kind? = nil, keys: [String]?, on connection: PostgresConnection) throws -> Int {
+        if keys?.isEmpty == true { return 0 }
+        return try connection.execute("""
+            DELETE FROM countdown_quarantine WHERE ($1::text IS NULL OR kind = $1) AND ($2::text[] IS NULL OR key = ANY($2::text[]))
+            """, [kind?.rawValue, keys.map { PostgresTextArray($0) }])
     }
 
     /// How many rows are quarantined.
     public static func count(on connection: PostgresConnection) throws -> Int {
         try connection.query("SELECT count(*) AS n FROM countdown_quarantine").first?.decode("n", as: Int.self) ?? 0
-    }
-}
-
-extension QuarantineQueries {
-    /// Removes entries of any kind by key (`nil`: every entry); returns how many there were.
-    @discardableResult
-    public static func remove(keys: [String]?, on connection: PostgresConnection) throws -> Int {
-        guard let keys else { return try connection.execute("DELETE FROM countdown_quarantine") }
-        return try connection.execute("DELETE FROM countdown_quarantine WHERE key = ANY($1::text[])", [PostgresTextArray(keys)])
     }
 }

@@ -56,15 +56,10 @@ public enum ReminderDeliveryQueries {
             if try row.decode("live", as: Bool.self), !(by.map(deadOwners.contains) ?? false) { held = true }
         }
         if held { return Claim(id: nil, claimed: [], sent: []) }
-        var sent = Set<String>()
-        if !counted.isEmpty {
-            for row in try connection.query("""
-                SELECT DISTINCT d.device_id FROM countdown_reminder_sends s CROSS JOIN LATERAL unnest(s.devices) AS d(device_id)
-                WHERE s.claim_id = ANY($1::bigint[]) AND d.device_id = ANY($2::text[])
-                """, [PostgresTextArray(counted.map(String.init)), PostgresTextArray(devices.map(\.device))]) {
-                sent.insert(try row.decode("device_id"))
-            }
-        }
+        let sent = counted.isEmpty ? [] : Set(try connection.query("""
+            SELECT DISTINCT d.device_id FROM countdown_reminder_sends s CROSS JOIN LATERAL unnest(s.devices) AS d(device_id)
+            WHERE s.claim_id = ANY($1::bigint[]) AND d.device_id = ANY($2::text[])
+            """, [PostgresTextArray(counted.map(String.init)), PostgresTextArray(devices.map(\.device))]).map { try $0.decode("device_id", as: String.self) })
         if !overlapping.isEmpty {
             try connection.execute("""
                 UPDATE countdown_reminder_claims SET claimed_until = now() WHERE id = ANY($1::bigint[]) AND claimed_until > now()

@@ -35,20 +35,9 @@ public enum RestoreGuardQueries {
             """, since.parameters + [leadSeconds]).map { try $0.decode("id") }
     }
 
-    /// Every device of every participant of `streams`, with what eligibility needs (an empty token reads as absent).
+    /// Every device of every participant of `streams`, as the start fan-out sees them (`StartLedger.candidates`).
     public static func devices(of streams: [String], on connection: PostgresConnection) throws -> [(stream: String, device: DeviceCandidate)] {
-        try connection.query("""
-            SELECT p.stream_id, p.user_id, p.role, d.device_id, d.platform, nullif(d.fcm_token, '') AS fcm,
-                   nullif(d.push_to_start_token, '') AS pts, coalesce(np.enabled, true) AS live_stream
-            FROM stream_participants p JOIN devices d ON d.user_id = p.user_id
-            LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
-            WHERE p.stream_id = ANY($1::text[])
-            """, [PostgresTextArray(streams)]).map { row in
-            (try row.decode("stream_id"), DeviceCandidate(
-                userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
-                platform: try row.decode("platform"), fcmToken: try row.decode("fcm"), pushToStartToken: try row.decode("pts"),
-                locale: nil, liveStreamEnabled: try row.decode("live_stream")))
-        }
+        try StartLedger.candidates(streams, scope: .stream, on: connection).map { (stream: $0.0, device: $0.1) }
     }
 
     /// Marks `sent` every active reminder of a scheduled stream whose reminder time `planned − lead` is at most now

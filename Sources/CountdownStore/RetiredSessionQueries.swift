@@ -122,13 +122,8 @@ public enum RetiredSessionQueries {
     public static func retireOutlived(_ stream: String, devices: [String], on connection: PostgresConnection) throws -> Int {
         guard !devices.isEmpty else { return 0 }
         return try connection.execute("""
-            WITH newest AS (
-                DELETE FROM live_activity_sessions WHERE stream_id = $1 AND device_id = ANY($2::text[])
-                RETURNING stream_id, device_id, live_activity_token, user_id),
-            older AS (
-                DELETE FROM countdown_activity_sessions WHERE stream_id = $1 AND device_id = ANY($2::text[])
-                RETURNING stream_id, device_id, live_activity_token, user_id),
-            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
+            WITH \(SessionQueries.deleting(where: "s.stream_id = $1 AND s.device_id = ANY($2::text[])",
+                                           returning: "s.stream_id, s.device_id, s.live_activity_token, s.user_id"))
             INSERT INTO countdown_retired_sessions (stream_id, device_id, live_activity_token, user_id, reason)
             SELECT stream_id, device_id, live_activity_token, user_id, $3 FROM gone
             ON CONFLICT DO NOTHING

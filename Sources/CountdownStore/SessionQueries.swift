@@ -111,14 +111,7 @@ public enum SessionQueries {
     public static func promoteOlder(_ stream: String, devices: [String], on connection: PostgresConnection) throws -> Int {
         guard !devices.isEmpty else { return 0 }
         return try connection.execute("""
-            WITH pick AS (
-                SELECT DISTINCT ON (device_id) device_id, activity_id FROM countdown_activity_sessions
-                WHERE stream_id = $1 AND device_id = ANY($2::text[])
-                ORDER BY device_id, created_at DESC, activity_id DESC),
-            moved AS (
-                DELETE FROM countdown_activity_sessions a USING pick
-                WHERE a.stream_id = $1 AND a.device_id = pick.device_id AND a.activity_id = pick.activity_id
-                RETURNING a.device_id, a.activity_id, a.user_id, a.live_activity_token)
+            WITH \(movingNewestOlder(where: "a.device_id = ANY($2::text[])"))
             UPDATE live_activity_sessions s
             SET activity_id = moved.activity_id, user_id = moved.user_id, live_activity_token = moved.live_activity_token
             FROM moved WHERE s.stream_id = $1 AND s.device_id = moved.device_id
@@ -130,23 +123,52 @@ public enum SessionQueries {
     /// cover them: the newest older one moves into `live_activity_sessions`.
     public static func adoptOrphans(_ stream: String, device: String?, on connection: PostgresConnection) throws {
         try connection.execute("""
-            WITH pick AS (
-                SELECT DISTINCT ON (a.device_id) a.device_id, a.activity_id FROM countdown_activity_sessions a
-                WHERE a.stream_id = $1 AND ($2::text IS NULL OR a.device_id = $2)
+            WITH \(movingNewestOlder(where: """
+                ($2::text IS NULL OR a.device_id = $2)
                   AND NOT EXISTS (SELECT 1 FROM live_activity_sessions s WHERE s.stream_id = a.stream_id AND s.device_id = a.device_id)
-                ORDER BY a.device_id, a.created_at DESC, a.activity_id DESC),
-            moved AS (
-                DELETE FROM countdown_activity_sessions a USING pick
-                WHERE a.stream_id = $1 AND a.device_id = pick.device_id AND a.activity_id = pick.activity_id
-                RETURNING a.stream_id, a.device_id, a.activity_id, a.user_id, a.live_activity_token)
+                """))
             INSERT INTO live_activity_sessions (stream_id, device_id, user_id, live_activity_token, activity_id)
             SELECT stream_id, device_id, user_id, live_activity_token, activity_id FROM moved ORDER BY device_id
             ON CONFLICT (stream_id, device_id) DO NOTHING
             """, [stream, device])
     }
 
+    /// The CTEs `pick`, the newest older activity (`countdown_activity_sessions a`) of each device of stream `$1`
+    /// matching `condition`, and `moved`, those deleted (returning their stream, device, activity, user and token).
+    private static func movingNewestOlder(where condition: String) -> String {
+        """
+        pick AS (
+            SELECT DISTINCT ON (a.device_id) a.device_id, a.activity_id FROM countdown_activity_sessions a
+            WHERE a.stream_id = $1 AND \(condition)
+            ORDER BY a.device_id, a.created_at DESC, a.activity_id DESC),
+        moved AS (
+            DELETE FROM countdown_activity_sessions a USING pick
+            WHERE a.stream_id = $1 AND a.device_id = pick.device_id AND a.activity_id = pick.activity_id
+            RETURNING a.stream_id, a.device_id, a.activity_id, a.user_id, a.live_activity_token)
+        """
+    }
+
+    /// The CTEs deleting sessions of every activity: `newest` (from `live_activity_sessions`) and `older` (from
+    /// `countdown_activity_sessions`), each table aliased `s`, joined with `using` when given, its rows matching
+    /// `condition` and returning `returning`; and `gone`, what both returned.
+    static func deleting(using: String? = nil, where condition: String, returning: String) -> String {
+        let using = using.map { " USING \($0)" } ?? ""
+        return """
+            newest AS (
+                DELETE FROM live_activity_sessions s\(using)
+                WHERE \(condition)
+                RETURNING \(returning)),
+            older AS (
+                DELETE FROM countdown_activity_sessions s\(using)
+                WHERE \(condition)
+                RETURNING \(returning)),
+            gone AS (SELECT * FROM newest UNION ALL SELECT * FROM older)
+            """
+    }
+
     /// Releases end claims (to be retried, or re-registered with a new token meanwhile).
     public static func releaseEndClaims(_ stream: String, devices: [String], on connection: PostgresConnection) throws {
+        guard !devices.isEmpty else { return }
         try connection.execute(
             "DELETE FROM countdown_session_end_claims WHERE stream_id = $1 AND device_id = ANY($2::text[])",
             [stream, PostgresTextArray(devices)])

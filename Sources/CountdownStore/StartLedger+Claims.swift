@@ -97,27 +97,21 @@ extension StartLedger {
     /// of `owners.dead`.
     public static func openClaims(_ streams: [String], owners: (dead: [String], alive: [String]) = ([], []),
                                   on connection: PostgresConnection) throws -> [String: Int] {
-        var open: [String: Int] = [:]
-        for row in try connection.query("""
+        Dictionary(uniqueKeysWithValues: try connection.query("""
             SELECT stream_id, count(*) AS open FROM countdown_start_ledger
             WHERE stream_id = ANY($1::text[]) AND status = 'sending'
               AND (claimed_until > now() OR claimed_by = ANY($3::text[])) AND (claimed_by = ANY($2::text[])) IS NOT TRUE
             GROUP BY stream_id
-            """, [PostgresTextArray(streams), PostgresTextArray(owners.dead), PostgresTextArray(owners.alive)]) {
-            open[try row.decode("stream_id")] = try row.decode("open", as: Int.self)
-        }
-        return open
+            """, [PostgresTextArray(streams), PostgresTextArray(owners.dead), PostgresTextArray(owners.alive)]).map { row in
+            (try row.decode("stream_id", as: String.self), try row.decode("open", as: Int.self))
+        })
     }
 
     /// Streams among `streams` with ledger rows still pending or being sent.
     public static func streamsWithOpenRows(_ streams: [String], on connection: PostgresConnection) throws -> Set<String> {
-        var open = Set<String>()
-        for row in try connection.query("""
+        Set(try connection.query("""
             SELECT DISTINCT stream_id FROM countdown_start_ledger
             WHERE stream_id = ANY($1::text[]) AND status IN ('pending', 'sending')
-            """, [PostgresTextArray(streams)]) {
-            open.insert(try row.decode("stream_id", as: String.self))
-        }
-        return open
+            """, [PostgresTextArray(streams)]).map { try $0.decode("stream_id", as: String.self) })
     }
 }

@@ -158,11 +158,9 @@ extension StartLedger {
         var sql = "SELECT stream_id, user_id, device_id, status, reason, token_hash FROM countdown_start_ledger WHERE stream_id = ANY($1::text[])"
         var parameters: [(any PostgresEncodable)?] = [PostgresTextArray(streams)]
         narrow(&sql, &parameters, to: scope, device: "device_id", user: "user_id")
-        var recorded: [Key: StartLedgerMachine.Row] = [:]
-        for row in try connection.query(sql, parameters) {
-            recorded[try key(row)] = StartLedgerMachine.Row(status: try status(row), reason: try row.decode("reason"), tokenHash: try row.decode("token_hash"))
-        }
-        return recorded
+        return Dictionary(uniqueKeysWithValues: try connection.query(sql, parameters).map { row in
+            (try key(row), StartLedgerMachine.Row(status: try status(row), reason: try row.decode("reason"), tokenHash: try row.decode("token_hash")))
+        })
     }
 
     /// Gives the first `limit` eligible rows (in key order) the status `sending`, the other eligible rows `pending`.

@@ -30,11 +30,7 @@ extension StoreClient: SessionDeliveries {
     }
 
     public func endsAccepted(_ accepted: [Session], stream: String) async throws -> Int {
-        try await transaction { connection in
-            let count = try SessionQueries.delete(stream, accepted, on: connection)
-            try EndDeliveryQueries.settled(accepted.map(\.device), activities: accepted.map(\.activity), stream: stream, on: connection)
-            return count
-        }
+        try await settleEnds(stream, refused: [], finished: accepted, done: accepted, failed: [], windowSeconds: 0, claimed: [], holding: []).deleted
     }
 
     public func settleEnds(_ stream: String, refused: [DeviceTokenQueries.Invalidation], finished: [Session], done: [Session],
@@ -120,17 +116,14 @@ extension StoreClient: SessionDeliveries {
     }
 
     public func updatesAccepted(_ stream: String, accepted: [Session], shown: Date) async throws {
-        try await withConnection { try SessionDeliveryQueries.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: $0) }
+        try await settleUpdates(stream, refused: [], accepted: accepted, shown: shown)
     }
 
     public func settleUpdates(_ stream: String, refused: [DeviceTokenQueries.Invalidation], accepted: [Session], shown: Date) async throws {
         try await transaction { connection in
             try DeviceTokenQueries.clear(refused, on: connection)
-            try SessionDeliveryQueries.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map(Self.delivered), shown: shown, on: connection)
+            try SessionDeliveryQueries.recordAccepted(stream, channel: .liveActivity, accepted: accepted.map { ($0.device, $0.activity, $0.activityToken) },
+                                                      shown: shown, on: connection)
         }
-    }
-
-    private static func delivered(_ session: Session) -> (device: String, activity: String, token: String) {
-        (session.device, session.activity, session.activityToken)
     }
 }

@@ -4,9 +4,6 @@ import Postgres
 /// functions (`on:`) and never run SQL on it themselves.
 public typealias StoreConnection = PostgresConnection
 
-/// How a transaction of `StoreClient` isolates itself (nil: PostgreSQL's default, read committed).
-public typealias StoreIsolation = PostgresIsolation
-
 /// The database behind the store seams: implements the flows' protocols (`StartClaims`, ... in
 /// `StoreClient+<Seam>.swift`) and the settler's (`StartOutcomeSettling`), each call one statement or one transaction.
 /// For the other callers (the worker's periodic services, the operator's reports and actions, the pruner, the
@@ -24,9 +21,10 @@ public struct StoreClient: Sendable {
         try await client.withConnection(body)
     }
 
-    /// Runs `body` in one transaction; `serializationRetries` extra runs are allowed after a deadlock or a
-    /// serialization failure (only ask for them when running `body` again is safe).
-    public func transaction<T: Sendable>(isolation: StoreIsolation? = nil, serializationRetries: Int = 0,
+    /// Runs `body` in one transaction, isolated as `isolation` asks (nil: PostgreSQL's default, read committed);
+    /// `serializationRetries` extra runs are allowed after a deadlock or a serialization failure (only ask for them
+    /// when running `body` again is safe).
+    public func transaction<T: Sendable>(isolation: PostgresIsolation? = nil, serializationRetries: Int = 0,
                                          _ body: @escaping @Sendable (StoreConnection) throws -> T) async throws -> T {
         try await client.transaction(isolation: isolation, serializationRetries: serializationRetries, body)
     }

@@ -47,28 +47,18 @@ public enum StreamQueries {
     /// Scheduled streams inside their start window (`lead` seconds before the planned start) in which the
     /// member is creator or guest, in id order.
     public static func streamsInStartWindow(of member: Member, lead: Int, on connection: PostgresConnection) throws -> [String] {
-        let sql: String
-        let key: String
-        switch member {
-        case .device(let device):
-            sql = Self.windowQuery(filter: "JOIN devices d ON d.user_id = p.user_id WHERE d.device_id = $1")
-            key = device
-        case .user(let user):
-            sql = Self.windowQuery(filter: "WHERE p.user_id = $1")
-            key = user
+        let (filter, key) = switch member {
+        case .device(let device): ("JOIN devices d ON d.user_id = p.user_id WHERE d.device_id = $1", device)
+        case .user(let user): ("WHERE p.user_id = $1", user)
         }
-        return try connection.query(sql, [key, lead]).map { try $0.decode("id", as: String.self) }
-    }
-
-    private static func windowQuery(filter: String) -> String {
-        """
-        SELECT DISTINCT s.id FROM stream_participants p
-        JOIN streams s ON s.id = p.stream_id
-        \(filter)
-          AND s.status = 'scheduled' AND s.planned_start_at > now()
-          AND s.planned_start_at - make_interval(secs => $2) <= now()
-        ORDER BY s.id
-        """
+        return try connection.query("""
+            SELECT DISTINCT s.id FROM stream_participants p
+            JOIN streams s ON s.id = p.stream_id
+            \(filter)
+              AND s.status = 'scheduled' AND s.planned_start_at > now()
+              AND s.planned_start_at - make_interval(secs => $2) <= now()
+            ORDER BY s.id
+            """, [key, lead]).map { try $0.decode("id", as: String.self) }
     }
 
     /// Which of `ids` are streams still `scheduled`.

@@ -80,20 +80,10 @@ public enum StreamReportQueries {
         }
     }
 
-    /// The participants' devices as the start fan-out sees them, by user and device.
+    /// The participants' devices as the start fan-out sees them (`StartLedger.candidates`), by user and device.
     public static func devices(_ streamID: String, on connection: PostgresConnection) throws -> [DeviceCandidate] {
-        try connection.query("""
-            SELECT p.user_id, p.role, d.device_id, d.platform, d.fcm_token, d.push_to_start_token,
-                   d.locale AS locale, coalesce(np.enabled, true) AS enabled
-            FROM stream_participants p JOIN users u ON u.id = p.user_id JOIN devices d ON d.user_id = p.user_id
-            LEFT JOIN notification_preferences np ON np.user_id = p.user_id AND np.category = 'live_stream'
-            WHERE p.stream_id = $1 ORDER BY p.user_id, d.device_id
-            """, [streamID]).map { row in
-            DeviceCandidate(
-                userID: try row.decode("user_id"), role: try row.decode("role"), deviceID: try row.decode("device_id"),
-                platform: try row.decode("platform"), fcmToken: try row.decode("fcm_token"), pushToStartToken: try row.decode("push_to_start_token"),
-                locale: try row.decode("locale"), liveStreamEnabled: try row.decode("enabled"))
-        }
+        try StartLedger.candidates([streamID], scope: .stream, on: connection).map(\.1)
+            .sorted { ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
     }
 
     /// The start ledger's rows, by user and device; an Android device's sent start carries its countdown.

@@ -91,12 +91,11 @@ public enum StreamSnapshotQueries {
     /// The roles of `users` in the stream (those who are participants).
     public static func roles(of streamID: String, users: [String], on connection: PostgresConnection) throws -> [String: ParticipantRole] {
         guard !users.isEmpty else { return [:] }
-        var roles: [String: ParticipantRole] = [:]
-        for row in try connection.query("SELECT user_id, role FROM stream_participants WHERE stream_id = $1 AND user_id = ANY($2::text[])",
-                                        [streamID, PostgresTextArray(users)]) {
-            roles[try row.decode("user_id", as: String.self)] = ParticipantRole(rawValue: try row.decode("role", as: String.self)) ?? .guest
-        }
-        return roles
+        let rows = try connection.query("SELECT user_id, role FROM stream_participants WHERE stream_id = $1 AND user_id = ANY($2::text[])",
+                                        [streamID, PostgresTextArray(users)])
+        return Dictionary(uniqueKeysWithValues: try rows.map { row in
+            (try row.decode("user_id", as: String.self), ParticipantRole(rawValue: try row.decode("role", as: String.self)) ?? .guest)
+        })
     }
 
     /// Participant rows (stream_id, user_id, role, display_name; creators first, then by position) folded per stream:

@@ -68,10 +68,7 @@ public struct Migrator: Sendable {
                 applied.append(migration.version)
             }
         }
-        let current = try await reconnecting(reconnect) {
-            try await database.query("SELECT coalesce(max(version), 0) AS v FROM countdown_schema_migrations")
-                .first?.decode("v", as: Int.self) ?? 0
-        }
+        let current = try await reconnecting(reconnect) { try await Self.appliedVersion(database) }
         return Report(applied: applied, currentVersion: current)
     }
 
