@@ -1,6 +1,5 @@
 import CountdownDomain
 import CountdownFlows
-import CountdownFlows
 import Telemetry
 
 /// Every metric the worker exports (names are a contract with deploy/grafana and the alert rules).
