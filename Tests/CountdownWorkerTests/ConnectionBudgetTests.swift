@@ -1,4 +1,4 @@
-import CountdownMaintenance
+@testable import CountdownMaintenance
 import CountdownStore
 @testable import CountdownWorker
 import Postgres
