@@ -13,11 +13,6 @@ public struct ChannelProvisioner: Sendable {
     let setup: BroadcastSetup
     let logger: Logger
 
-    public init(setup: BroadcastSetup, logger: Logger) {
-        self.setup = setup
-        self.logger = logger
-    }
-
     /// What looking up a stream's channel found.
     enum Lookup: Equatable {
         /// The stream's usable channel.

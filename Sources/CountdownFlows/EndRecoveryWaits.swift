@@ -9,9 +9,3 @@ public protocol EndRecoveryWaits: Sendable {
     /// a push, but not within `notBefore` (a 429's `Retry-After`) of now.
     func awaitRecovery(_ job: CountdownJob, notBefore: Duration) async
 }
-
-/// No waiting: ends are retried at their backoff only (unit tests, tools).
-public struct BackoffOnlyEnds: EndRecoveryWaits {
-    public init() {}
-    public func awaitRecovery(_ job: CountdownJob, notBefore: Duration) async {}
-}

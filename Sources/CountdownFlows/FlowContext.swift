@@ -41,8 +41,8 @@ public struct FlowContext: Sendable {
 
     public init(database: some FlowStores, settler: StartSettler, push: any PushGateway, payloads: PushPayloadBuilder, settings: FlowSettings,
                 transport: PushTransportKind, metrics: any FlowMetrics, logger: Logger, claimSeconds: Int = 30,
-                liveness: any WorkerLiveness = AnonymousWorker(), startPageSize: Int = 1000,
-                endRecovery: any EndRecoveryWaits = BackoffOnlyEnds(), broadcast: BroadcastSetup? = nil) {
+                liveness: any WorkerLiveness, startPageSize: Int = 1000,
+                endRecovery: any EndRecoveryWaits, broadcast: BroadcastSetup? = nil) {
         starts = database
         sessions = database
         reminders = database

@@ -7,10 +7,3 @@ public protocol WorkerLiveness: Sendable {
     /// when liveness cannot be read, every owner counts as alive.
     func classify(_ owners: [String]) async -> (dead: [String], alive: [String])
 }
-
-/// No fleet: claims are anonymous and expire by time (tests, tools).
-public struct AnonymousWorker: WorkerLiveness {
-    public init() {}
-    public var workerID: String? { nil }
-    public func classify(_ owners: [String]) async -> (dead: [String], alive: [String]) { ([], []) }
-}

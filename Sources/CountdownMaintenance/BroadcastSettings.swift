@@ -8,15 +8,9 @@ public struct BroadcastSettings: Sendable, Equatable {
     /// Apple's limit of channels per app and environment (`CannotCreateChannelConfig` past it).
     public static let appleChannelLimit = 10_000
 
-    public var enabled: Bool
-    public var channelURL: String
-    public var maxChannels: Int
-
-    public init(enabled: Bool = false, channelURL: String = BroadcastSettings.productionChannelURL, maxChannels: Int = 9000) {
-        self.enabled = enabled
-        self.channelURL = channelURL
-        self.maxChannels = maxChannels
-    }
+    public var enabled = false
+    public var channelURL = BroadcastSettings.productionChannelURL
+    public var maxChannels = 9000
 
     public static let productionChannelURL = "https://api-manage-broadcast.push.apple.com:2196"
     public static let developmentChannelURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"

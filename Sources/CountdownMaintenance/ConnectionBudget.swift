@@ -24,26 +24,13 @@ public struct ConnectionBudget: Sendable, Equatable {
     public var apiReplicas: Int
     public var apiPoolSize: Int
     /// Pods a rolling update adds beyond the replica counts (the Deployments' resolved `maxSurge`).
-    public var workerSurge: Int
-    public var apiSurge: Int
-    public var consoleReplicas: Int
-    public var consoleSurge: Int
+    public var workerSurge: Int = 0
+    public var apiSurge: Int = 0
+    public var consoleReplicas: Int = 0
+    public var consoleSurge: Int = 0
     /// Behind a pooler (PgBouncer): the client connections it accepts (`FLEET_POOLER_MAX_CLIENTS`, its
     /// `max_client_conn`), compared instead of the server's `max_connections`, which the pooler already caps.
     public var poolerMaxClients: Int?
-
-    public init(maxWorkers: Int, workerPoolSize: Int, apiReplicas: Int, apiPoolSize: Int,
-                workerSurge: Int = 0, apiSurge: Int = 0, consoleReplicas: Int = 0, consoleSurge: Int = 0, poolerMaxClients: Int? = nil) {
-        self.maxWorkers = maxWorkers
-        self.workerPoolSize = workerPoolSize
-        self.apiReplicas = apiReplicas
-        self.apiPoolSize = apiPoolSize
-        self.workerSurge = workerSurge
-        self.apiSurge = apiSurge
-        self.consoleReplicas = consoleReplicas
-        self.consoleSurge = consoleSurge
-        self.poolerMaxClients = poolerMaxClients
-    }
 
     /// Kubernetes' default `maxSurge` (25 %, rounded up) of `replicas`.
     public static func defaultSurge(_ replicas: Int) -> Int { (replicas + 3) / 4 }

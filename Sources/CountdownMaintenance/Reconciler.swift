@@ -171,12 +171,16 @@ public struct Reconciler: Sendable {
         var live = Set<String>()
         for info in infos.values {
             if case .dead = info.state { continue }
-            guard let rawKind = info.kind, let payload = info.payload,
-                  case .success(let job) = CountdownJob.decode(kind: rawKind, payload: payload),
-                  let stream = job.streamID, streams.contains(stream) else { continue }
+            guard let stream = Self.stream(of: info), streams.contains(stream) else { continue }
             live.insert(stream)
         }
         return live
+    }
+
+    /// The stream of a queued job, when it decodes and has one.
+    private static func stream(of info: JobInfo) -> String? {
+        guard let kind = info.kind, let payload = info.payload, case .success(let job) = CountdownJob.decode(kind: kind, payload: payload) else { return nil }
+        return job.streamID
     }
 
     /// Pre-start jobs (start, reminder, expire, update) whose stream is gone or no longer scheduled.
@@ -185,12 +189,7 @@ public struct Reconciler: Sendable {
             let ids = try await queue.jobIDs(prefix: kind.rawValue + ":", kind: kind.rawValue)
             guard !ids.isEmpty else { continue }
             let infos = try await queue.jobs(ids: ids)
-            var streamOf: [String: String] = [:]
-            for (id, info) in infos {
-                guard let rawKind = info.kind, let payload = info.payload,
-                      case .success(let job) = CountdownJob.decode(kind: rawKind, payload: payload), let stream = job.streamID else { continue }
-                streamOf[id] = stream
-            }
+            let streamOf = infos.compactMapValues(Self.stream(of:))
             let streams = Array(Set(streamOf.values))
             let scheduled = try await session.run { try StreamQueries.scheduled(streams, on: $0) }
             let orphans = streamOf.filter { !scheduled.contains($0.value) }.map(\.key)

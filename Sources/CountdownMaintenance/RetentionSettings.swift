@@ -8,17 +8,10 @@ public struct RetentionSettings: Sendable, Equatable {
     /// The longest retention either variable accepts (ten years).
     public static let maxDays = 3650.0
 
-    public var days: Double
-    public var auditDays: Double
-    public var batchRows: Int
-    public var intervalSeconds: Int
-
-    public init(days: Double = 30, auditDays: Double = 365, batchRows: Int = 1000, intervalSeconds: Int = 300) {
-        self.days = days
-        self.auditDays = auditDays
-        self.batchRows = batchRows
-        self.intervalSeconds = intervalSeconds
-    }
+    public var days: Double = 30
+    public var auditDays: Double = 365
+    public var batchRows: Int = 1000
+    public var intervalSeconds: Int = 300
 
     /// `RETENTION_DAYS` in seconds (0.002 days is about 3 minutes).
     public var seconds: Double { days * 86_400 }

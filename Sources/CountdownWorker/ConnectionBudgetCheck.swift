@@ -7,16 +7,9 @@ import Telemetry
 /// sides go to `countdown_connection_budget` (`part` needed and available) for the alert.
 public struct ConnectionBudgetCheck: Sendable {
     public let fleet: ConnectionBudget
-    private let database: StoreClient
-    private let logger: Logger
-    private let gauge: Gauge?
-
-    public init(fleet: ConnectionBudget, database: StoreClient, logger: Logger, gauge: Gauge? = nil) {
-        self.fleet = fleet
-        self.database = database
-        self.logger = logger
-        self.gauge = gauge
-    }
+    let database: StoreClient
+    let logger: Logger
+    var gauge: Gauge? = nil
 
     /// `max_connections` and the reserved slots (`reserved_connections` exists from PostgreSQL 16).
     public static func readServer(_ database: StoreClient) async throws -> ConnectionBudget.Server {

@@ -82,10 +82,8 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     /// Leaving: the dispatcher handed its jobs back; whatever claims remain are taken over at once.
     public func finish() async {
         _ = try? await redis.run(script: Self.beatScript, keys: keys(of: id),
-                                 args: [RedisArgument(id), "", RedisArgument(milliseconds(ttl) + 1), "0"])
+                                 args: [RedisArgument(id), "", RedisArgument(Int(ttl.wholeMilliseconds) + 1), "0"])
     }
-
-    private func milliseconds(_ duration: Duration) -> Int { Int(duration.wholeMilliseconds) }
 
     /// Records that this worker lives, with the leases it holds.
     public func beat() async throws {
@@ -124,7 +122,7 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     /// leases (their ids stay known as dead for an hour, for the claims).
     func takeOverDeadWorkers() async throws {
         let reply = try await redis.run(script: Self.deadScript, keys: [RedisArgument(membersKey)],
-                                        args: [RedisArgument(milliseconds(ttl))]).throwIfError(context: "dead workers")
+                                        args: [RedisArgument(Int(ttl.wholeMilliseconds))]).throwIfError(context: "dead workers")
         for dead in reply.array?.compactMap(\.string) ?? [] where dead != id {
             let deadKeys = keys(of: dead)
             let stored = try await redis.command(["GET", deadKeys[1]]).throwIfError(context: "dead worker's leases")
@@ -152,7 +150,7 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
         guard judges else { return ([], owners) }
         do {
             let reply = try await redis.run(script: Self.classifyScript, keys: [RedisArgument(membersKey)],
-                                            args: [RedisArgument(milliseconds(ttl))] + owners.map { RedisArgument($0) })
+                                            args: [RedisArgument(Int(ttl.wholeMilliseconds))] + owners.map { RedisArgument($0) })
                 .throwIfError(context: "classify workers")
             var dead: [String] = []
             var alive: [String] = []

@@ -5,12 +5,7 @@ import CountdownFlows
 /// Runs jobs through the flows: start jobs claimed together share one fan-out; anything else runs alone.
 public struct FlowJobRunner: JobRunner {
     public let handler: JobHandler
-    private let transient: @Sendable (any Error) -> Bool
-
-    public init(handler: JobHandler, transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient) {
-        self.handler = handler
-        self.transient = transient
-    }
+    var transient: @Sendable (any Error) -> Bool = BlockingIO.isTransient
 
     public func run(_ jobs: [CountdownJob]) async -> [Result<HandlerOutcome, any Error>] {
         let streams = jobs.compactMap { job -> String? in

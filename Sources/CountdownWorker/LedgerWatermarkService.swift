@@ -48,10 +48,10 @@ public final class LedgerWatermarkService: PeriodicService {
         do {
             let clock = try await database.withConnection { try RestoreGuardQueries.ledgerClock(on: $0) }
             let lag = Int((clock.now.timeIntervalSince(clock.newest)).rounded())
-            let record = "found by worker \(workerID) at \(Self.format(clock.now)): PostgreSQL's newest ledger time \(Self.format(clock.newest))"
+            let record = "found by worker \(workerID) at \(TimeArgument.format(clock.now)): PostgreSQL's newest ledger time \(TimeArgument.format(clock.newest))"
             var verdict = try await watermark.check(postgresNewest: clock.newest, record: record)
             if verdict.tripped, let mark = verdict.watermark, verdict.record == record {
-                verdict.record = record + " is \(Int(mark.timeIntervalSince(clock.newest).rounded())) s behind the fleet's watermark \(Self.format(mark))"
+                verdict.record = record + " is \(Int(mark.timeIntervalSince(clock.newest).rounded())) s behind the fleet's watermark \(TimeArgument.format(mark))"
             }
             let previous = state.withLock { previous -> LedgerWatermark.Verdict? in
                 defer { previous = verdict }
@@ -71,6 +71,4 @@ public final class LedgerWatermarkService: PeriodicService {
         }
         return interval
     }
-
-    private static func format(_ date: Date) -> String { TimeArgument.format(date) }
 }

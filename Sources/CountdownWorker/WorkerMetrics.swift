@@ -1,6 +1,5 @@
 import CountdownDomain
 import CountdownFlows
-import CountdownFlows
 import Telemetry
 
 /// Every metric the worker exports (names are a contract with deploy/grafana and the alert rules).
@@ -39,7 +38,7 @@ public final class WorkerMetrics: Sendable {
     public let endRecoveryWakes: Counter
     public let connectionBudget: Gauge
 
-    public init(registry: MetricsRegistry = MetricsRegistry(), version: String = CountdownVersion.current) {
+    public init(registry: MetricsRegistry = MetricsRegistry(), version: String = BuildInfo.version) {
         self.registry = registry
         jobs = registry.counter("countdown_jobs_total", help: "Jobs handled, by kind and outcome (done, skipped, retried, rescheduled, dead, failed).", labels: ["kind", "outcome"])
         jobDuration = registry.histogram("countdown_job_duration_seconds", help: "Time spent handling a job.", labels: ["kind"])
@@ -106,11 +105,6 @@ public final class WorkerMetrics: Sendable {
     static func boundedLabel(_ value: String) -> String {
         value.count <= 40 && value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) ? value : "other"
     }
-}
-
-/// The version reported in logs and `countdown_build_info`: the build's (see `BuildInfo`).
-public enum CountdownVersion {
-    public static let current = BuildInfo.version
 }
 
 extension WorkerMetrics: FlowMetrics {

@@ -185,7 +185,7 @@ public struct WorkerProcess: Sendable {
         }
         logger.info("worker starting", [
             "worker": .string(heartbeat.workerID ?? ""),
-            "version": .string(CountdownVersion.current), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
+            "version": .string(BuildInfo.version), "namespace": .string(config.namespace), "transport": .string(config.pushTransport.rawValue),
             "concurrency": .int(config.workerConcurrency), "http": .string(config.httpAddress),
             "push_proxy": .string(config.pushProxy.summary),
         ])

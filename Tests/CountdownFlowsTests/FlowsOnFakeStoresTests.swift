@@ -10,7 +10,8 @@ import Testing
     static func context(_ stores: FakeFlowStores) throws -> FlowContext {
         FlowContext(database: stores, settler: StartSettler(store: stores, logger: StartSettlerBatchTests.logger()),
                     push: StartBatchTests.RecordingGateway(), payloads: try PushPayloadBuilder(), settings: FlowSettings(), transport: .fcm,
-                    metrics: CountingFlowMetrics(), logger: StartSettlerBatchTests.logger())
+                    metrics: CountingFlowMetrics(), logger: StartSettlerBatchTests.logger(), liveness: AnonymousWorker(),
+                    endRecovery: BackoffOnlyEnds())
     }
 
     static func row(_ device: String) -> StartLedger.Key { StartLedger.Key(stream: "s1", user: "u", device: device) }

@@ -1,6 +1,6 @@
-import CountdownMaintenance
+@testable import CountdownMaintenance
 import CountdownStore
-import CountdownWorker
+@testable import CountdownWorker
 import Postgres
 import Telemetry
 import Testing
