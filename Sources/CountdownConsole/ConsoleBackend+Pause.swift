@@ -12,9 +12,8 @@ extension ConsoleBackend {
     static func pauseActor(_ user: String) -> String { "countdown-console (\(user))" }
 
     /// The paused kinds with who paused them (when known), why and since when.
-    func pausedKinds() async throws -> [ConsolePause] {
+    func pausedKinds() async throws -> [PauseQueries.Entry] {
         try await database.withConnection { try PauseQueries.paused(on: $0) }
-            .map { ConsolePause(kind: $0.kind, actor: $0.actor, reason: $0.reason, since: $0.since) }
     }
 
     /// Pauses `kinds` (every kind when empty).

@@ -10,7 +10,8 @@ public enum ConsolePages {
         /// Queue and PostgreSQL counts as `countdown-admin stats` computes them.
         public var stats: SystemStats
         public var quarantined: Int
-        public var paused: [ConsolePause]
+        /// The paused kinds: who paused them (`countdown-console (<user>)` or `countdown-admin (<login>)`), why, since when.
+        public var paused: [PauseQueries.Entry]
         /// nil when the console has no view of the workers (no Redis probe).
         public var workers: [WorkerHeartbeat]?
         public var tokenGuard: TokenGuardState?

@@ -30,6 +30,8 @@ struct CSRFTokenTests {
         var forged = Array(token)
         forged[forged.count - 1] = forged.last == "a" ? "b" : "a"
         #expect(!tokens.isValid(String(forged), for: "ada"))
+        #expect(!tokens.isValid(String(token.dropLast()), for: "ada"), "a shortened MAC is refused")
+        #expect(!tokens.isValid(token + "0", for: "ada"), "a lengthened MAC is refused")
         #expect(!CSRFTokens(key: CSRFTokens.randomKey()).isValid(token, for: "ada"))
     }
 
@@ -180,7 +182,7 @@ struct ConsoleTimesTests {
 
 @Suite("Console: the fleet's verdict and charts")
 struct FleetVerdictTests {
-    static func page(dead: Int = 0, late: Double = 0, workers: [WorkerHeartbeat]? = nil, paused: [ConsolePause] = []) -> ConsolePages.Fleet {
+    static func page(dead: Int = 0, late: Double = 0, workers: [WorkerHeartbeat]? = nil, paused: [PauseQueries.Entry] = []) -> ConsolePages.Fleet {
         let json = """
             {"delayed": 0, "dueNow": 0, "leased": 0, "dead": \(dead), "oldestLatenessSeconds": \(late), "jobsByKind": {}, "outboxBacklog": 0,
              "outboxOldestAgeSeconds": 0, "recentStartResults": {}, "recentAndroidStartResults": {}, "androidEndsLastHour": {},
@@ -195,7 +197,7 @@ struct FleetVerdictTests {
         let degraded = FleetVerdict.of(Self.page(dead: 2, late: 90, workers: [WorkerHeartbeat(id: "w", heartbeatAgeSeconds: 40, alive: false)]))
         #expect(degraded.state == "degraded")
         #expect(degraded.reasons == ["no worker is alive: nothing is claiming jobs", "the oldest due job is 90 s late", "2 dead letter(s) wait for an operator"])
-        let paused = FleetVerdict.of(Self.page(dead: 1, paused: [ConsolePause(kind: "start", actor: "ada", reason: "APNs down", since: Date())]))
+        let paused = FleetVerdict.of(Self.page(dead: 1, paused: [PauseQueries.Entry(kind: "start", paused: true, actor: "ada", reason: "APNs down", since: Date())]))
         #expect(paused.state == "paused" && paused.reasons == ["start paused by ada: APNs down", "1 dead letter(s) wait for an operator"])
     }
 
