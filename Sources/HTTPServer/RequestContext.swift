@@ -30,10 +30,14 @@ final class RequestContext: @unchecked Sendable {
 
     /// Collects the complete request from the daemon (headers, query, peer) plus the accumulated body.
     func makeRequest() -> HTTPRequest {
-        let headers = values(.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
         let remote = countdown_mhd_client_address(connection).map(SocketAddressText.describe) ?? ""
         return HTTPRequest(
-            method: method, path: path, query: values(.GET_ARGUMENT_KIND), headers: HTTPHeaders(headers), body: body, remoteAddress: remote)
+            method: method, path: path, query: values(.GET_ARGUMENT_KIND), headers: HTTPHeaders(headerFields()), body: body, remoteAddress: remote)
+    }
+
+    /// The request's header fields in order, repeated ones included (a field without a value has "").
+    func headerFields() -> [(name: String, value: String)] {
+        values(.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
     }
 
     /// The request's values of `kind` (headers, query arguments) in order; a key without a value has nil.

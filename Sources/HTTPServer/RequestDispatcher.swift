@@ -55,7 +55,7 @@ final class RequestDispatcher: @unchecked Sendable {
             if let overloadThreshold, openConnections.load(ordering: .relaxed) > overloadThreshold {
                 return answerAndClose(context, 503, "the server is at its connection limit; retry shortly")
             }
-            if strictFraming, let problem = FramingCheck(connection: connection).problem {
+            if strictFraming, let problem = FramingCheck(fields: context.headerFields()).problem {
                 return answerAndClose(context, 400, problem)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
