@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// SPEC 12.5, creation is idempotent across crashes: a worker SIGKILLed while creating channels for a burst (each
-/// creation held 2 s at the fake APNs, so several are in flight) leaves one channel per stream at APNs once another
+/// creation held 6 s at the fake APNs, so several are in flight) leaves one channel per stream at APNs once another
 /// worker took over: the dead worker's intents are taken over after their hold, and the channels APNs created for it
 /// that it never recorded (their rows locked until it died) are found by listing and deleted.
 @Suite(.serialized) struct APNsBroadcastCrashTests {
@@ -23,15 +23,18 @@ import TestSupport
             try await system.stream(stream, startsIn: 45, creator: "u\(index)")
         }
         try await system.execute("INSERT INTO countdown_device_os (device_id, os_version, major) SELECT device_id, '18.0', 18 FROM devices")
-        try await apns.control.fault(["latencyMs": 2000])
+        // 6 s (under the 10 s request timeout): the intents must stay in flight longer than a loaded test process may
+        // take between two looks (with 2 s a CI run's looks missed all twelve, in flight from 0.6 to 2.8 s after the
+        // worker started).
+        try await apns.control.fault(["latencyMs": 6000])
         let first = try system.startWorker()
         try await waitUntil(timeout: .seconds(60), every: .milliseconds(20), "channel intents in flight") {
             try await Self.count(system, "state = 'intent'") >= 3
         }
-        // APNs creates the channels (after the fake's 2 s) while their rows are locked longer than the worker's
-        // lock_timeout (5 s): it cannot record them, even with the statements it left behind when it died.
+        // APNs creates the channels (after the fake's 6 s) while their rows are locked longer than the worker's
+        // lock_timeout (5 s) and past the kill: it cannot record them, even with the statements it left behind when it died.
         let locked = Task {
-            try await system.execute("DO $$ BEGIN PERFORM 1 FROM countdown_broadcast_channels WHERE state = 'intent' FOR UPDATE; PERFORM pg_sleep(10); END $$")
+            try await system.execute("DO $$ BEGIN PERFORM 1 FROM countdown_broadcast_channels WHERE state = 'intent' FOR UPDATE; PERFORM pg_sleep(20); END $$")
         }
         try await waitUntil(timeout: .seconds(30), every: .milliseconds(20), "channels created at the fake APNs") {
             try await APNsBroadcastFlowTests.channels(apns).count >= 3
