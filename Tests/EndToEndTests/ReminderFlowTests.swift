@@ -43,9 +43,10 @@ import TestSupport
 
     @Test func aLargeFanOutIsSharedByEveryWorker() async throws {
         let users = 10_500  // six pages of reminders; a worker runs at most four at once
-        // Reminders due 4 s after the start moves close, 20 s before the stream starts: on a loaded machine the
-        // relay of 10,500 reminder rows and the fan-out must not run into the start (after which nothing is sent).
-        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "2", "REMINDER_LEAD_SECONDS": "20"])
+        // Reminders due 4 s after the start moves close, 40 s before the stream starts: on a loaded machine the
+        // relay of 10,500 reminder rows and the fan-out must not run into the start (after which nothing is sent; a
+        // CI run beside 23 other suites took 25-30 s for a page of 2,000 and its retried pages came too late with 20 s).
+        let system = try await CountdownSystem(settings: ["START_LEAD_SECONDS": "2", "REMINDER_LEAD_SECONDS": "40"])
         try await system.user("creator")
         try await system.execute("""
             INSERT INTO users (id, display_name) SELECT 'fan' || lpad(i::text, 5, '0'), 'Fan' FROM generate_series(1, $1) i
@@ -61,7 +62,7 @@ import TestSupport
         // The 10,500 new devices each queued a backfill (nothing to start yet): on a loaded machine they would
         // still be running when the reminder job comes due, so they finish first.
         try await system.waitForIdle("the devices' backfills")
-        try await system.execute("UPDATE streams SET planned_start_at = now() + interval '24 seconds' WHERE id = 'big'")
+        try await system.execute("UPDATE streams SET planned_start_at = now() + interval '44 seconds' WHERE id = 'big'")
         let pushes: [RecordedPush]
         do {
             pushes = try await system.waitForPushes(timeout: .seconds(60), "every reminder") { $0.events("notification").count >= users }
