@@ -363,7 +363,8 @@ public final class ConsoleService: Sendable {
 
     /// Sorted keys, RFC 3339 times.
     static var encoder: JSONEncoder {
-        let encoder = HTTPResponse.jsonEncoder
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
