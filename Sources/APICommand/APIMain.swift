@@ -66,10 +66,10 @@ public enum APIMain {
         let service = APIService(
             store: PostgresAPIStore(database: database), authenticator: Authenticator(keys: keys), metrics: metrics, logger: logger,
             policy: config.policy)
-        let server = APIServer.make(service, configuration: APIServer.configuration(
-            address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
+        let server = APIServer.make(
+            service, address: config.address, threads: config.httpThreads, requestReadTimeout: config.requestReadTimeout,
             connectionLimit: budget.connections, overloadThreshold: budget.overloadThreshold, perIPConnectionLimit: config.connectionsPerIP,
-            metrics: metrics))
+            metrics: metrics)
         let metricsServer = APIServer.makeMetrics(service, address: config.metricsAddress)
         process.start(server, metrics: metricsServer)
         var services: [any Service] = [service.deadlineService]

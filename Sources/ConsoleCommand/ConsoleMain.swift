@@ -35,9 +35,7 @@ public enum ConsoleMain {
         let mode: ConsoleAuthenticator.Mode
         do {
             config = try ConsoleConfig.load()
-            var pg = try PostgresConfiguration(url: config.worker.databaseURL)
-            pg.setTimeouts(statementMilliseconds: config.worker.statementTimeoutMilliseconds, lockMilliseconds: config.worker.lockTimeoutMilliseconds)
-            database = PostgresClient(configuration: pg, maxConnections: 4)
+            database = PostgresClient(configuration: try config.worker.postgresConfiguration(), maxConnections: 4)
             switch config.auth {
             case .proxy: mode = .proxy(userHeader: config.userHeader, groupsHeader: config.groupsHeader, trusted: config.trustedProxies)
             case .jwt:

@@ -14,34 +14,29 @@ public enum APIServer {
     /// get the library's own HTML 431: it is 4 × `headerLimit`, so only requests far past every limit see it.
     public static let connectionMemoryLimit = 64 * 1024
 
-    /// The configuration for `address`.
+    /// A server on `address` answering every request with `service`; an idle connection is closed after 15 s
+    /// without progress.
     /// - Parameters:
     ///   - threads: event-loop threads of the server (handlers run as tasks, so a few suffice).
-    ///   - connectionTimeout: an idle connection is closed after this long without progress.
     ///   - requestReadTimeout: a request's headers and body must have arrived within this long, however
     ///     steadily they trickle.
     ///   - connectionLimit: connections in all (see `DescriptorBudget`); past `overloadThreshold` requests are
     ///     answered `503` with `Retry-After` at once.
     ///   - metrics: counts connections closed at the read deadline.
-    public static func configuration(
-        address: String, threads: Int = 4, connectionTimeout: Duration = .seconds(15), requestReadTimeout: Duration? = .seconds(10),
-        connectionLimit: Int = 4096, overloadThreshold: Int? = nil, perIPConnectionLimit: Int? = 64, metrics: APIMetrics? = nil
-    ) -> HTTPServerConfiguration {
+    public static func make(
+        _ service: APIService, address: String, threads: Int, requestReadTimeout: Duration, connectionLimit: Int, overloadThreshold: Int,
+        perIPConnectionLimit: Int, metrics: APIMetrics
+    ) -> HTTPServer {
         var configuration = HTTPServerConfiguration(
-            address: address, threads: threads, maxBodyBytes: serverBodyLimit, connectionTimeout: connectionTimeout,
+            address: address, threads: threads, maxBodyBytes: serverBodyLimit, connectionTimeout: .seconds(15),
             connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit, listenBacklog: 1024)
         configuration.overloadThreshold = overloadThreshold
         configuration.requestDeadline = requestReadTimeout
-        if let metrics { configuration.requestDeadlineExceeded = { metrics.slowRequestsClosed.increment() } }
+        configuration.requestDeadlineExceeded = { metrics.slowRequestsClosed.increment() }
         configuration.connectionMemoryLimit = connectionMemoryLimit
         configuration.maxHeaderBytes = headerLimit
         configuration.errorResponse = errorResponse
-        return configuration
-    }
-
-    /// A server answering every request with `service`.
-    public static func make(_ service: APIService, configuration: HTTPServerConfiguration) -> HTTPServer {
-        HTTPServer(configuration: configuration, asyncHandler: { [service] request in await service.respond(to: request) })
+        return HTTPServer(configuration: configuration, asyncHandler: { [service] request in await service.respond(to: request) })
     }
 
     /// The metrics listener (`API_METRICS_ADDR`): `GET /metrics` only, JSON 404 for anything else.

@@ -27,9 +27,6 @@ public struct Authenticator: Sendable {
         cache = VerifiedTokenCache(capacity: cacheCapacity)
     }
 
-    /// The verifier in use now.
-    public var verifier: JWTVerifier { keys.current().verifier }
-
     /// The caller, or nil when the request has no `Authorization` header.
     /// - Throws: `APIError` `.unauthorized` for a header that is not a valid bearer token.
     public func caller(of request: HTTPRequest) throws(APIError) -> Caller? {

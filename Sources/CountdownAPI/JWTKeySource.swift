@@ -72,12 +72,6 @@ public final class JWTKeySource: Sendable {
         return state.withLock { $0.current }
     }
 
-    /// Loads the key set now if it changed (the periodic check without waiting for it).
-    public func reloadIfChanged() {
-        state.withLock { $0.nextCheck = .now }
-        _ = current()
-    }
-
     private func reload(_ path: String, fingerprint: [String]) {
         do {
             let keys = fixedKeys + (try Self.load(path))

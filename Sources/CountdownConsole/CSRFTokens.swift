@@ -31,10 +31,10 @@ public struct CSRFTokens: Sendable {
     public func isValid(_ token: String?, for user: String) -> Bool {
         guard let token, token.utf8.count <= 200 else { return false }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let issued = Int(parts[0]), let given = Self.bytes(hex: parts[1]) else { return false }
+        guard parts.count == 2, let issued = Int(parts[0]) else { return false }
         let age = now().timeIntervalSince1970 - TimeInterval(issued)
         guard age >= -60, age <= Self.lifetime else { return false }
-        return HMACSHA256.equalInConstantTime(mac(user: user, issued: issued), given)
+        return HMACSHA256.equalInConstantTime(Array(Self.hex(mac(user: user, issued: issued)).utf8), Array(parts[1].utf8))
     }
 
     private func mac(user: String, issued: Int) -> [UInt8] {
@@ -44,17 +44,4 @@ public struct CSRFTokens: Sendable {
     }
 
     private static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    private static func bytes(hex: Substring) -> [UInt8]? {
-        guard hex.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
-    }
 }

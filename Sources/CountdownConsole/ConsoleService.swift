@@ -363,8 +363,7 @@ public final class ConsoleService: Sendable {
 
     /// Sorted keys, RFC 3339 times.
     static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = HTTPResponse.jsonEncoder
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }

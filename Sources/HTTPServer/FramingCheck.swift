@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import Foundation
 
 /// The body framing of a request as its header fields declare it, checked before the body is read.
@@ -15,17 +14,6 @@ struct FramingCheck {
     private(set) var hasTransferEncoding = false
     /// The first field name that is not a token (`Transfer-Encoding : chunked` has a space before its colon).
     private(set) var malformedName: String?
-
-    init(connection: OpaquePointer) {
-        withUnsafeMutablePointer(to: &self) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, { context, _, key, value in
-                guard let context, let key else { return .YES }
-                let check = context.assumingMemoryBound(to: FramingCheck.self)
-                check.pointee.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
-                return .YES
-            }, pointer)
-        }
-    }
 
     init(fields: [(name: String, value: String)]) {
         for field in fields { add(name: field.name, value: field.value) }

@@ -30,25 +30,27 @@ final class RequestContext: @unchecked Sendable {
 
     /// Collects the complete request from the daemon (headers, query, peer) plus the accumulated body.
     func makeRequest() -> HTTPRequest {
-        var headers: [(name: String, value: String)] = []
-        withUnsafeMutablePointer(to: &headers) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, { context, _, key, value in
-                guard let context, let key else { return .YES }
-                context.assumingMemoryBound(to: [(name: String, value: String)].self).pointee
-                    .append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
-                return .YES
-            }, pointer)
-        }
-        var query: [(name: String, value: String?)] = []
-        withUnsafeMutablePointer(to: &query) { pointer in
-            _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, { context, _, key, value in
+        let remote = countdown_mhd_client_address(connection).map(SocketAddressText.describe) ?? ""
+        return HTTPRequest(
+            method: method, path: path, query: values(.GET_ARGUMENT_KIND), headers: HTTPHeaders(headerFields()), body: body, remoteAddress: remote)
+    }
+
+    /// The request's header fields in order, repeated ones included (a field without a value has "").
+    func headerFields() -> [(name: String, value: String)] {
+        values(.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+    }
+
+    /// The request's values of `kind` (headers, query arguments) in order; a key without a value has nil.
+    private func values(_ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
+        var values: [(name: String, value: String?)] = []
+        withUnsafeMutablePointer(to: &values) { pointer in
+            _ = MHD_get_connection_values(connection, kind, { context, _, key, value in
                 guard let context, let key else { return .YES }
                 context.assumingMemoryBound(to: [(name: String, value: String?)].self).pointee
                     .append((name: String(cString: key), value: value.map { String(cString: $0) }))
                 return .YES
             }, pointer)
         }
-        let remote = countdown_mhd_client_address(connection).map(SocketAddressText.describe) ?? ""
-        return HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body, remoteAddress: remote)
+        return values
     }
 }

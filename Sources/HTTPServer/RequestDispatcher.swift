@@ -49,13 +49,13 @@ final class RequestDispatcher: @unchecked Sendable {
         guard let stored = slot.pointee else {
             let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
-            if let maxHeaderBytes, Self.headerBytes(of: connection) > maxHeaderBytes {
+            if let maxHeaderBytes, Self.headerBytes(context.headerFields()) > maxHeaderBytes {
                 return answerAndClose(context, 431, "the request headers are larger than \(maxHeaderBytes) bytes")
             }
             if let overloadThreshold, openConnections.load(ordering: .relaxed) > overloadThreshold {
                 return answerAndClose(context, 503, "the server is at its connection limit; retry shortly")
             }
-            if strictFraming, let problem = FramingCheck(connection: connection).problem {
+            if strictFraming, let problem = FramingCheck(fields: context.headerFields()).problem {
                 return answerAndClose(context, 400, problem)
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
@@ -199,18 +199,10 @@ final class RequestDispatcher: @unchecked Sendable {
         }
     }
 
-    /// Bytes of the request's header block, counted as sent (`name: value\r\n`).
-    static func headerBytes(of connection: OpaquePointer) -> Int {
-        var total = 0
-        withUnsafeMutablePointer(to: &total) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, { context, _, key, value in
-                guard let context else { return .YES }
-                let size = (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
-                context.assumingMemoryBound(to: Int.self).pointee += size
-                return .YES
-            }, pointer)
-        }
-        return total
+    /// Bytes of a header block, counted as sent (`name: value\r\n`; a byte that is not UTF-8 counts as the three of
+    /// its replacement character).
+    static func headerBytes(_ fields: [(name: String, value: String)]) -> Int {
+        fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
     }
 
     /// Queues `response` on the connection; a dropped-connection reply (or any failure) closes it instead.

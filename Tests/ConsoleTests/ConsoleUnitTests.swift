@@ -30,6 +30,8 @@ struct CSRFTokenTests {
         var forged = Array(token)
         forged[forged.count - 1] = forged.last == "a" ? "b" : "a"
         #expect(!tokens.isValid(String(forged), for: "ada"))
+        #expect(!tokens.isValid(String(token.dropLast()), for: "ada"), "a shortened MAC is refused")
+        #expect(!tokens.isValid(token + "0", for: "ada"), "a lengthened MAC is refused")
         #expect(!CSRFTokens(key: CSRFTokens.randomKey()).isValid(token, for: "ada"))
     }
 

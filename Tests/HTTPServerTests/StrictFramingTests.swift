@@ -108,4 +108,8 @@ import TestSupport
         #expect(FramingCheck(fields: [("Transfer-Encoding", "chunked")]).problem == nil)
         #expect(FramingCheck(fields: [("Content-Length", "99999999999999999999")]).problem != nil, "too long to be a length")
     }
+
+    @Test func theHeaderLimitCountsTheBlockAsSent() {
+        #expect(RequestDispatcher.headerBytes([("Host", "x"), ("X-Note", "é")]) == "Host: x\r\nX-Note: é\r\n".utf8.count)
+    }
 }
