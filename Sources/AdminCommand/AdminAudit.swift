@@ -1,4 +1,5 @@
 import Configuration
+import CountdownAdmin
 import CountdownStore
 import Foundation
 import Postgres
@@ -36,24 +37,10 @@ enum AdminAudit {
         }
     }
 
-    /// Takes `--actor NAME` / `--actor=NAME` out of the arguments.
+    /// Takes `--actor NAME` / `--actor=NAME` out of the arguments (the last one counts).
     static func actor(in arguments: [String]) -> (actor: String?, rest: [String]) {
-        var rest: [String] = []
-        var actor: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--actor", index < arguments.count {
-                actor = arguments[index]
-                index += 1
-            } else if argument.hasPrefix("--actor=") {
-                actor = String(argument.dropFirst("--actor=".count))
-            } else {
-                rest.append(argument)
-            }
-        }
-        return (actor, rest)
+        let (actors, rest) = ParsedArguments.extract("actor", from: arguments)
+        return (actors.last, rest)
     }
 
     /// The operating-system user running the command.

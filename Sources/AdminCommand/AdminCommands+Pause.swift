@@ -61,28 +61,14 @@ extension AdminCommands {
 
     /// Takes every `--kind K` / `--kind=K` out of `arguments` (the flag repeats), checking each names a job kind.
     static func kindFlags(_ arguments: [String]) throws -> (kinds: [String], rest: [String]) {
+        let (values, rest) = ParsedArguments.extract("kind", from: arguments)
+        if rest.last == "--kind" { throw UsageError("--kind needs a value") }
         var kinds: [String] = []
-        var rest: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            var value: String?
-            if argument == "--kind" {
-                guard index < arguments.count else { throw UsageError("--kind needs a value") }
-                value = arguments[index]
-                index += 1
-            } else if argument.hasPrefix("--kind=") {
-                value = String(argument.dropFirst("--kind=".count))
-            }
-            guard let value else {
-                rest.append(argument)
-                continue
-            }
+        for value in values where !kinds.contains(value) {
             guard CountdownJob.Kind(rawValue: value) != nil else {
                 throw UsageError("--kind must be one of \(CountdownJob.Kind.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(value)\"")
             }
-            if !kinds.contains(value) { kinds.append(value) }
+            kinds.append(value)
         }
         return (kinds, rest)
     }

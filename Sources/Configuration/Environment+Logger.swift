@@ -1,22 +1,18 @@
 import Telemetry
 
 extension Environment {
-    /// `LOG_LEVEL` (default info), parsed as the logger parses it; a bad value is a `ConfigError` naming it.
+    /// `LOG_LEVEL`: debug, info, warn (or warning), error, in any case; default info. A bad value is a `ConfigError`
+    /// naming it.
     public func logLevel() throws -> LogLevel {
-        try parsed("LOG_LEVEL").level
-    }
-
-    /// `LOG_FORMAT` (default json); a bad value is a `ConfigError` naming it.
-    public func logFormat() throws -> LogFormat {
-        try parsed("LOG_FORMAT").format
-    }
-
-    /// A logger configured by only `variable`, so each bad setting is reported on its own.
-    private func parsed(_ variable: String) throws -> Logger {
-        do {
-            return try Logger(environment: [variable: values[variable] ?? ""])
-        } catch {
-            throw ConfigError(.invalid, variable: error.variable, problem: "\"\(error.value)\" is invalid: expected \(error.expected)")
+        guard let raw = optionalString("LOG_LEVEL") else { return .info }
+        guard let level = LogLevel(name: raw) else {
+            throw ConfigError(.invalid, variable: "LOG_LEVEL", problem: "\"\(raw)\" is invalid: expected debug, info, warn or error")
         }
+        return level
+    }
+
+    /// `LOG_FORMAT`: json or text, in any case; default json. A bad value is a `ConfigError` naming it.
+    public func logFormat() throws -> LogFormat {
+        try choice("LOG_FORMAT", default: .json)
     }
 }

@@ -48,6 +48,27 @@ public struct ParsedArguments: Sendable, Equatable {
 
     public func has(_ flag: String) -> Bool { flags[flag] != nil }
 
+    /// Takes every `--<name> value` / `--<name>=value` out of `arguments`, for a flag that may repeat or that every
+    /// command takes; a last `--<name>` without a value stays in `rest`.
+    public static func extract(_ name: String, from arguments: [String]) -> (values: [String], rest: [String]) {
+        var values: [String] = []
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" + name, index < arguments.count {
+                values.append(arguments[index])
+                index += 1
+            } else if argument.hasPrefix("--\(name)=") {
+                values.append(String(argument.dropFirst(name.count + 3)))
+            } else {
+                rest.append(argument)
+            }
+        }
+        return (values, rest)
+    }
+
     /// Exactly `count` positionals, named in the error when missing or extra.
     public func expectPositionals(_ names: [String]) throws(UsageError) {
         if positionals.count < names.count {

@@ -27,7 +27,7 @@ extension StreamCommands {
     /// the end pushes, following the trigger's outbox record).
     public static func cancel(_ streamID: String, database: PostgresClient) async throws -> CancelOutcome {
         do {
-            let report = try await StreamCommands(database: database).cancel(streamID)
+            let report = try await StreamCommands(database: database).end(streamID, as: .cancelled)
             guard report.changed else { return .alreadyEnded(StreamStatus(rawValue: report.status) ?? .cancelled) }
             return .cancelled(CancelReport(remindersCancelled: report.remindersCancelled, sessionsToEnd: report.sessionsToEnd))
         } catch let failure as Failure where failure.code == .notFound {

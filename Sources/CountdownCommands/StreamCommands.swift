@@ -46,13 +46,9 @@ public struct StreamCommands: Sendable {
         return operations
     }
 
-    /// The integration guide's cancel: status `cancelled`, active reminders cancelled, pre-start jobs removed,
-    /// end pushes for every runtime session. A stream that already ended is left as it is (`changed == false`).
-    public func cancel(_ streamID: String) async throws -> Report {
-        try await end(streamID, as: .cancelled)
-    }
-
-    /// `ready`, `started`, `cancelled` or `expired`.
+    /// Ends a scheduled stream as `ready`, `started`, `cancelled` or `expired` (the integration guide's cancel: active
+    /// reminders cancelled, pre-start jobs removed, end pushes for every runtime session). A stream that already ended
+    /// is left as it is (`changed == false`).
     public func end(_ streamID: String, as status: StreamStatus) async throws -> Report {
         precondition(status.isTerminal, "only terminal statuses end a stream")
         return try await database.transaction { connection in

@@ -5,7 +5,6 @@ struct QueueKeys: Sendable {
     /// Layout version; bump it together with the scripts when the stored format changes.
     static let layout = "q1"
 
-    let namespace: String
     /// Sorted set: waiting job ids by due time (epoch ms).
     let due: RedisArgument
     /// Hash: job id → kind, NUL, payload.
@@ -28,7 +27,6 @@ struct QueueKeys: Sendable {
     let wakeChannel: RedisArgument
 
     init(namespace: String) {
-        self.namespace = namespace
         let key = { RedisArgument(RedisKeys(namespace: namespace).queue(Self.layout, $0)) }
         due = key("due")
         data = key("data")

@@ -33,9 +33,6 @@ public struct ServiceGroup: Sendable {
         let signals = services.map { _ in ShutdownSignal() }
         let finished = services.map { _ in ShutdownSignal() }
         let failed = Locked(false)
-        let logger = self.logger
-        let services = self.services
-        let grace = self.grace
         return await withTaskGroup(of: Void.self, returning: Outcome.self) { group in
             for (index, service) in services.enumerated() {
                 let signal = signals[index]

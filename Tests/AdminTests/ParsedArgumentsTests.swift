@@ -22,6 +22,13 @@ import CountdownStore
         #expect(throws: UsageError("--limit needs a value")) { try ParsedArguments(["--limit"], booleanFlags: [], valueFlags: ["limit"]) }
     }
 
+    @Test func aRepeatedFlagIsTakenOutWithEveryValue() {
+        let (values, rest) = ParsedArguments.extract("kind", from: ["--kind", "start", "--json", "--kind=end", "s1", "--kinds", "x", "--kind"])
+        #expect(values == ["start", "end"])
+        #expect(rest == ["--json", "s1", "--kinds", "x", "--kind"], "a last --kind without a value stays for the caller to refuse")
+        #expect(ParsedArguments.extract("actor", from: ["--actor", "--yes"]) == (["--yes"], []))
+    }
+
     @Test func positionalCountsAreChecked() throws {
         let parsed = try ParsedArguments(["a", "b"], booleanFlags: [])
         #expect(throws: UsageError("unexpected argument \"b\"")) { try parsed.expectPositionals(["streamId"]) }

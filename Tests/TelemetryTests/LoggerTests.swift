@@ -135,25 +135,6 @@ import Testing
         #expect(sink.lines == ["2026-04-17T00:00:00.123Z info  plain"])
     }
 
-    @Test func configurationFromTheEnvironment() throws {
-        let defaults = try Logger(environment: [:], sink: sink)
-        #expect(defaults.level == .info && defaults.format == .json)
-        let set = try Logger(environment: ["LOG_LEVEL": "WARNING", "LOG_FORMAT": "text"], sink: sink)
-        #expect(set.level == .warn && set.format == .text)
-        let empty = try Logger(environment: ["LOG_LEVEL": "", "LOG_FORMAT": ""], sink: sink)
-        #expect(empty.level == .info && empty.format == .json)
-        #expect(throws: TelemetryError(.invalidEnvironment, variable: "LOG_LEVEL", value: "verbose", expected: "debug, info, warn or error")) {
-            try Logger(environment: ["LOG_LEVEL": "verbose"], sink: sink)
-        }
-        do {
-            _ = try Logger(environment: ["LOG_FORMAT": "xml"], sink: sink)
-            Issue.record("accepted LOG_FORMAT=xml")
-        } catch {
-            #expect(error.variable == "LOG_FORMAT")
-            #expect(error.description == #"LOG_FORMAT="xml" is invalid: expected json or text"#)
-        }
-    }
-
     @Test(arguments: [
         (1_776_384_000.123, "2026-04-17T00:00:00.123Z"), (0, "1970-01-01T00:00:00.000Z"),
         (1_709_209_496.789, "2024-02-29T12:24:56.789Z"), (-0.001, "1969-12-31T23:59:59.999Z"),
