@@ -13,9 +13,7 @@ extension ChaosSuite {
             settings: ["WORKER_CONCURRENCY": "4", "JOB_LEASE_SECONDS": "5"], latencyMilliseconds: 200
         ) { s in
             let applicationName = "countdown-chaos-worker"
-            guard var url = URLComponents(string: s.system.database.url) else { throw HarnessError("unreadable DATABASE_URL \(s.system.database.url)") }
-            url.queryItems = (url.queryItems ?? []) + [URLQueryItem(name: "application_name", value: applicationName)]
-            _ = try await s.startWorkers(2, ["DATABASE_URL": url.string ?? s.system.database.url])
+            _ = try await s.startWorkers(2, ["DATABASE_URL": try s.system.database.url(applicationName: applicationName)])
             let due = try await s.seed(s.size(400, 3000))
             try await s.waitUntil(due)
             var rounds = 0

@@ -35,6 +35,14 @@ extension CountdownSystem {
         _ = try await fakeClient.send(["token": "after-the-earlier-sends"], bearer: nil, project: "marker")
     }
 
+    /// How many connections to this system's database are open under `applicationName` (see
+    /// `TestDatabase.url(applicationName:)`): none once a killed worker's backends have finished their statements.
+    public func backends(applicationName: String) async throws -> Int {
+        try await query("""
+            SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = $1
+            """, [applicationName])[0].decode("n", as: Int.self)
+    }
+
     /// Adds a fault rule to the fake (`POST /fake/faults`).
     public func fault(_ rule: [String: Any]) async throws { try await fakeClient.fault(rule) }
 
