@@ -10,11 +10,11 @@ struct BenchOptions {
     private var values: [String: [String]] = [:]
     private var given: Set<String> = []
 
-    /// `flags`: the names that take no value (`-h` counts as `--help`); `known`: every name allowed, nil for any.
+    /// `flags`: the names that take no value; `known`: every name allowed, nil for any.
     init(_ arguments: [String], flags: Set<String> = [], known: Set<String>? = nil) throws {
         var index = 0
         while index < arguments.count {
-            let argument = arguments[index] == "-h" ? "--help" : arguments[index]
+            let argument = arguments[index]
             let name = String(argument.dropFirst(2))
             guard argument.hasPrefix("--"), known?.contains(name) ?? true || flags.contains(name) else {
                 throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
@@ -56,9 +56,12 @@ struct BenchOptions {
         return value
     }
 
-    func double(_ name: String, default fallback: Double) throws -> Double {
+    /// A number option; with `positive`, finite and above zero.
+    func double(_ name: String, default fallback: Double, positive: Bool = false) throws -> Double {
         guard let text = values[name]?.last else { return fallback }
-        guard let value = Double(text) else { throw UsageError(description: "--\(name) must be a number (got \(text))") }
+        guard let value = Double(text), !positive || (value.isFinite && value > 0) else {
+            throw UsageError(description: "--\(name) must be a \(positive ? "positive " : "")number (got \(text))")
+        }
         return value
     }
 }
@@ -67,10 +70,4 @@ struct BenchOptions {
 func printResult(_ values: [String: Double]) {
     let body = values.keys.sorted().map { "\"\($0)\": \(values[$0]!)" }.joined(separator: ", ")
     FileHandle.standardOutput.write(Data("RESULT {\(body)}\n".utf8))
-}
-
-/// Prints `usage` and the error on stderr; returns the usage error's exit status (2).
-func usageError(_ usage: String, _ error: any Error) -> Int32 {
-    FileHandle.standardError.write(Data("\(usage)\nerror: \(error)\n".utf8))
-    return 2
 }

@@ -66,18 +66,9 @@ struct PushBenchmark {
 
     let options: Options
 
-    /// Runs the command; returns the exit code.
-    static func main(_ arguments: [String]) async -> Int32 {
-        let options: Options
-        do {
-            guard let parsed = try Options.parse(arguments) else {
-                print(usage)
-                return 0
-            }
-            options = parsed
-        } catch {
-            return usageError(usage, error)
-        }
+    /// Runs the command; returns the exit code, or throws an error in `arguments`.
+    static func main(_ arguments: [String]) async throws -> Int32 {
+        let options = try Options.parse(arguments)
         do {
             let figures = try await PushBenchmark(options: options).run()
             print(options.json ? figures.jsonText : figures.text(target: options.fakeBaseURL))
@@ -104,7 +95,7 @@ struct PushBenchmark {
         }
         let peakReset = ProcessMemory.resetPeak()
         let rssStart = ProcessMemory.residentMiB()
-        let cpuBefore = Self.cpuSeconds()
+        let cpuBefore = ProcessUsage.cpuSeconds(pid: getpid()) ?? 0
         let clock = ContinuousClock()
         let started = clock.now
 
@@ -125,7 +116,7 @@ struct PushBenchmark {
         }
 
         let seconds = (clock.now - started).seconds
-        let cpu = Self.cpuSeconds() - cpuBefore
+        let cpu = (ProcessUsage.cpuSeconds(pid: getpid()) ?? 0) - cpuBefore
         let rssEnd = ProcessMemory.residentMiB()
         let samplePeak = ([rssStart, rssEnd] + rssByTenth).max() ?? rssEnd
         let accepted = results["accepted"] ?? 0
@@ -135,16 +126,11 @@ struct PushBenchmark {
             rssStartMiB: rssStart, rssPeakMiB: peakReset ? max(ProcessMemory.peakMiB(), samplePeak) : samplePeak, rssEndMiB: rssEnd,
             rssByTenthMiB: rssByTenth, peakIsKernelHighWaterMark: peakReset, results: results)
     }
-
-    /// User + system CPU time of this process so far.
-    static func cpuSeconds() -> Double { ProcessUsage.cpuSeconds(pid: getpid()) ?? 0 }
 }
 
 extension PushBenchmark.Options {
-    /// The options, or nil when `--help` was asked for.
-    static func parse(_ arguments: [String]) throws -> Self? {
-        let given = try BenchOptions(arguments, flags: ["help", "json"], known: ["fake", "account", "count", "concurrency", "chunk"])
-        guard !given.has("help") else { return nil }
+    static func parse(_ arguments: [String]) throws -> Self {
+        let given = try BenchOptions(arguments, flags: ["json"], known: ["fake", "account", "count", "concurrency", "chunk"])
         var options = Self()
         options.fakeBaseURL = try given.string("fake", default: "")
         options.accountPath = try given.string("account", default: "")

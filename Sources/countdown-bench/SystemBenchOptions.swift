@@ -15,7 +15,6 @@ struct SystemBenchOptions: Sendable, Equatable {
     var profile = false
     var perfDirectory: String?
     var jsonPath: String?
-    var help = false
 
     typealias UsageError = BenchOptions.UsageError
 
@@ -46,10 +45,9 @@ struct SystemBenchOptions: Sendable, Equatable {
     /// Parses the arguments after `system`; `--debug` and `--skip-build` belong to the shell and are ignored here.
     static func parse(_ arguments: [String]) throws -> SystemBenchOptions {
         let given = try BenchOptions(
-            arguments, flags: ["help", "profile", "debug", "skip-build"],
+            arguments, flags: ["profile", "debug", "skip-build"],
             known: ["streams", "reminders", "giant-guests", "repeat", "repeat-workers", "latency-ms", "workers", "android-share", "worker-env", "perf", "json"])
         var options = SystemBenchOptions()
-        options.help = given.has("help")
         options.profile = given.has("profile")
         options.streams = try given.int("streams", default: options.streams)
         options.reminders = try given.int("reminders", default: options.reminders)
