@@ -3,10 +3,6 @@ import Foundation
 /// The options of a benchmark command: `--name value` (a repeated one keeps every value, the last wins a lookup) and
 /// bare `--flag`s, with typed lookups and usage errors.
 struct BenchOptions {
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
-
     private var values: [String: [String]] = [:]
     private var given: Set<String> = []
 
@@ -17,7 +13,7 @@ struct BenchOptions {
             let argument = arguments[index]
             let name = String(argument.dropFirst(2))
             guard argument.hasPrefix("--"), known?.contains(name) ?? true || flags.contains(name) else {
-                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
+                throw BenchError(known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
             }
             if flags.contains(name) {
                 given.insert(name)
@@ -25,7 +21,7 @@ struct BenchOptions {
                 continue
             }
             guard index + 1 < arguments.count else {
-                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "\(argument) needs a value")
+                throw BenchError(known == nil ? "expected --name value, got \(argument)" : "\(argument) needs a value")
             }
             values[name, default: []].append(arguments[index + 1])
             index += 2
@@ -39,19 +35,19 @@ struct BenchOptions {
     func all(_ name: String) -> [String] { values[name] ?? [] }
 
     func string(_ name: String, default fallback: String? = nil) throws -> String {
-        guard let value = values[name]?.last ?? fallback else { throw UsageError(description: "--\(name) is required") }
+        guard let value = values[name]?.last ?? fallback else { throw BenchError("--\(name) is required") }
         return value
     }
 
     /// An integer option, within `range` when one is given.
     func int(_ name: String, default fallback: Int? = nil, in range: ClosedRange<Int>? = nil) throws -> Int {
         guard let text = values[name]?.last else {
-            guard let fallback else { throw UsageError(description: "--\(name) is required") }
+            guard let fallback else { throw BenchError("--\(name) is required") }
             return fallback
         }
-        guard let value = Int(text) else { throw UsageError(description: "--\(name) must be an integer (got \(text))") }
+        guard let value = Int(text) else { throw BenchError("--\(name) must be an integer (got \(text))") }
         if let range, !range.contains(value) {
-            throw UsageError(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            throw BenchError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
         }
         return value
     }
@@ -60,7 +56,7 @@ struct BenchOptions {
     func double(_ name: String, default fallback: Double, positive: Bool = false) throws -> Double {
         guard let text = values[name]?.last else { return fallback }
         guard let value = Double(text), !positive || (value.isFinite && value > 0) else {
-            throw UsageError(description: "--\(name) must be a \(positive ? "positive " : "")number (got \(text))")
+            throw BenchError("--\(name) must be a \(positive ? "positive " : "")number (got \(text))")
         }
         return value
     }

@@ -21,7 +21,7 @@ enum BroadcastBench {
     /// Runs the benchmark; returns the exit code, or throws an error in `arguments`.
     static func main(_ arguments: [String]) async throws -> Int32 {
         let subscribers = try BenchOptions(arguments).int("subscribers", default: 100_000)
-        guard subscribers >= 0 else { throw BenchOptions.UsageError(description: "--subscribers must be 0 or more (got \(subscribers))") }
+        guard subscribers >= 0 else { throw BenchError("--subscribers must be 0 or more (got \(subscribers))") }
         let children = BenchChildren.ofThisBenchmark()
         do {
             let result = try await run(subscribers: subscribers, children: children)

@@ -47,11 +47,6 @@ struct PushBenchmark {
         var accepted: Int { results["accepted"] ?? 0 }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     static let usage = """
         usage: countdown-bench push --fake <baseURL> --account <service-account.json> [--count N] [--concurrency C] [--chunk K] [--json]
 
@@ -91,7 +86,7 @@ struct PushBenchmark {
         // Warm-up: the access token and every connection, not measured.
         let warm = await transport.sendAll((0..<options.concurrency).map { payload.message(-1 - $0) })
         if let refused = warm.first(where: { $0.label != "accepted" }) {
-            throw Failure("warm-up push was not accepted: \(refused)")
+            throw BenchError("warm-up push was not accepted: \(refused)")
         }
         let peakReset = ProcessMemory.resetPeak()
         let rssStart = ProcessMemory.residentMiB()
@@ -139,9 +134,9 @@ extension PushBenchmark.Options {
         options.chunk = try given.int("chunk", default: options.chunk, in: 1...1_000_000)
         options.json = given.has("json")
         guard options.fakeBaseURL.hasPrefix("http://") || options.fakeBaseURL.hasPrefix("https://") else {
-            throw PushBenchmark.Failure("--fake must be the fake's http(s) base URL")
+            throw BenchError("--fake must be the fake's http(s) base URL")
         }
-        guard !options.accountPath.isEmpty else { throw PushBenchmark.Failure("--account is required") }
+        guard !options.accountPath.isEmpty else { throw BenchError("--account is required") }
         return options
     }
 }

@@ -17,7 +17,7 @@ enum QueueBench {
 
     /// Runs a queue command; returns the exit code, or throws an error in `arguments`.
     static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let command = arguments.first else { throw BenchOptions.UsageError(description: "a queue command is required") }
+        guard let command = arguments.first else { throw BenchError("a queue command is required") }
         do {
             let options = try BenchOptions(Array(arguments.dropFirst()))
             let client = try RedisClient(url: try options.string("redis"), poolSize: 4)
@@ -32,10 +32,10 @@ enum QueueBench {
             case "drive": try await drive(queue, options: options)
             case "steady": try await steady(queue, options: options)
             case "memory": try await memory(queue, client: client, options: options)
-            default: throw BenchOptions.UsageError(description: "unknown queue command \(command)")
+            default: throw BenchError("unknown queue command \(command)")
             }
             return 0
-        } catch let error as BenchOptions.UsageError {
+        } catch let error as BenchError {
             throw error
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -75,7 +75,7 @@ enum SoakBench {
         options.prunerIntervalSeconds = try given.int("pruner-interval", default: options.prunerIntervalSeconds)
         options.workers = try given.int("workers", default: options.workers)
         guard options.prunerIntervalSeconds >= 1, options.workers >= 1 else {
-            throw BenchOptions.UsageError(description: "--pruner-interval and --workers must be at least 1")
+            throw BenchError("--pruner-interval and --workers must be at least 1")
         }
         // scripts/soak started a Redis for this run alone: its keys and memory are the soak's.
         options.ownRedis = false

@@ -27,6 +27,6 @@ import Testing
         ["--worker-env", "NOEQUALS"], ["--worker-env", "=x"], ["--streams"], ["--streams", "ten"], ["--bogus"],
     ])
     func refusesBadArguments(arguments: [String]) {
-        #expect(throws: SystemBenchOptions.UsageError.self) { try SystemBenchOptions.parse(arguments) }
+        #expect(throws: BenchError.self) { try SystemBenchOptions.parse(arguments) }
     }
 }
