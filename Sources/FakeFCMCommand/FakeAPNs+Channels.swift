@@ -4,14 +4,14 @@ import HTTPServer
 extension FakeAPNs {
     /// Channel management: create (`POST …/channels`), read and delete (`GET`, `DELETE …/channels` with
     /// `apns-channel-id`), list (`GET …/all-channels`).
-    func manageChannels(_ request: HTTPRequest, bundleID: String, id: String) throws(APNsRefusal) -> HTTPResponse {
+    func manageChannels(_ request: HTTPRequest, bundleID: String) throws(APNsRefusal) -> HTTPResponse {
         let listing = request.path.hasSuffix("/all-channels")
         let allowed = listing ? ["GET"] : ["POST", "GET", "DELETE"]
         guard allowed.contains(request.method) else { throw .init(status: 405, reason: "MethodNotAllowed") }
         guard bundleID == self.bundleID else { throw .init(status: 400, reason: "TopicDisallowed") }
         if listing {
             try injectedFailure(.channels, target: nil)
-            return Self.answer(.json(object: ["channels": channels.all(bundleID: bundleID).map(\.id)]), kind: .channels, id: id)
+            return .json(object: ["channels": channels.all(bundleID: bundleID).map(\.id)])
         }
         if request.method == "POST" {
             let policy = try APNsRequestCheck.channelConfiguration(request.body).get()
@@ -21,9 +21,7 @@ extension FakeAPNs {
             }
             pushes.countChannel(created: true)
             log.debug("channel created", ["channel": channel.id])
-            var response = Self.answer(.empty(status: 201), kind: .channels, id: id)
-            response.headers["apns-channel-id"] = channel.id
-            return response
+            return HTTPResponse(status: 201, headers: ["apns-channel-id": channel.id])
         }
         if let refusal = APNsRequestCheck.channelID(request) { throw refusal }
         let channelID = request.headers["apns-channel-id"] ?? ""
@@ -32,11 +30,10 @@ extension FakeAPNs {
             guard channels.delete(channelID, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
             pushes.countChannel(created: false)
             log.debug("channel deleted", ["channel": channelID])
-            return Self.answer(.empty(status: 204), kind: .channels, id: id)
+            return .empty(status: 204)
         }
         guard let channel = channels.channel(channelID, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
-        var response = Self.answer(
-            .json(object: ["message-storage-policy": channel.messageStoragePolicy, "push-type": "LiveActivity"]), kind: .channels, id: id)
+        var response = HTTPResponse.json(object: ["message-storage-policy": channel.messageStoragePolicy, "push-type": "LiveActivity"])
         response.headers["apns-channel-id"] = channel.id
         return response
     }

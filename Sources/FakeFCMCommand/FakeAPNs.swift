@@ -119,24 +119,28 @@ struct FakeAPNs: FakeControl {
             log.debug("request dropped by fault", ["path": request.path])
             return .dropConnection
         }
-        let id = request.headers[kind == .device ? "apns-id" : "apns-request-id"] ?? UUID().uuidString.lowercased()
+        // `apns-id` (token pushes) or `apns-request-id` (broadcasts, channel management) on every APNs answer.
+        let idHeader = kind == .device ? "apns-id" : "apns-request-id"
+        let id = request.headers[idHeader] ?? UUID().uuidString.lowercased()
+        var response: HTTPResponse
         do throws(APNsRefusal) {
             if let channelHost, (request.headers["host"] == channelHost) != (kind == .channels) { throw APNsRefusal(status: 404, reason: "BadPath") }
             try tokens.check(authorization: request.headers["authorization"])
             switch kind {
-            case .device: return try push(request, token: name, id: id)
-            case .broadcast: return try broadcast(request, bundleID: name, id: id)
-            default: return try manageChannels(request, bundleID: name, id: id)
+            case .device: response = try push(request, token: name, id: id)
+            case .broadcast: response = try broadcast(request, bundleID: name, id: id)
+            default: response = try manageChannels(request, bundleID: name)
             }
         } catch {
             pushes.reject(status: error.status, reason: error.reason)
             log.debug("request refused", ["path": request.path, "status": String(error.status), "reason": error.reason])
             var body: [String: Any] = ["reason": error.reason]
             if error.status == 410 { body["timestamp"] = error.timestamp ?? Int64(now().timeIntervalSince1970 * 1000) }
-            var response = HTTPResponse.json(object: body, status: error.status)
+            response = HTTPResponse.json(object: body, status: error.status)
             if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
-            return Self.answer(response, kind: kind, id: id)
         }
+        response.headers[idHeader] = id
+        return response
     }
 
     private func push(_ request: HTTPRequest, token: String, id: String) throws(APNsRefusal) -> HTTPResponse {
@@ -147,7 +151,7 @@ struct FakeAPNs: FakeControl {
         try injectedFailure(.device, target: token)
         pushes.accept(kind: .device, target: token, id: id, request: request, payload: payload)
         log.debug("push accepted", ["token": FakeLog.redact(token), "apnsId": id])
-        return Self.answer(.empty(status: 200), kind: .device, id: id)
+        return .empty(status: 200)
     }
 
     private func broadcast(_ request: HTTPRequest, bundleID: String, id: String) throws(APNsRefusal) -> HTTPResponse {
@@ -161,19 +165,12 @@ struct FakeAPNs: FakeControl {
         guard channels.countBroadcast(channel, bundleID: bundleID) else { throw .init(status: 404, reason: "ChannelNotRegistered") }
         pushes.accept(kind: .broadcast, target: channel, id: id, request: request, payload: payload)
         log.debug("broadcast accepted", ["channel": channel, "requestId": id])
-        return Self.answer(.empty(status: 200), kind: .broadcast, id: id)
+        return .empty(status: 200)
     }
 
     /// Throws the injected failure for this request, if one applies.
     func injectedFailure(_ kind: RequestLog.Kind, target: String?) throws(APNsRefusal) {
         guard let failure = faults.failure(kind, targets: target.map { [$0] } ?? []) else { return }
         throw APNsRefusal(status: failure.status, reason: failure.reason ?? "", retryAfter: failure.retryAfter, timestamp: failure.timestamp)
-    }
-
-    /// `apns-id` (token pushes) or `apns-request-id` (broadcasts, channel management) on every APNs answer.
-    static func answer(_ response: HTTPResponse, kind: RequestLog.Kind, id: String) -> HTTPResponse {
-        var response = response
-        response.headers[kind == .device ? "apns-id" : "apns-request-id"] = id
-        return response
     }
 }

@@ -148,7 +148,7 @@ struct FakeFCM: FakeControl {
         } catch {
             messages.reject(status: 400, errorCode: "INVALID_ARGUMENT")
             log.debug("send refused: invalid message", ["field": error.field, "reason": error.description])
-            return GoogleErrorBody.invalidArgument(error)
+            return GoogleErrorBody.fcm(status: 400, errorCode: "INVALID_ARGUMENT", message: error.description, violation: error)
         }
         let tokens = [message.token] + (message.liveActivityToken.map { [$0] } ?? [])
         if let failure = faults.failure(.send, targets: tokens) {

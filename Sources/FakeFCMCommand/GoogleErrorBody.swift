@@ -39,11 +39,6 @@ enum GoogleErrorBody {
         return response
     }
 
-    /// A `400 INVALID_ARGUMENT` naming the offending field.
-    static func invalidArgument(_ violation: FieldViolation) -> HTTPResponse {
-        fcm(status: 400, errorCode: "INVALID_ARGUMENT", message: violation.description, violation: violation)
-    }
-
     /// The `google.rpc.Code` name FCM puts in `error.status` for an HTTP status.
     static func rpcStatus(for status: Int) -> String {
         switch status {

@@ -10,16 +10,17 @@ import Glibc
 /// line, COUNTDOWN_BENCH_PIDS) so that scripts/bench-system can kill what is left if the benchmark itself dies, and
 /// killed here when the benchmark is stopped by SIGTERM or SIGINT.
 final class BenchChildren: Sendable {
-    private let pidsPath: String?
+    /// Where scripts/bench-system wants the children noted.
+    private let pidsPath = ProcessInfo.processInfo.environment["COUNTDOWN_BENCH_PIDS"]
     private let pids = Mutex<[Int32]>([])
+    /// The SIGTERM and SIGINT sources, kept for as long as the benchmark runs.
+    private let signalSources = Mutex<[any DispatchSourceSignal]>([])
 
-    init(pidsPath: String?) {
-        self.pidsPath = pidsPath
-    }
-
-    /// The children of a benchmark scripts/bench-system started: noted where COUNTDOWN_BENCH_PIDS says.
+    /// The children of this benchmark: noted where COUNTDOWN_BENCH_PIDS says, and killed when the benchmark is stopped.
     static func ofThisBenchmark() -> BenchChildren {
-        BenchChildren(pidsPath: ProcessInfo.processInfo.environment["COUNTDOWN_BENCH_PIDS"])
+        let children = BenchChildren()
+        children.stopOnSignals()
+        return children
     }
 
     func record(_ pid: Int32, executable: String) {
@@ -31,18 +32,19 @@ final class BenchChildren: Sendable {
         try? handle.write(contentsOf: Data("\(pid) \(path)\n".utf8))
     }
 
-    /// On SIGTERM or SIGINT: SIGKILL to every recorded child, then exit with 128 + the signal. The caller keeps the
-    /// returned sources for as long as this should hold.
-    func stopOnSignals() -> [any DispatchSourceSignal] {
-        [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                for pid in pids.withLock({ $0 }) { kill(pid, SIGKILL) }
-                exit(128 + number)
+    /// On SIGTERM or SIGINT: SIGKILL to every recorded child, then exit with 128 + the signal.
+    private func stopOnSignals() {
+        signalSources.withLock { sources in
+            sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [self] in
+                    for pid in pids.withLock({ $0 }) { kill(pid, SIGKILL) }
+                    exit(128 + number)
+                }
+                source.resume()
+                return source
             }
-            source.resume()
-            return source
         }
     }
 

@@ -3,21 +3,17 @@ import Foundation
 /// The options of a benchmark command: `--name value` (a repeated one keeps every value, the last wins a lookup) and
 /// bare `--flag`s, with typed lookups and usage errors.
 struct BenchOptions {
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
-
     private var values: [String: [String]] = [:]
     private var given: Set<String> = []
 
-    /// `flags`: the names that take no value (`-h` counts as `--help`); `known`: every name allowed, nil for any.
+    /// `flags`: the names that take no value; `known`: every name allowed, nil for any.
     init(_ arguments: [String], flags: Set<String> = [], known: Set<String>? = nil) throws {
         var index = 0
         while index < arguments.count {
-            let argument = arguments[index] == "-h" ? "--help" : arguments[index]
+            let argument = arguments[index]
             let name = String(argument.dropFirst(2))
             guard argument.hasPrefix("--"), known?.contains(name) ?? true || flags.contains(name) else {
-                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
+                throw BenchError(known == nil ? "expected --name value, got \(argument)" : "unknown argument \(argument)")
             }
             if flags.contains(name) {
                 given.insert(name)
@@ -25,7 +21,7 @@ struct BenchOptions {
                 continue
             }
             guard index + 1 < arguments.count else {
-                throw UsageError(description: known == nil ? "expected --name value, got \(argument)" : "\(argument) needs a value")
+                throw BenchError(known == nil ? "expected --name value, got \(argument)" : "\(argument) needs a value")
             }
             values[name, default: []].append(arguments[index + 1])
             index += 2
@@ -39,26 +35,29 @@ struct BenchOptions {
     func all(_ name: String) -> [String] { values[name] ?? [] }
 
     func string(_ name: String, default fallback: String? = nil) throws -> String {
-        guard let value = values[name]?.last ?? fallback else { throw UsageError(description: "--\(name) is required") }
+        guard let value = values[name]?.last ?? fallback else { throw BenchError("--\(name) is required") }
         return value
     }
 
     /// An integer option, within `range` when one is given.
     func int(_ name: String, default fallback: Int? = nil, in range: ClosedRange<Int>? = nil) throws -> Int {
         guard let text = values[name]?.last else {
-            guard let fallback else { throw UsageError(description: "--\(name) is required") }
+            guard let fallback else { throw BenchError("--\(name) is required") }
             return fallback
         }
-        guard let value = Int(text) else { throw UsageError(description: "--\(name) must be an integer (got \(text))") }
+        guard let value = Int(text) else { throw BenchError("--\(name) must be an integer (got \(text))") }
         if let range, !range.contains(value) {
-            throw UsageError(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            throw BenchError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
         }
         return value
     }
 
-    func double(_ name: String, default fallback: Double) throws -> Double {
+    /// A number option; with `positive`, finite and above zero.
+    func double(_ name: String, default fallback: Double, positive: Bool = false) throws -> Double {
         guard let text = values[name]?.last else { return fallback }
-        guard let value = Double(text) else { throw UsageError(description: "--\(name) must be a number (got \(text))") }
+        guard let value = Double(text), !positive || (value.isFinite && value > 0) else {
+            throw BenchError("--\(name) must be a \(positive ? "positive " : "")number (got \(text))")
+        }
         return value
     }
 }
@@ -67,10 +66,4 @@ struct BenchOptions {
 func printResult(_ values: [String: Double]) {
     let body = values.keys.sorted().map { "\"\($0)\": \(values[$0]!)" }.joined(separator: ", ")
     FileHandle.standardOutput.write(Data("RESULT {\(body)}\n".utf8))
-}
-
-/// Prints `usage` and the error on stderr; returns the usage error's exit status (2).
-func usageError(_ usage: String, _ error: any Error) -> Int32 {
-    FileHandle.standardError.write(Data("\(usage)\nerror: \(error)\n".utf8))
-    return 2
 }

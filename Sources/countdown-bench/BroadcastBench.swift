@@ -18,21 +18,11 @@ enum BroadcastBench {
         """
     static let stream = "bcast1"
 
-    static func main(_ arguments: [String]) async -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(usage)
-            return 0
-        }
-        let subscribers: Int
-        do {
-            subscribers = try BenchOptions(arguments).int("subscribers", default: 100_000)
-            guard subscribers >= 0 else { throw BenchOptions.UsageError(description: "--subscribers must be 0 or more (got \(subscribers))") }
-        } catch {
-            return usageError(usage, error)
-        }
+    /// Runs the benchmark; returns the exit code, or throws an error in `arguments`.
+    static func main(_ arguments: [String]) async throws -> Int32 {
+        let subscribers = try BenchOptions(arguments).int("subscribers", default: 100_000)
+        guard subscribers >= 0 else { throw BenchError("--subscribers must be 0 or more (got \(subscribers))") }
         let children = BenchChildren.ofThisBenchmark()
-        let signalSources = children.stopOnSignals()
-        defer { withExtendedLifetime(signalSources) {} }
         do {
             let result = try await run(subscribers: subscribers, children: children)
             FileHandle.standardOutput.write(Data(BroadcastBenchReport.text(result).utf8))

@@ -47,11 +47,6 @@ struct PushBenchmark {
         var accepted: Int { results["accepted"] ?? 0 }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     static let usage = """
         usage: countdown-bench push --fake <baseURL> --account <service-account.json> [--count N] [--concurrency C] [--chunk K] [--json]
 
@@ -66,18 +61,9 @@ struct PushBenchmark {
 
     let options: Options
 
-    /// Runs the command; returns the exit code.
-    static func main(_ arguments: [String]) async -> Int32 {
-        let options: Options
-        do {
-            guard let parsed = try Options.parse(arguments) else {
-                print(usage)
-                return 0
-            }
-            options = parsed
-        } catch {
-            return usageError(usage, error)
-        }
+    /// Runs the command; returns the exit code, or throws an error in `arguments`.
+    static func main(_ arguments: [String]) async throws -> Int32 {
+        let options = try Options.parse(arguments)
         do {
             let figures = try await PushBenchmark(options: options).run()
             print(options.json ? figures.jsonText : figures.text(target: options.fakeBaseURL))
@@ -100,11 +86,11 @@ struct PushBenchmark {
         // Warm-up: the access token and every connection, not measured.
         let warm = await transport.sendAll((0..<options.concurrency).map { payload.message(-1 - $0) })
         if let refused = warm.first(where: { $0.label != "accepted" }) {
-            throw Failure("warm-up push was not accepted: \(refused)")
+            throw BenchError("warm-up push was not accepted: \(refused)")
         }
         let peakReset = ProcessMemory.resetPeak()
         let rssStart = ProcessMemory.residentMiB()
-        let cpuBefore = Self.cpuSeconds()
+        let cpuBefore = ProcessUsage.cpuSeconds(pid: getpid()) ?? 0
         let clock = ContinuousClock()
         let started = clock.now
 
@@ -125,7 +111,7 @@ struct PushBenchmark {
         }
 
         let seconds = (clock.now - started).seconds
-        let cpu = Self.cpuSeconds() - cpuBefore
+        let cpu = (ProcessUsage.cpuSeconds(pid: getpid()) ?? 0) - cpuBefore
         let rssEnd = ProcessMemory.residentMiB()
         let samplePeak = ([rssStart, rssEnd] + rssByTenth).max() ?? rssEnd
         let accepted = results["accepted"] ?? 0
@@ -135,16 +121,11 @@ struct PushBenchmark {
             rssStartMiB: rssStart, rssPeakMiB: peakReset ? max(ProcessMemory.peakMiB(), samplePeak) : samplePeak, rssEndMiB: rssEnd,
             rssByTenthMiB: rssByTenth, peakIsKernelHighWaterMark: peakReset, results: results)
     }
-
-    /// User + system CPU time of this process so far.
-    static func cpuSeconds() -> Double { ProcessUsage.cpuSeconds(pid: getpid()) ?? 0 }
 }
 
 extension PushBenchmark.Options {
-    /// The options, or nil when `--help` was asked for.
-    static func parse(_ arguments: [String]) throws -> Self? {
-        let given = try BenchOptions(arguments, flags: ["help", "json"], known: ["fake", "account", "count", "concurrency", "chunk"])
-        guard !given.has("help") else { return nil }
+    static func parse(_ arguments: [String]) throws -> Self {
+        let given = try BenchOptions(arguments, flags: ["json"], known: ["fake", "account", "count", "concurrency", "chunk"])
         var options = Self()
         options.fakeBaseURL = try given.string("fake", default: "")
         options.accountPath = try given.string("account", default: "")
@@ -153,9 +134,9 @@ extension PushBenchmark.Options {
         options.chunk = try given.int("chunk", default: options.chunk, in: 1...1_000_000)
         options.json = given.has("json")
         guard options.fakeBaseURL.hasPrefix("http://") || options.fakeBaseURL.hasPrefix("https://") else {
-            throw PushBenchmark.Failure("--fake must be the fake's http(s) base URL")
+            throw BenchError("--fake must be the fake's http(s) base URL")
         }
-        guard !options.accountPath.isEmpty else { throw PushBenchmark.Failure("--account is required") }
+        guard !options.accountPath.isEmpty else { throw BenchError("--account is required") }
         return options
     }
 }

@@ -15,11 +15,9 @@ enum QueueBench {
           memory --jobs N [--payload-bytes 64]                   Redis memory per delayed job
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        guard let command = arguments.first else {
-            FileHandle.standardError.write(Data((usage + "\n").utf8))
-            return 2
-        }
+    /// Runs a queue command; returns the exit code, or throws an error in `arguments`.
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        guard let command = arguments.first else { throw BenchError("a queue command is required") }
         do {
             let options = try BenchOptions(Array(arguments.dropFirst()))
             let client = try RedisClient(url: try options.string("redis"), poolSize: 4)
@@ -34,11 +32,11 @@ enum QueueBench {
             case "drive": try await drive(queue, options: options)
             case "steady": try await steady(queue, options: options)
             case "memory": try await memory(queue, client: client, options: options)
-            default: throw BenchOptions.UsageError(description: "unknown queue command \(command)")
+            default: throw BenchError("unknown queue command \(command)")
             }
             return 0
-        } catch let error as BenchOptions.UsageError {
-            return usageError(usage, error)
+        } catch let error as BenchError {
+            throw error
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             return 1

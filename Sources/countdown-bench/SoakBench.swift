@@ -18,24 +18,11 @@ enum SoakBench {
           --out              where the readings go (default /tmp/countdown-soak-<UTC time>)
         """
 
-    static func main(_ arguments: [String]) async -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(usage)
-            return 0
-        }
-        let options: SoakOptions
-        let out: String
-        do {
-            let parsed = try parse(arguments)
-            options = parsed.options
-            out = parsed.out
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            return usageError(usage, error)
-        }
+    /// Runs the soak; returns the exit code, or throws an error in `arguments` (or an `--out` it cannot create).
+    static func main(_ arguments: [String]) async throws -> Int32 {
+        let (options, out) = try parse(arguments)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let children = BenchChildren.ofThisBenchmark()
-        let signalSources = children.stopOnSignals()
-        defer { withExtendedLifetime(signalSources) {} }
         progress("soak: \(Int(options.seconds / 60)) min, a stream every \(1 / options.streamsPerSecond) s, RETENTION_DAYS \(options.retentionDays), "
                  + "pruner every \(options.prunerIntervalSeconds) s, \(options.workers) workers; readings in \(out)")
         let soak: Soak
@@ -81,21 +68,14 @@ enum SoakBench {
 
     static func parse(_ arguments: [String]) throws -> (options: SoakOptions, out: String) {
         let given = try BenchOptions(arguments)
-        func decimal(_ name: String, _ fallback: Double) throws -> Double {
-            let text = try given.string(name, default: String(fallback))
-            guard let value = Double(text), value.isFinite, value > 0 else {
-                throw BenchOptions.UsageError(description: "--\(name) must be a positive number (got \(text))")
-            }
-            return value
-        }
-        var options = SoakOptions.documentation(minutes: try decimal("minutes", 60))
-        options.sampleSeconds = try decimal("interval", options.sampleSeconds)
-        options.streamsPerSecond = try decimal("rate", options.streamsPerSecond)
-        options.retentionDays = try decimal("retention-days", options.retentionDays)
+        var options = SoakOptions.documentation(minutes: try given.double("minutes", default: 60, positive: true))
+        options.sampleSeconds = try given.double("interval", default: options.sampleSeconds, positive: true)
+        options.streamsPerSecond = try given.double("rate", default: options.streamsPerSecond, positive: true)
+        options.retentionDays = try given.double("retention-days", default: options.retentionDays, positive: true)
         options.prunerIntervalSeconds = try given.int("pruner-interval", default: options.prunerIntervalSeconds)
         options.workers = try given.int("workers", default: options.workers)
         guard options.prunerIntervalSeconds >= 1, options.workers >= 1 else {
-            throw BenchOptions.UsageError(description: "--pruner-interval and --workers must be at least 1")
+            throw BenchError("--pruner-interval and --workers must be at least 1")
         }
         // scripts/soak started a Redis for this run alone: its keys and memory are the soak's.
         options.ownRedis = false

@@ -8,16 +8,12 @@ extension SystemBench {
     func seedPeople() async throws {
         let started = Date()
         try await system.seedPeople(prefix: "b", streams: options.streams, androidShare: options.androidShare)
-        try await analyzeTables()
+        try await system.db.withConnection { try $0.executeScript(Self.analyze) }
         let seconds = Date().timeIntervalSince(started)
         let users = try await count("SELECT count(*) AS n FROM users")
         let devices = try await count("SELECT count(*) AS n FROM devices")
         results.seedPeople = .init(seconds: SystemBenchReport.rounded(seconds, 2), users: users, devices: devices)
         progress("seeded \(users) users and \(devices) devices in \(String(format: "%.1f", seconds))s")
-    }
-
-    func analyzeTables() async throws {
-        try await system.db.withConnection { try $0.executeScript(Self.analyze) }
     }
 
     /// Inserts rows planned far ahead (`insert`, and ANALYZE in the same transaction), lets the relay drain, then
@@ -201,7 +197,8 @@ extension SystemBench {
         until done: () async throws -> Bool
     ) async throws -> SystemBenchResults.Phase {
         try await resetStatementStatistics()
-        try await Self.sleep(until: due - 0.5)
+        let untilStart = due - 0.5 - Date().timeIntervalSince1970
+        if untilStart > 0 { try await Task.sleep(for: .milliseconds(Int(untilStart * 1000))) }
         let load = Self.loadAverage()
         let sampler = try name.flatMap { try startSampling($0) }
         let before = try await snapshot()

@@ -43,20 +43,10 @@ final class SystemBench {
     let postmasterPID: Int32?
     let redisPID: Int32?
 
-    static func main(_ arguments: [String]) async -> Int32 {
-        let options: SystemBenchOptions
-        do {
-            options = try SystemBenchOptions.parse(arguments)
-        } catch {
-            return usageError(SystemBenchOptions.usage, error)
-        }
-        if options.help {
-            print(SystemBenchOptions.usage)
-            return 0
-        }
+    /// Runs the benchmark; returns the exit code, or throws an error in `arguments`.
+    static func main(_ arguments: [String]) async throws -> Int32 {
+        let options = try SystemBenchOptions.parse(arguments)
         let children = BenchChildren.ofThisBenchmark()
-        let signalSources = children.stopOnSignals()
-        defer { withExtendedLifetime(signalSources) {} }
         let bench: SystemBench
         do {
             bench = try await SystemBench(options, children: children)
@@ -163,12 +153,6 @@ final class SystemBench {
     func snapshot() async throws -> SystemBenchSnapshot {
         try await SystemBenchSnapshot.take(
             workers: fleet, fakePID: system.fake.process.pid, postmasterPID: postmasterPID, redisPID: redisPID, redis: system.redis)
-    }
-
-    /// Sleeps until the wall clock reaches `epoch`.
-    static func sleep(until epoch: Double) async throws {
-        let remaining = epoch - Date().timeIntervalSince1970
-        if remaining > 0 { try await Task.sleep(for: .milliseconds(Int(remaining * 1000))) }
     }
 
     /// Polls `condition` every `every` until it holds: true, or false after `timeout` seconds (logged).

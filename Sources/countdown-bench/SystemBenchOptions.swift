@@ -15,9 +15,6 @@ struct SystemBenchOptions: Sendable, Equatable {
     var profile = false
     var perfDirectory: String?
     var jsonPath: String?
-    var help = false
-
-    typealias UsageError = BenchOptions.UsageError
 
     static let usage = """
         usage: scripts/bench system [--streams N] [--reminders N] [--workers LIST] [--giant-guests N] [--repeat N]
@@ -46,10 +43,9 @@ struct SystemBenchOptions: Sendable, Equatable {
     /// Parses the arguments after `system`; `--debug` and `--skip-build` belong to the shell and are ignored here.
     static func parse(_ arguments: [String]) throws -> SystemBenchOptions {
         let given = try BenchOptions(
-            arguments, flags: ["help", "profile", "debug", "skip-build"],
+            arguments, flags: ["profile", "debug", "skip-build"],
             known: ["streams", "reminders", "giant-guests", "repeat", "repeat-workers", "latency-ms", "workers", "android-share", "worker-env", "perf", "json"])
         var options = SystemBenchOptions()
-        options.help = given.has("help")
         options.profile = given.has("profile")
         options.streams = try given.int("streams", default: options.streams)
         options.reminders = try given.int("reminders", default: options.reminders)
@@ -62,20 +58,20 @@ struct SystemBenchOptions: Sendable, Equatable {
         options.jsonPath = try? given.string("json")
         if let text = given.all("workers").last {
             let parts = text.split(separator: ",").map { Int($0) }
-            guard !parts.contains(nil) else { throw UsageError(description: "--workers must be comma-separated integers (got \(text))") }
+            guard !parts.contains(nil) else { throw BenchError("--workers must be comma-separated integers (got \(text))") }
             options.workerCounts = parts.compactMap { $0 }
         }
         for text in given.all("worker-env") {
             guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                throw UsageError(description: "--worker-env must be NAME=VALUE (got \(text))")
+                throw BenchError("--worker-env must be NAME=VALUE (got \(text))")
             }
             options.workerEnvironment[String(text[..<equals])] = String(text[text.index(after: equals)...])
         }
         if options.streams < 1 || options.workerCounts.contains(where: { $0 < 1 }) {
-            throw UsageError(description: "--streams and --workers must be positive")
+            throw BenchError("--streams and --workers must be positive")
         }
         if !(0...1).contains(options.androidShare) {
-            throw UsageError(description: "--android-share must be between 0 and 1")
+            throw BenchError("--android-share must be between 0 and 1")
         }
         return options
     }

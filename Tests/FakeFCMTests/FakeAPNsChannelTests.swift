@@ -21,6 +21,7 @@ import TestSupport
 
         let list = try await client.send(.get, "/1/apps/\(apns.bundleID)/all-channels", headers: bearer, channelHost: true)
         #expect(list.status == 200 && list.json["channels"] as? [String] == [id])
+        #expect(list.headers["apns-request-id"] != nil)
 
         let badBodies = [
             (#"{"message-storage-policy":2,"push-type":"LiveActivity"}"#, "BadMessageStoragePolicy"),

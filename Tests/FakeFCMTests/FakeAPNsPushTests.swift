@@ -49,6 +49,8 @@ import TestSupport
             let answer = try await client.push(Self.token, headers: try client.liveActivityHeaders(changes))
             #expect(answer.status == 403, "\(name)")
             #expect(answer.reason == reason, "\(name)")
+            // A refusal carries its apns-id too, as APNs answers every request.
+            #expect(answer.headers["apns-id"] != nil, "\(name)")
         }
         let stats = try await apns.control.call("GET", "/fake/stats").json
         #expect(stats["accepted"] as? Int == 0)
