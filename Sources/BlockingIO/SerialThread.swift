@@ -8,7 +8,6 @@ public final class SerialThread: @unchecked Sendable {
     private var pending: [() -> Void] = []
     private var head = 0
     private var stopping = false
-    private var finished = false
     public let name: String
 
     /// Starts the thread at once.
@@ -60,7 +59,6 @@ public final class SerialThread: @unchecked Sendable {
             condition.lock()
             while head == pending.count && !stopping { condition.wait() }
             if head == pending.count && stopping {
-                finished = true
                 condition.unlock()
                 return
             }

@@ -37,7 +37,7 @@ public final class Dispatcher: Service {
     ///   - drain: how long running jobs may finish after shutdown; then they are cancelled.
     ///   - cancelGrace: how long cancelled jobs get to stop and hand themselves back.
     ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
-    public init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
+    init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
                 cancelGrace: Duration = .seconds(3),
                 batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], withheldKinds: @escaping @Sendable () -> Set<String> = { [] },
                 transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,

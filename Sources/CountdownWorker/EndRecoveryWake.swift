@@ -18,14 +18,12 @@ import Telemetry
 public final class EndRecoveryWake: EndRecoveryWaits, PeriodicService {
     public let name = "end-recovery-wake"
     static let register = RedisScript(name: "ends.awaitrecovery.v1", source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        \(RedisScript.nowMilliseconds)
         redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
         return 1
         """)
     static let take = RedisScript(name: "ends.takerecovered.v1", source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        \(RedisScript.nowMilliseconds)
         local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
         if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
         local later = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)

@@ -18,7 +18,7 @@ import Telemetry
 /// none must take the others for dead before they could beat again.
 public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     public let name = "heartbeat"
-    public let workerID: String?
+    public var workerID: String? { id }
     private let id: String
     private let redis: RedisClient
     private let queue: any DelayQueue
@@ -41,7 +41,6 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
                 claimedThrough: @escaping @Sendable () -> Int = { 0 },
                 ttl: Duration = .seconds(3), interval: Duration = .seconds(1), metrics: WorkerMetrics, logger: Logger) {
         self.id = id
-        workerID = id
         self.redis = redis
         self.queue = queue
         self.leases = leases
@@ -180,8 +179,7 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
     /// dead at once), the claim token the leases cover (the log up to it goes). Members silent for an hour are
     /// forgotten.
     static let beatScript = RedisScript(name: "fleet_beat", source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        \(RedisScript.nowMilliseconds)
         redis.call('ZADD', KEYS[1], now - tonumber(ARGV[3]), ARGV[1])
         if ARGV[2] == '' then
             redis.call('DEL', KEYS[2], KEYS[3])
@@ -195,15 +193,13 @@ public final class FleetHeartbeat: PeriodicService, WorkerLiveness {
 
     /// KEYS: members. ARGV: ttl (ms). The members silent for longer than the ttl.
     static let deadScript = RedisScript(name: "fleet_dead", source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        \(RedisScript.nowMilliseconds)
         return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
         """)
 
     /// KEYS: members. ARGV: ttl (ms), ids. Per id: 1 alive, 0 dead, -1 unknown.
     static let classifyScript = RedisScript(name: "fleet_classify", source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        \(RedisScript.nowMilliseconds)
         local out = {}
         for i = 2, #ARGV do
             local seen = redis.call('ZSCORE', KEYS[1], ARGV[i])

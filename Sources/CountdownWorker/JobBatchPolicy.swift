@@ -2,20 +2,16 @@ import DelayQueue
 
 /// Which claimed jobs run together: jobs of a batchable kind are grouped, up to `size` per group, in claim order;
 /// every other job runs alone. The start fan-out batches its T-60 jobs this way (`START_BATCH_SIZE`).
-public struct JobBatchPolicy: Sendable, Equatable {
-    public var kinds: Set<String>
-    public var size: Int
-
-    public init(kinds: Set<String>, size: Int) {
-        self.kinds = kinds
-        self.size = max(1, size)
-    }
+struct JobBatchPolicy: Sendable, Equatable {
+    var kinds: Set<String>
+    /// Jobs per group at most; 1 or less: no batching.
+    var size: Int
 
     /// No batching: every job alone.
-    public static let none = JobBatchPolicy(kinds: [], size: 1)
+    static let none = JobBatchPolicy(kinds: [], size: 1)
 
     /// Groups `jobs`: singles first, in claim order, then the batches of each kind.
-    public func group(_ jobs: [ClaimedJob]) -> [[ClaimedJob]] {
+    func group(_ jobs: [ClaimedJob]) -> [[ClaimedJob]] {
         var singles: [[ClaimedJob]] = []
         var byKind: [String: [ClaimedJob]] = [:]
         var kindOrder: [String] = []

@@ -222,8 +222,7 @@ public struct WorkerProcess: Sendable {
     /// (the orchestrator would wait for its kill timeout). Watches on a thread of its own.
     private static func exitUnlessStopped(_ stopped: DispatchSemaphore, within limit: Duration, logger: Logger) {
         Thread.detachNewThread {
-            let seconds = Double(limit.components.seconds)
-            if stopped.wait(timeout: .now() + seconds) == .timedOut {
+            if stopped.wait(timeout: .now() + limit.timeInterval) == .timedOut {
                 logger.error("services did not stop after cancellation; exiting", ["limit_s": .seconds(limit)])
                 exit(1)
             }

@@ -14,10 +14,8 @@ public protocol DelayQueue: Sendable {
     func enqueue(_ jobs: [NewJob]) async throws
     /// Removes jobs wherever they are (waiting, leased, dead); returns how many existed.
     @discardableResult func cancel(_ ids: [String]) async throws -> Int
-    /// Takes up to `max` due jobs under a lease of `lease`.
-    func claim(max: Int, lease: Duration) async throws -> ClaimBatch
-    /// `claim`, taking at most `limits[kind]` jobs of each kind named (0: none); the others stay due for other
-    /// claimers, so work handed out as many jobs at once is shared by the fleet rather than taken by one worker.
+    /// Takes up to `max` due jobs under a lease of `lease`, at most `limits[kind]` of each kind named (0: none); the
+    /// others stay due for other claimers, so work handed out as many jobs at once is shared by the fleet.
     func claim(max: Int, lease: Duration, limits: [String: Int]) async throws -> ClaimBatch
     /// Finishes jobs; returns how many leases were still current.
     @discardableResult func ack(_ leases: [JobLease]) async throws -> Int
@@ -60,6 +58,7 @@ public protocol DelayQueue: Sendable {
 }
 
 extension DelayQueue {
+    /// Takes up to `max` due jobs under a lease of `lease`, of any kind.
     public func claim(max: Int, lease: Duration) async throws -> ClaimBatch {
         try await claim(max: max, lease: lease, limits: [:])
     }

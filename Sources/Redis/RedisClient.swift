@@ -31,9 +31,6 @@ public final class RedisClient: Sendable {
         self.init(configuration: try RedisConfiguration(url: url), poolSize: poolSize)
     }
 
-    /// The most connections this client opens.
-    public var poolSize: Int { pool.maxSize }
-
     /// With Sentinel: how many failovers (`+switch-master` for this master) this process has heard of since its
     /// first connection, for whoever must act on one (the reconciler). Always 0 without Sentinel.
     public var failoversSeen: Int {

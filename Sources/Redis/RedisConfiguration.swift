@@ -35,7 +35,7 @@ public struct RedisConfiguration: Sendable, Equatable {
 
     /// Parses a `redis://` or `rediss://` (TLS) URL; throws `RedisError(.invalidURL)` naming what is wrong (never
     /// the password).
-    public init(url: String, connectTimeout: Duration = .seconds(5), commandTimeout: Duration = .seconds(10)) throws(RedisError) {
+    public init(url: String) throws(RedisError) {
         func invalid(_ why: String) -> RedisError { RedisError(.invalidURL, why, context: "REDIS_URL") }
         guard let components = URLComponents(string: url) else { throw invalid("not a URL") }
         let scheme = components.scheme?.lowercased()
@@ -56,8 +56,7 @@ public struct RedisConfiguration: Sendable, Equatable {
         if components.percentEncodedPassword != nil && password == nil { throw invalid("password is not valid percent-encoding") }
         let trimmedHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.init(
-            host: trimmedHost, port: port, username: (user?.isEmpty ?? true) ? nil : user, password: password,
-            database: database, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+            host: trimmedHost, port: port, username: (user?.isEmpty ?? true) ? nil : user, password: password, database: database,
             tls: scheme == "rediss" ? RedisTLS() : nil)
         if username != nil && password == nil { throw invalid("a user name needs a password (redis://user:pass@host)") }
     }

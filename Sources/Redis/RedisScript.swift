@@ -10,6 +10,9 @@ public struct RedisScript: Sendable, Hashable {
         self.name = name
         self.source = source
     }
+
+    /// Lua that sets `now` to the Redis `TIME` in milliseconds, for the start of a script's source.
+    public static let nowMilliseconds = "local t = redis.call('TIME')\nlocal now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
 }
 
 /// SHA1 digests of the scripts a client has loaded (shared by all its connections).

@@ -115,5 +115,6 @@ import Testing
         let jobs = ["s1", "s2"].map { Self.job($0, "start") }
         #expect(JobBatchPolicy.none.group(jobs).map { $0.map(\.id) } == [["s1"], ["s2"]])
         #expect(JobBatchPolicy(kinds: ["start"], size: 1).group(jobs).count == 2)
+        #expect(JobBatchPolicy(kinds: ["start"], size: 0).group(jobs).count == 2, "a size below one batches nothing")
     }
 }
