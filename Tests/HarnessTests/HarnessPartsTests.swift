@@ -9,6 +9,16 @@ import TestSupport
     private let c = StartKey(stream: "c1.3", token: "cc")
     private let d = StartKey(stream: "c1.4", token: "dd")
 
+    /// Ports for servers come from below the kernel's ephemeral range: a port-0 bind of another test's server or an
+    /// outgoing connection never takes one between the pick and the server's bind. Never one port twice.
+    @Test func freePortsLieBelowTheEphemeralRangeAndAreNeverHandedOutTwice() throws {
+        let range = try String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        let ephemeralStart = try #require(range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) })
+        let ports = (0..<200).map { _ in freeLoopbackPort() }
+        #expect(ports.allSatisfy { $0 >= 10000 && $0 < ephemeralStart }, "\(ports.filter { $0 >= ephemeralStart })")
+        #expect(Set(ports).count == ports.count)
+    }
+
     @Test func compareCountsLostDuplicatedAndUnexpected() {
         let counts = StartComparison.compare([a, b, c], [a, a, b, d, d])
         #expect(counts == StartComparison(expected: 3, accepted: 5, lost: 1, duplicated: 2, unexpected: 2))

@@ -6,16 +6,29 @@ import Glibc
 
 /// A free loopback TCP port for a server that binds it next (PostgreSQL, Redis, nghttpd: programs that cannot be
 /// handed a bound socket). Never the same port twice in one process, so two tests running in parallel never get one
-/// port between the pick and their servers' binds. For a port that must refuse connections, use `RefusingPort`.
+/// port between the pick and their servers' binds. The port lies below the kernel's ephemeral range
+/// (`ip_local_port_range`), which is where every bind to port 0 and every outgoing connection takes its port: a port
+/// from that range, freed again after the pick, was once taken by another test's server before nghttpd bound it.
+/// For a port that must refuse connections, use `RefusingPort`.
 public func freeLoopbackPort() -> Int {
+    let ports = handOutRange
+    var candidate = Int.random(in: ports)
     while true {
+        candidate = candidate < ports.upperBound ? candidate + 1 : ports.lowerBound
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(fd >= 0, "socket() failed")
         defer { close(fd) }
-        guard let port = bindLoopback(fd, port: 0) else { preconditionFailure("bind() failed") }
-        if isFirstHandOut(port) { return port }
+        if let port = bindLoopback(fd, port: candidate), isFirstHandOut(port) { return port }
     }
 }
+
+/// The ports `freeLoopbackPort` hands out: from 10000 to just below the ephemeral range's start (32768 unless
+/// `/proc/sys/net/ipv4/ip_local_port_range` says otherwise).
+let handOutRange: ClosedRange<Int> = {
+    let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+    let start = range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    return 10000...max(10999, start - 1)
+}()
 
 /// Records `port` as handed out in this process; false when it was before (a server may be about to bind it).
 func isFirstHandOut(_ port: Int) -> Bool {
