@@ -27,20 +27,33 @@ import TestSupport
         // take between two looks (with 2 s a CI run's looks missed all twelve, in flight from 0.6 to 2.8 s after the
         // worker started).
         try await apns.control.fault(["latencyMs": 6000])
+        // One transaction locks every intent within 100 ms of its commit, from before the worker starts until after
+        // the kill (the release row), so APNs creates the channels (after the fake's 6 s) while their rows are locked
+        // longer than the worker's lock_timeout (5 s): it cannot record them, even with the statements it left behind
+        // when it died. (Locking once, after the test saw three intents, came too late on a loaded machine: the
+        // worker had recorded every channel.)
+        try await system.execute("CREATE TABLE test_lock_release (released boolean)")
+        let locked = Task {
+            try await system.execute("""
+                DO $$ BEGIN
+                    FOR i IN 1..1200 LOOP
+                        PERFORM 1 FROM countdown_broadcast_channels WHERE state = 'intent' FOR UPDATE;
+                        EXIT WHEN EXISTS (SELECT 1 FROM test_lock_release);
+                        PERFORM pg_sleep(0.1);
+                    END LOOP;
+                END $$
+                """)
+        }
         let first = try system.startWorker()
         try await waitUntil(timeout: .seconds(60), every: .milliseconds(20), "channel intents in flight") {
             try await Self.count(system, "state = 'intent'") >= 3
-        }
-        // APNs creates the channels (after the fake's 6 s) while their rows are locked longer than the worker's
-        // lock_timeout (5 s) and past the kill: it cannot record them, even with the statements it left behind when it died.
-        let locked = Task {
-            try await system.execute("DO $$ BEGIN PERFORM 1 FROM countdown_broadcast_channels WHERE state = 'intent' FOR UPDATE; PERFORM pg_sleep(20); END $$")
         }
         try await waitUntil(timeout: .seconds(30), every: .milliseconds(20), "channels created at the fake APNs") {
             try await APNsBroadcastFlowTests.channels(apns).count >= 3
         }
         first.kill9()
         _ = await first.waitForExit(timeout: 10)
+        try await system.execute("INSERT INTO test_lock_release VALUES (true)")
         try await locked.value
         let atKill = Set(try await APNsBroadcastFlowTests.channels(apns))
         try await apns.control.fault(["latencyMs": 0])
