@@ -73,13 +73,15 @@ func terminate(_ pid: Int32, _ database: TestDatabase) async throws {
     }
 }
 
-/// Waits until a session of `database` runs `pg_sleep`.
+/// Waits until a session of `database` is inside `pg_sleep` (its wait event), not merely active with a statement that
+/// calls it: a pooled statement is prepared first, and a cancel sent while the `PREPARE` ran (active, the same query
+/// text) reached an idle session and was lost, so the statement then slept its whole minute.
 func waitUntilSleeping(in database: TestDatabase) async throws {
     let name = database.name
     try await waitUntil("a pg_sleep to run in \(name)") {
         try await database.administer { connection in
             !(try connection.query("""
-                SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%pg_sleep%'
+                SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND wait_event = 'PgSleep'
                 """, [name]).isEmpty)
         }
     }
