@@ -10,16 +10,22 @@ import Testing
 /// The settler as a service of the worker's group: it writes what is queued when asked to stop, keeps trying while
 /// the database refuses within the grace period, and stops (releasing its waiters) when cancelled at the deadline.
 @Suite(.timeLimit(.minutes(1))) struct StartSettlerServiceTests {
-    /// Records what it is asked to write; fails the first `failing` writes (-1: every write).
+    /// Records what it is asked to write; fails the first `failing` writes (-1: every write); `observing` runs at
+    /// the start of every attempt.
     final class Store: StartOutcomeSettling {
         struct Refused: Error {}
         let written = Locked([StartLedger.Settlement]())
         let attempts = Locked(0)
         let failing: Int
+        let observing: @Sendable () -> Void
 
-        init(failing: Int = 0) { self.failing = failing }
+        init(failing: Int = 0, observing: @escaping @Sendable () -> Void = {}) {
+            self.failing = failing
+            self.observing = observing
+        }
 
         func settle(_ settlements: [StartLedger.Settlement], refused: [DeviceTokenQueries.Invalidation]) async throws -> [StartLedger.Refused] {
+            observing()
             let attempt = attempts.withLock { count -> Int in
                 count += 1
                 return count
@@ -91,10 +97,13 @@ import Testing
     /// A push's slot goes back only once its outcome is committed: while PostgreSQL refuses the write the slots stay
     /// taken (the worker's next recorded pushes wait), so a crash repeats at most one push per slot (SPEC 12.1).
     @Test func theSlotsOfAnsweredPushesGoBackOnlyOnceTheirOutcomesAreCommitted() async throws {
-        let store = Store(failing: 2)
+        // The slots given back, seen by each write attempt (read there: the settler may retry at once after the
+        // second refusal, before the test looks).
+        let given = Locked(0)
+        let givenAtAttempts = Locked([Int]())
+        let store = Store(failing: 2) { givenAtAttempts.withLock { $0.append(given.value) } }
         let settler = StartSettler(store: store, logger: Logger(level: .error, sink: CapturingLogSink()), gather: .milliseconds(1))
         let shutdown = ShutdownSignal()
-        let given = Locked(0)
         let first = PushSlots(2) { count in given.withLock { $0 += count } }
         let second = PushSlots(1) { count in given.withLock { $0 += count } }
         let ticket = await settler.openTicket()
@@ -103,7 +112,7 @@ import Testing
         #expect(given.value == 0 && first.count == 2 && second.count == 1, "queued in memory: the slots stay taken")
         let run = Task { try await settler.run(shutdown: shutdown) }
         while store.attempts.value < 2 { await Task.yield() }
-        #expect(given.value == 0, "the database refused the write: still taken")
+        #expect(givenAtAttempts.value.prefix(2) == [0, 0], "the database refused the write: still taken")
         try await settler.settle(ticket)
         #expect(store.written.value.count == 3)
         #expect(given.value == 3 && first.count == 0 && second.count == 0, "committed: one slot back per outcome")
