@@ -44,7 +44,8 @@ import TestSupport
                 END $$
                 """)
         }
-        let first = try system.startWorker()
+        let firstName = "countdown-doomed"
+        let first = try system.startWorker(["DATABASE_URL": try system.database.url(applicationName: firstName)])
         try await waitUntil(timeout: .seconds(60), every: .milliseconds(20), "channel intents in flight") {
             try await Self.count(system, "state = 'intent'") >= 3
         }
@@ -53,6 +54,11 @@ import TestSupport
         }
         first.kill9()
         _ = await first.waitForExit(timeout: 10)
+        // Its records still waiting for the locks fail at its lock_timeout and its backends end: released earlier,
+        // a waiting record would take the lock and commit after the kill.
+        try await waitUntil(timeout: .seconds(30), "the killed worker's PostgreSQL backends gone") {
+            try await system.backends(applicationName: firstName) == 0
+        }
         try await system.execute("INSERT INTO test_lock_release VALUES (true)")
         try await locked.value
         let atKill = Set(try await APNsBroadcastFlowTests.channels(apns))
