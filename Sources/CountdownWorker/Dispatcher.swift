@@ -38,10 +38,10 @@ public final class Dispatcher: Service {
     ///   - cancelGrace: how long cancelled jobs get to stop and hand themselves back.
     ///   - onClaimed: called after jobs were claimed and started (the heartbeat publishes the leases held).
     init(queue: any DelayQueue, runner: any JobRunner, concurrency: Int, lease: Duration = .seconds(60), drain: Duration,
-                cancelGrace: Duration = .seconds(3),
-                batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], withheldKinds: @escaping @Sendable () -> Set<String> = { [] },
-                transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
-                metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
+         cancelGrace: Duration = .seconds(3),
+         batching: JobBatchPolicy = .none, kindLimits: [String: Int] = [:], withheldKinds: @escaping @Sendable () -> Set<String> = { [] },
+         transient: @escaping @Sendable (any Error) -> Bool = BlockingIO.isTransient,
+         metrics: WorkerMetrics, logger: Logger, onClaimed: @escaping @Sendable () async -> Void = {}) {
         self.queue = queue
         self.runner = runner
         self.concurrency = concurrency

@@ -105,6 +105,7 @@ public final class PostgresConnection {
         try checkNotCancelled()
         let encoded = try PostgresParameters(parameters, what: Self.describe(sql))
         let name = try preparedName(sql, types: encoded.typeOIDs, handle: handle)
+        try checkNotCancelled() // a cancel sent while the session sat idle between PREPARE and execute reached nothing
         let result = encoded.withCValues { types, values in
             if let name {
                 PQexecPrepared(handle, name, Int32(encoded.count), values, nil, nil, 0)
