@@ -10,7 +10,7 @@ extension AndroidCountdownFanout {
     /// has ended meanwhile). Nil when nothing on the device concerns it.
     func deviceChanged(_ device: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let (streams, countdowns) = try await context.androidCountdowns.claimChangedCountdowns(device: device, seconds: seconds, owner: me)
+        let (streams, countdowns, timelines) = try await context.androidCountdowns.claimChangedCountdowns(device: device, seconds: seconds, owner: me)
         guard !countdowns.isEmpty else { return nil }
         var pushes: [OutgoingPush] = []
         var addressed: [(Countdown, ending: String?)] = []
@@ -36,7 +36,8 @@ extension AndroidCountdownFanout {
                 if takenOver || ended != nil {
                     let reason = ended ?? .cancelled
                     message = try context.payloads.androidEnd(prepared, reason: reason, role: role, language: language, now: stream.now,
-                                                              seq: countdown.seq, viewerCount: stream.viewerCount, dismissNow: takenOver)
+                                                              seq: countdown.seq, viewerCount: stream.viewerCount, dismissNow: takenOver,
+                                                              latestStart: timelines[countdown.stream].map { countdown.latestShown($0) })
                     addressed.append((countdown, takenOver ? "takeover" : reason.rawValue))
                 } else {
                     message = try context.payloads.androidStart(prepared, role: role, language: language, now: stream.now, seq: countdown.seq,

@@ -6,9 +6,10 @@ import Foundation
 public protocol AndroidCountdownDeliveries: Sendable {
     typealias Countdown = AndroidCountdownQueries.Countdown
 
-    /// Claims the countdowns on `device` that a device change concerns, with their streams (viewer counts filled).
+    /// Claims the countdowns on `device` that a device change concerns, with their streams (viewer counts filled) and
+    /// each stream's planned-start moves (the latest start a countdown ended now may show).
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
-        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown])
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline])
 
     /// An ended stream (nil when it is not ended or gone), its live countdowns claimed for `owner`, how many are
     /// claimed elsewhere, in how many seconds the earliest `Retry-After` hold among them ends (nil: none held), how

@@ -327,6 +327,30 @@ import TestSupport
         }
     }
 
+    /// The end a takeover sends is kept as long as the countdown it ends may show: until the latest planned start the
+    /// device may show goes stale (the stream moved earlier after the start; the update may not have reached it).
+    @Test func aTakeoverEndIsKeptUntilTheLatestStartTheDeviceMayShowGoesStale() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            try await Self.seed(db)
+            try await db.execute("UPDATE streams SET planned_start_at = date_trunc('second', now()) + interval '30 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.start(stream: "s"))
+            let first = try await db.query("SELECT planned_start_at AS p FROM streams WHERE id = 's'").first!.decode("p", as: Date.self)
+            try await db.execute("UPDATE streams SET planned_start_at = planned_start_at - interval '20 minutes' WHERE id = 's'")
+            _ = try await handler.handle(.update(stream: "s"))
+            _ = gateway.takeAll()
+
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('other', 'Other')")
+            try await db.execute("UPDATE devices SET user_id = 'other' WHERE device_id = 'g-and'")
+            _ = try await handler.handle(.backfillDevice(device: "g-and"))
+            let ends = gateway.sent.value.compactMap(\.message).filter { $0.data["event"] == "end" }
+            let now = try await db.query("SELECT now() AS n").first!.decode("n", as: Date.self)
+            let untilStale = Int(first.timeIntervalSince1970) + 3600 - Int(now.timeIntervalSince1970)
+            #expect(ends.count == 1)
+            #expect(ends.allSatisfy { (untilStale - 5...untilStale + 1).contains($0.ttlSeconds) },
+                    "until the first start's countdown goes stale (\(untilStale) s), not the moved one's: \(ends.map(\.ttlSeconds))")
+        }
+    }
+
     @Test func updatesAndEndsWaitForAStartStillInFlight() async throws {
         try await Self.with { handler, db, gateway, _ in
             try await Self.seed(db)

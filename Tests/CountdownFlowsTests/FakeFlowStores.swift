@@ -109,7 +109,9 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func markRemindersDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markRemindersDone") }
 
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
-        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown]) { throw Unexpected(call: "claimChangedCountdowns") }
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline]) {
+        throw Unexpected(call: "claimChangedCountdowns")
+    }
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
         -> (stream: StreamSnapshotRow, countdowns: [Countdown], elsewhere: Int, heldFor: Double?, inFlight: Int, timeline: PlannedStartTimeline)? {
         throw Unexpected(call: "claimCountdownsToEnd")
