@@ -7,11 +7,15 @@ extension AndroidCountdownFanout {
     /// What a device change means for the countdowns showing on it (SPEC 10.4): after a takeover by another user,
     /// the previous user's countdowns end at once (`dismissAt` = now); after a re-registration with a new
     /// `fcm_token`, each countdown gets a `start` with the current state at the new token (an end if its stream
-    /// has ended meanwhile). Nil when nothing on the device concerns it.
+    /// has ended meanwhile). Nil when nothing on the device concerns it; a reschedule when some countdowns it concerns
+    /// are held by another sender (an update or end in flight, a `Retry-After`): the change comes back for them.
     func deviceChanged(_ device: String) async throws -> HandlerOutcome? {
         let (seconds, me) = (context.claimSeconds, context.liveness.workerID)
-        let (streams, countdowns, timelines) = try await context.androidCountdowns.claimChangedCountdowns(device: device, seconds: seconds, owner: me)
-        guard !countdowns.isEmpty else { return nil }
+        let (streams, countdowns, timelines, elsewhere, heldFor) = try await context.androidCountdowns.claimChangedCountdowns(
+            device: device, seconds: seconds, owner: me)
+        let held: HandlerOutcome? = elsewhere == 0 ? nil
+            : .reschedule(after: SessionFanout.claimedElsewhereWait(heldFor: heldFor, claimSeconds: seconds), reason: "android_countdowns_claimed_elsewhere")
+        guard !countdowns.isEmpty else { return held }
         var pushes: [OutgoingPush] = []
         var addressed: [(Countdown, ending: String?)] = []
         var settlements: [String: [AndroidCountdownQueries.Settlement]] = [:]
@@ -80,7 +84,7 @@ extension AndroidCountdownFanout {
             settlements[countdown.stream, default: []].append(settlement)
         }
         try await context.androidCountdowns.settleCountdowns(settlements, refused: refused, plannedStart: nil)
-        if let retry = retry.outcome() { return retry }
+        if let retry = retry.outcome() ?? held { return retry }
         let accepted = deliveries.filter { $0.result == "accepted" }.count
         return .done(detail: "\(accepted) of \(countdowns.count) android countdowns on the device brought up to date")
     }

@@ -6,10 +6,11 @@ import Foundation
 public protocol AndroidCountdownDeliveries: Sendable {
     typealias Countdown = AndroidCountdownQueries.Countdown
 
-    /// Claims the countdowns on `device` that a device change concerns, with their streams (viewer counts filled) and
-    /// each stream's planned-start moves (the latest start a countdown ended now may show).
+    /// Claims the countdowns on `device` that a device change concerns, with their streams (viewer counts filled),
+    /// each stream's planned-start moves (the latest start a countdown ended now may show), and how many more it
+    /// concerns that are held elsewhere (`AndroidCountdownQueries.changedClaimedElsewhere`).
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
-        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline])
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline], elsewhere: Int, heldFor: Double?)
 
     /// An ended stream (nil when it is not ended or gone), its live countdowns claimed for `owner`, how many are
     /// claimed elsewhere, in how many seconds the earliest `Retry-After` hold among them ends (nil: none held), how

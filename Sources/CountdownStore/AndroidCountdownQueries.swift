@@ -71,12 +71,31 @@ public enum AndroidCountdownQueries {
     /// another user than the device's (a takeover: they end at once) and those sent to other tokens than the
     /// device holds now (a re-registration: they get a `start` with the current state).
     public static func claimChanged(device: String, seconds: Int, owner: String?, on connection: PostgresConnection) throws -> [Countdown] {
-        try claim(where: """
-            c.device_id = $3 AND (c.user_id IS DISTINCT FROM d.user_id
-                OR (nullif(d.fcm_token, '') IS NOT NULL
-                    AND c.token_hash IS DISTINCT FROM md5(coalesce(d.fcm_token, '') || ':' || coalesce(d.push_to_start_token, ''))))
-            """, [device], seconds: seconds, owner: owner, on: connection)
+        try claim(where: "c.device_id = $3 AND \(changed)", [device], seconds: seconds, owner: owner, on: connection)
     }
+
+    /// How many of the countdowns on `device` that a device change concerns another sender holds now (an update or end
+    /// in flight) or a `Retry-After` holds, and in how many seconds the earliest such hold ends (nil when none is
+    /// held): the device change comes back for them. Counted before `owner` claims.
+    public static func changedClaimedElsewhere(device: String, owner: String?, on connection: PostgresConnection) throws
+        -> (count: Int, heldFor: Double?) {
+        let row = try connection.query("""
+            SELECT count(*) AS n,
+                   extract(epoch FROM min(c.android_claimed_until) FILTER (WHERE c.android_claimed_by IS NULL) - now())::float8 AS seconds
+            FROM countdown_start_ledger c JOIN devices d ON d.device_id = c.device_id AND d.platform = 'android'
+            WHERE c.device_id = $1 AND \(changed) AND \(showing("c")) AND c.android_ended_at IS NULL AND c.android_claimed_until >= now()
+              AND (c.android_claimed_by IS NULL OR c.android_claimed_by IS DISTINCT FROM $2)
+            """, [device, owner]).first
+        return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("seconds", as: Double?.self) ?? nil)
+    }
+
+    /// Whether ledger row `c` on device `d` concerns a device change: another user than the device's (a takeover), or
+    /// sent to other tokens than the device holds now (a re-registration).
+    private static let changed = """
+        (c.user_id IS DISTINCT FROM d.user_id
+         OR (nullif(d.fcm_token, '') IS NOT NULL
+             AND c.token_hash IS DISTINCT FROM md5(coalesce(d.fcm_token, '') || ':' || coalesce(d.push_to_start_token, ''))))
+        """
 
     /// Claims the live Android countdowns (ledger `c`, joined with its device `d`) matching `condition`, whose
     /// parameters start at `$3`.

@@ -3,16 +3,17 @@ import Foundation
 
 extension StoreClient: AndroidCountdownDeliveries {
     public func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
-        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline]) {
-        try await transaction { connection -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline]) in
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline], elsewhere: Int, heldFor: Double?) {
+        try await transaction { connection -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline], elsewhere: Int, heldFor: Double?) in
+            let (elsewhere, heldFor) = try AndroidCountdownQueries.changedClaimedElsewhere(device: device, owner: owner, on: connection)
             let claimed = try AndroidCountdownQueries.claimChanged(device: device, seconds: seconds, owner: owner, on: connection)
-            guard !claimed.isEmpty else { return ([:], [], [:]) }
+            guard !claimed.isEmpty else { return ([:], [], [:], elsewhere, heldFor) }
             var streams = try StreamSnapshotQueries.loadReadable(Array(Set(claimed.map(\.stream))), on: connection).rows
             try ViewerCountQuery.fill(&streams, on: connection)
             let timelines = try streams.mapValues {
                 try PlannedStartHistoryQueries.timeline($0.snapshot.id, current: $0.snapshot.plannedStartAt, on: connection)
             }
-            return (streams, claimed, timelines)
+            return (streams, claimed, timelines, elsewhere, heldFor)
         }
     }
 

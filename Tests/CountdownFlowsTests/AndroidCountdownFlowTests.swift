@@ -351,6 +351,43 @@ import TestSupport
         }
     }
 
+    /// A takeover whose countdown another sender holds (an update or end in flight) comes back for it once the claim is
+    /// released, instead of leaving the previous user's countdown on the phone; a `Retry-After` hold is waited out.
+    @Test func aDeviceChangeComesBackForACountdownHeldElsewhere() async throws {
+        try await Self.with { handler, db, gateway, _ in
+            /// Holds the guest's Android countdown for `seconds`: by another worker, or by no worker (a `Retry-After`).
+            func hold(by owner: String?, seconds: Double) async throws {
+                try await db.execute("""
+                    UPDATE countdown_start_ledger SET android_claimed_by = $1, android_claimed_until = now() + make_interval(secs => $2)
+                    WHERE device_id = 'g-and'
+                    """, [owner, seconds])
+            }
+            try await Self.seed(db)
+            try await db.execute("INSERT INTO users (id, display_name) VALUES ('other', 'Other')")
+            _ = try await handler.handle(.start(stream: "s"))
+            try await hold(by: "another-worker", seconds: 60)
+            try await db.execute("UPDATE devices SET user_id = 'other' WHERE device_id = 'g-and'")
+            _ = gateway.takeAll()
+            let claimed = try await handler.handle(.backfillDevice(device: "g-and"))
+            guard case .reschedule(_, let reason) = claimed else { Issue.record("expected a reschedule, got \(claimed)"); return }
+            #expect(reason == "android_countdowns_claimed_elsewhere")
+            #expect(gateway.takeAll().isEmpty, "nothing sent to a countdown another sender holds")
+
+            // The other sender let go; a Retry-After now holds the countdown for 10 s: waited out, not retried at once.
+            try await hold(by: nil, seconds: 10)
+            let held = try await handler.handle(.backfillDevice(device: "g-and"))
+            guard case .reschedule(let after, _) = held else { Issue.record("expected a reschedule, got \(held)"); return }
+            #expect(after > .seconds(8) && after <= .seconds(10), "until the hold ends, not a claim's 30 s: \(after)")
+            #expect(gateway.takeAll().isEmpty)
+
+            try await hold(by: nil, seconds: -1)
+            let released = try await handler.handle(.backfillDevice(device: "g-and"))
+            #expect(gateway.takeAndroid() == ["end fcm-g-and end 2"])
+            #expect(try await Self.ledger(db).contains("g-and=sent/2/takeover"))
+            guard case .done = released else { Issue.record("expected done, got \(released)"); return }
+        }
+    }
+
     @Test func updatesAndEndsWaitForAStartStillInFlight() async throws {
         try await Self.with { handler, db, gateway, _ in
             try await Self.seed(db)

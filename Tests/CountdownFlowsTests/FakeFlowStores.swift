@@ -109,7 +109,7 @@ final class FakeFlowStores: FlowStores, StartOutcomeSettling {
     func markRemindersDone(_ stream: String, planned: Date) async throws { throw Unexpected(call: "markRemindersDone") }
 
     func claimChangedCountdowns(device: String, seconds: Int, owner: String?) async throws
-        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline]) {
+        -> (streams: [String: StreamSnapshotRow], countdowns: [Countdown], timelines: [String: PlannedStartTimeline], elsewhere: Int, heldFor: Double?) {
         throw Unexpected(call: "claimChangedCountdowns")
     }
     func claimCountdownsToEnd(_ stream: String, seconds: Int, owner: String?) async throws
