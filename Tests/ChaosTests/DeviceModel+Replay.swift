@@ -180,13 +180,14 @@ extension DeviceModel {
 
     /// Opens the activity a push-to-start accepted at `at` starts on the phone at `shownAt`. A generation ends only by
     /// the backend's end (the long move, or an end for a stream that went on): while any activity of the device's
-    /// current generation of the stream has not had one, the start is a duplicate (even when the app has ended the
-    /// older one of a pair: the phone showed two).
+    /// current generation of the stream has not had one, the start is a duplicate. An older activity of a pair the app
+    /// ended itself does not count (the pair was counted when its second start came): once the newer one has had the
+    /// backend's end, the generation is over.
     private func open(_ device: String, _ stream: String, _ planned: Int?, _ at: Double, _ shownAt: Double, _ key: StartKey) -> ModelActivity {
         let mine = activities[device, default: []].filter { $0.stream == stream }
         starts.append(Start(device: device, stream: stream, receivedAt: at, planned: planned, key: key))
         var generation = mine.map(\.generation).max() ?? 0
-        let showing = mine.filter { $0.generation == generation && !$0.endedByPush }
+        let showing = mine.filter { $0.generation == generation && !$0.endedByPush && $0.endedByAppAt == nil }
         if generation > 0, !showing.isEmpty {
             // After a long move's end to the stream (the backend's next generation), an activity whose session came
             // later than that end (or not yet) is one the backend could not end: not a crash's duplicate.

@@ -288,6 +288,21 @@ import Testing
         #expect(stale.check(cancelled, eligibleSince: Self.always, now: 201)[2]?.isEmpty == true)
     }
 
+    /// A crash duplicate the app ended (the older of the pair, its session deleted), then the long move's end to the
+    /// newer: the next start opens generation 2, and the crash is counted once (chaos seed 75409671 counted it twice).
+    @Test func aStartAfterTheLongMoveEndedTheSurvivorOfAnAppEndedPairIsANewGeneration() throws {
+        let model = Self.iosModel()
+        let older = try #require(model.apply(R.ios("start", "s1", "pts1", planned: 100, at: 90)))
+        model.attach(older, "rtA", at: 90.5)
+        let newer = try #require(model.apply(R.ios("start", "s1", "pts1", planned: 100, at: 91)))
+        model.attach(newer, "rtB", at: 92)
+        model.endedByApp(older, at: 92)
+        model.apply(R.ios("end", "s1", "rtB", planned: 40000, at: 95, dismissal: 995))
+        let next = try #require(model.apply(R.ios("start", "s1", "pts1", planned: 120, at: 100)))
+        #expect(next.generation == 2)
+        #expect(model.duplicates == [StartKey(stream: "s1", token: "pts1")] && model.lateSessionDuplicates.isEmpty)
+    }
+
     @Test func aNextGenerationStartToAPhoneWhoseSessionCameAfterTheLongMoveIsNoCrashDuplicate() throws {
         let model = Self.iosModel()
         model.device("d2", platform: "ios")
