@@ -79,14 +79,10 @@ public enum AndroidCountdownQueries {
     /// held): the device change comes back for them. Counted before `owner` claims.
     public static func changedClaimedElsewhere(device: String, owner: String?, on connection: PostgresConnection) throws
         -> (count: Int, heldFor: Double?) {
-        let row = try connection.query("""
-            SELECT count(*) AS n,
-                   extract(epoch FROM min(c.android_claimed_until) FILTER (WHERE c.android_claimed_by IS NULL) - now())::float8 AS seconds
+        try heldElsewhere("""
             FROM countdown_start_ledger c JOIN devices d ON d.device_id = c.device_id AND d.platform = 'android'
-            WHERE c.device_id = $1 AND \(changed) AND \(showing("c")) AND c.android_ended_at IS NULL AND c.android_claimed_until >= now()
-              AND (c.android_claimed_by IS NULL OR c.android_claimed_by IS DISTINCT FROM $2)
-            """, [device, owner]).first
-        return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("seconds", as: Double?.self) ?? nil)
+            WHERE c.device_id = $2 AND \(changed)
+            """, [device], owner: owner, on: connection)
     }
 
     /// Whether ledger row `c` on device `d` concerns a device change: another user than the device's (a takeover), or
@@ -141,13 +137,19 @@ public enum AndroidCountdownQueries {
     /// Counted before `owner` claims: an anonymous `owner`'s own claims are owner-less too.
     public static func claimedElsewhere(_ stream: String, owner: String?, on connection: PostgresConnection) throws
         -> (count: Int, heldFor: Double?) {
+        try heldElsewhere("FROM countdown_start_ledger c WHERE c.stream_id = $2", [stream], owner: owner, on: connection)
+    }
+
+    /// How many showing, not-ended countdowns among `rows` (a `FROM … WHERE` over ledger `c`, parameters from `$2`)
+    /// another sender or a `Retry-After` holds now, and in how many seconds the earliest `Retry-After` hold ends.
+    private static func heldElsewhere(_ rows: String, _ parameters: [(any PostgresEncodable)?], owner: String?,
+                                      on connection: PostgresConnection) throws -> (count: Int, heldFor: Double?) {
         let row = try connection.query("""
             SELECT count(*) AS n,
-                   extract(epoch FROM min(android_claimed_until) FILTER (WHERE android_claimed_by IS NULL) - now())::float8 AS seconds
-            FROM countdown_start_ledger
-            WHERE stream_id = $1 AND \(showing("countdown_start_ledger")) AND android_ended_at IS NULL AND android_claimed_until >= now()
-              AND (android_claimed_by IS NULL OR android_claimed_by IS DISTINCT FROM $2)
-            """, [stream, owner]).first
+                   extract(epoch FROM min(c.android_claimed_until) FILTER (WHERE c.android_claimed_by IS NULL) - now())::float8 AS seconds
+            \(rows) AND \(showing("c")) AND c.android_ended_at IS NULL AND c.android_claimed_until >= now()
+              AND (c.android_claimed_by IS NULL OR c.android_claimed_by IS DISTINCT FROM $1)
+            """, [owner] + parameters).first
         return (try row?.decode("n", as: Int.self) ?? 0, try row?.decode("seconds", as: Double?.self) ?? nil)
     }
 
